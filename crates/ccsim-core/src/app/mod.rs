@@ -1,0 +1,344 @@
+//! Applications: they decide when and how much data a flow offers; the
+//! transport decides how it is sent.
+//!
+//! Each application is a small state machine driven by its own timer. On
+//! start and on each of its timers it returns how many bytes it writes to the
+//! transport now (0 for none) and schedules its next timer through the
+//! [`FlowCtx`].
+
+use crate::event::Endpoint;
+use crate::rng::{exponential, pareto, SimRng};
+use crate::time::SimTime;
+use crate::transport::FlowCtx;
+
+/// Timer kind used by applications for their next action.
+pub const APP_TICK: u32 = 0;
+
+/// An application: produces data for a transport.
+pub trait Application: Send {
+    /// The name as written in scenarios (`app`).
+    fn name(&self) -> &'static str;
+    /// The flow starts at `ctx.now`; return bytes to write now.
+    fn start(&mut self, ctx: &mut FlowCtx) -> u64;
+    /// The application's timer fired; return bytes to write now.
+    fn on_timer(&mut self, ctx: &mut FlowCtx, token: u64) -> u64;
+    /// Whether this application is "greedy" (bulk-like) by default for fairness.
+    fn greedy(&self) -> bool {
+        false
+    }
+}
+
+/// An infinite source (ns-2's FTP): the transport always has data.
+pub struct Bulk;
+
+impl Application for Bulk {
+    fn name(&self) -> &'static str {
+        "bulk"
+    }
+    fn start(&mut self, _ctx: &mut FlowCtx) -> u64 {
+        u64::MAX
+    }
+    fn on_timer(&mut self, _ctx: &mut FlowCtx, _token: u64) -> u64 {
+        0
+    }
+    fn greedy(&self) -> bool {
+        true
+    }
+}
+
+/// A transfer of a fixed number of bytes; its completion time is recorded.
+pub struct Finite {
+    /// Payload bytes to transfer.
+    pub bytes: u64,
+}
+
+impl Application for Finite {
+    fn name(&self) -> &'static str {
+        "finite"
+    }
+    fn start(&mut self, ctx: &mut FlowCtx) -> u64 {
+        ctx.stats.target_bytes = Some(self.bytes);
+        self.bytes
+    }
+    fn on_timer(&mut self, _ctx: &mut FlowCtx, _token: u64) -> u64 {
+        0
+    }
+}
+
+/// When a paced source is allowed to send.
+#[derive(Clone, Debug)]
+pub enum Schedule {
+    /// Always on (between the flow's start and stop).
+    Always,
+    /// On during the listed [start, stop) intervals, absolute times.
+    Intervals(Vec<(SimTime, SimTime)>),
+    /// A square wave: on for `duty` of each `period`, starting on at the flow's start.
+    Square {
+        /// Period of the wave.
+        period: SimTime,
+        /// Length of the on part of each period.
+        on: SimTime,
+    },
+}
+
+impl Schedule {
+    /// If `t` is in an on period, None; otherwise the next time the source turns on
+    /// (`SimTime::MAX` if never).
+    fn next_on(&self, t: SimTime, origin: SimTime) -> Option<SimTime> {
+        match self {
+            Schedule::Always => None,
+            Schedule::Intervals(iv) => {
+                for &(a, b) in iv {
+                    if t < a {
+                        return Some(a);
+                    }
+                    if t < b {
+                        return None;
+                    }
+                }
+                Some(SimTime::MAX)
+            }
+            Schedule::Square { period, on } => {
+                let phase = (t - origin).0 % period.0;
+                if phase < on.0 {
+                    None
+                } else {
+                    Some(t + SimTime(period.0 - phase))
+                }
+            }
+        }
+    }
+}
+
+/// How packet gaps and sizes are drawn.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Dist {
+    /// Always the mean.
+    Constant,
+    /// Exponential with the given mean.
+    Exponential,
+    /// Pareto with the given mean and shape.
+    Pareto(f64),
+}
+
+impl Dist {
+    /// Draw a value with mean `mean`.
+    pub fn draw(&self, rng: &mut SimRng, mean: f64) -> f64 {
+        match *self {
+            Dist::Constant => mean,
+            Dist::Exponential => exponential(rng, mean),
+            Dist::Pareto(shape) => pareto(rng, mean, shape),
+        }
+    }
+}
+
+/// A paced packet source: CBR (constant gaps) or Poisson (exponential gaps),
+/// with fixed or random packet sizes, gated by a [`Schedule`].
+///
+/// CBR gaps are computed in exact integer arithmetic from the start of each
+/// on-period, so a long CBR run does not drift.
+pub struct Paced {
+    name: &'static str,
+    rate_bps: u64,
+    packet_size: u32,
+    gaps: Dist,
+    sizes: Dist,
+    schedule: Schedule,
+    origin: SimTime,
+    burst_start: SimTime,
+    k: u64,
+    token: u64,
+}
+
+impl Paced {
+    /// A constant-bit-rate source.
+    pub fn cbr(rate_bps: u64, packet_size: u32, schedule: Schedule) -> Self {
+        Self::new(
+            "cbr",
+            rate_bps,
+            packet_size,
+            Dist::Constant,
+            Dist::Constant,
+            schedule,
+        )
+    }
+
+    /// A Poisson packet source (exponential gaps) with the given size distribution.
+    pub fn poisson(rate_bps: u64, packet_size: u32, sizes: Dist, schedule: Schedule) -> Self {
+        Self::new(
+            "poisson",
+            rate_bps,
+            packet_size,
+            Dist::Exponential,
+            sizes,
+            schedule,
+        )
+    }
+
+    fn new(
+        name: &'static str,
+        rate_bps: u64,
+        packet_size: u32,
+        gaps: Dist,
+        sizes: Dist,
+        schedule: Schedule,
+    ) -> Self {
+        Paced {
+            name,
+            rate_bps,
+            packet_size,
+            gaps,
+            sizes,
+            schedule,
+            origin: SimTime::ZERO,
+            burst_start: SimTime::ZERO,
+            k: 0,
+            token: 0,
+        }
+    }
+
+    /// Mean gap between packets, ns (float).
+    fn mean_gap_ns(&self) -> f64 {
+        self.packet_size as f64 * 8.0 * 1e9 / self.rate_bps as f64
+    }
+
+    fn draw_size(&self, rng: &mut SimRng) -> u64 {
+        let s = self.sizes.draw(rng, self.packet_size as f64).round();
+        s.clamp(1.0, u32::MAX as f64) as u64
+    }
+
+    /// Emit a packet now if on, and schedule the next attempt.
+    fn tick(&mut self, ctx: &mut FlowCtx) -> u64 {
+        let now = ctx.now;
+        if let Some(on_at) = self.schedule.next_on(now, self.origin) {
+            // Off: sleep until the next on-period and start a fresh burst there.
+            if on_at != SimTime::MAX {
+                self.burst_start = on_at;
+                self.k = 0;
+                self.token += 1;
+                ctx.set_timer(on_at, Endpoint::App, APP_TICK, self.token);
+            }
+            return 0;
+        }
+        let size = self.draw_size(ctx.rng);
+        let next = match self.gaps {
+            Dist::Constant => {
+                self.k += 1;
+                let bits = self.packet_size as u128 * 8 * 1_000_000_000 * self.k as u128;
+                self.burst_start + SimTime((bits / self.rate_bps as u128) as u64)
+            }
+            d => {
+                let gap = d.draw(ctx.rng, self.mean_gap_ns()).round().max(1.0);
+                now + SimTime(gap as u64)
+            }
+        };
+        self.token += 1;
+        ctx.set_timer(next, Endpoint::App, APP_TICK, self.token);
+        size
+    }
+}
+
+impl Application for Paced {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn start(&mut self, ctx: &mut FlowCtx) -> u64 {
+        self.origin = ctx.now;
+        self.burst_start = ctx.now;
+        self.k = 0;
+        if !matches!(self.gaps, Dist::Constant) {
+            // A Poisson process: the first arrival is one random gap after the start.
+            let gap = self.gaps.draw(ctx.rng, self.mean_gap_ns()).round().max(1.0);
+            self.token += 1;
+            ctx.set_timer(
+                ctx.now + SimTime(gap as u64),
+                Endpoint::App,
+                APP_TICK,
+                self.token,
+            );
+            return 0;
+        }
+        self.tick(ctx)
+    }
+    fn on_timer(&mut self, ctx: &mut FlowCtx, token: u64) -> u64 {
+        if token != self.token {
+            return 0;
+        }
+        self.tick(ctx)
+    }
+}
+
+/// An ON/OFF source as ns-2's Application/Traffic/Exponential and /Pareto:
+/// during ON periods it sends at `rate` with constant gaps; ON and OFF
+/// durations are drawn from the distribution with the given means.
+pub struct OnOff {
+    rate_bps: u64,
+    packet_size: u32,
+    on_mean: SimTime,
+    off_mean: SimTime,
+    dist: Dist,
+    on_until: SimTime,
+    token: u64,
+}
+
+impl OnOff {
+    /// An ON/OFF source.
+    pub fn new(
+        rate_bps: u64,
+        packet_size: u32,
+        on_mean: SimTime,
+        off_mean: SimTime,
+        dist: Dist,
+    ) -> Self {
+        OnOff {
+            rate_bps,
+            packet_size,
+            on_mean,
+            off_mean,
+            dist,
+            on_until: SimTime::ZERO,
+            token: 0,
+        }
+    }
+
+    fn gap(&self) -> SimTime {
+        let bits = self.packet_size as u128 * 8 * 1_000_000_000;
+        SimTime((bits / self.rate_bps as u128).max(1) as u64)
+    }
+
+    fn draw(&self, rng: &mut SimRng, mean: SimTime) -> SimTime {
+        SimTime(self.dist.draw(rng, mean.0 as f64).round().max(1.0) as u64)
+    }
+
+    fn tick(&mut self, ctx: &mut FlowCtx) -> u64 {
+        let now = ctx.now;
+        self.token += 1;
+        if now >= self.on_until {
+            // The ON period is over: stay OFF, then start a new ON period.
+            let off = self.draw(ctx.rng, self.off_mean);
+            let on = self.draw(ctx.rng, self.on_mean);
+            self.on_until = now + off + on;
+            ctx.set_timer(now + off, Endpoint::App, APP_TICK, self.token);
+            return 0;
+        }
+        ctx.set_timer(now + self.gap(), Endpoint::App, APP_TICK, self.token);
+        self.packet_size as u64
+    }
+}
+
+impl Application for OnOff {
+    fn name(&self) -> &'static str {
+        "onoff"
+    }
+    fn start(&mut self, ctx: &mut FlowCtx) -> u64 {
+        let on = self.draw(ctx.rng, self.on_mean);
+        self.on_until = ctx.now + on;
+        self.tick(ctx)
+    }
+    fn on_timer(&mut self, ctx: &mut FlowCtx, token: u64) -> u64 {
+        if token != self.token {
+            return 0;
+        }
+        self.tick(ctx)
+    }
+}

@@ -1,0 +1,973 @@
+//! From a parsed [`ScenarioSpec`] to a ready [`Simulation`]: name the nodes,
+//! create both directions of every link with their queues, compute routes,
+//! instantiate flows. Every check that needs more than one key lives here,
+//! and every error names the key path.
+
+use crate::app::{Application, Bulk, Dist, Finite, OnOff, Paced, Schedule};
+use crate::error::{Error, Result};
+use crate::link::{Link, Loss, LossModel};
+use crate::packet::{LinkId, NodeId};
+use crate::params::{ParamError, Params};
+use crate::queue::droptail::Limit;
+use crate::queue::{registry as queues, Queue};
+use crate::rng::{stream, uniform01};
+use crate::routing::shortest_paths;
+use crate::sampler::Sampler;
+use crate::scenario::{FlowGroupSpec, LossSpec, QueueSpec, ScenarioSpec};
+use crate::sim::{Flow, Guards, Node, Simulation};
+use crate::time::SimTime;
+use crate::transport::registry::{self as transports, TransportArgs};
+use crate::units::{parse_size, parse_time};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Default limit of access-link queues, packets.
+pub const ACCESS_QUEUE_LIMIT: u64 = 1000;
+/// Default limit of a bottleneck queue when none is given, packets.
+pub const BOTTLENECK_QUEUE_LIMIT: u64 = 100;
+/// Default limit of explicit-graph link queues, packets.
+pub const LINK_QUEUE_LIMIT: u64 = 100;
+/// Default time-series sampling interval.
+pub const SAMPLE_INTERVAL: SimTime = SimTime::from_millis(100);
+
+/// Keys of a flow group read by the applications (the rest go to the transport).
+const APP_KEYS: &[&str] = &[
+    "rate",
+    "packet_size",
+    "size_dist",
+    "on",
+    "off",
+    "on_dist",
+    "shape",
+    "period",
+    "duty",
+    "size",
+];
+
+struct Builder<'a> {
+    file: &'a str,
+    seed: u64,
+    names: HashMap<String, NodeId>,
+    nodes: Vec<Node>,
+    links: Vec<Link>,
+}
+
+fn err(file: &str, path: impl Into<String>, msg: impl Into<String>) -> Error {
+    Error::Scenario {
+        file: file.to_string(),
+        path: path.into(),
+        message: msg.into(),
+    }
+}
+
+impl<'a> Builder<'a> {
+    fn e(&self, path: impl Into<String>, msg: impl Into<String>) -> Error {
+        err(self.file, path, msg)
+    }
+
+    fn param_err(&self, base: &str, e: ParamError) -> Error {
+        let path = if e.path.is_empty() {
+            base.to_string()
+        } else {
+            format!("{base}.{}", e.path)
+        };
+        self.e(path, e.message)
+    }
+
+    fn add_node(&mut self, name: &str, path: &str) -> Result<NodeId> {
+        if name.is_empty() {
+            return Err(self.e(path, "a node name must not be empty"));
+        }
+        if self.names.contains_key(name) {
+            return Err(self.e(path, format!("duplicate node name \"{name}\"")));
+        }
+        let id = NodeId(self.nodes.len() as u32);
+        self.names.insert(name.to_string(), id);
+        self.nodes.push(Node {
+            name: name.to_string(),
+        });
+        Ok(id)
+    }
+
+    fn node(&self, name: &str, path: &str) -> Result<NodeId> {
+        self.names.get(name).copied().ok_or_else(|| {
+            let mut known: Vec<&str> = self
+                .nodes
+                .iter()
+                .map(|n| n.name.as_str())
+                .take(12)
+                .collect();
+            if self.nodes.len() > 12 {
+                known.push("...");
+            }
+            self.e(
+                path,
+                format!("unknown node \"{name}\"; nodes are: {}", known.join(", ")),
+            )
+        })
+    }
+
+    fn queue(
+        &self,
+        spec: Option<&QueueSpec>,
+        default_limit: u64,
+        rate: u64,
+        path: &str,
+        label: &str,
+    ) -> Result<Queue> {
+        let default = QueueSpec {
+            kind: None,
+            limit: None,
+            limit_bytes: None,
+            params: Params::new(),
+        };
+        let spec = spec.unwrap_or(&default);
+        let kind = spec.kind.clone().unwrap_or_else(|| "droptail".into());
+        let packets = match spec.limit {
+            Some(l) if l < 1 => {
+                return Err(self.e(
+                    format!("{path}.limit"),
+                    format!("a queue limit must be at least 1 packet, got {l}"),
+                ))
+            }
+            Some(l) => Some(l as u64),
+            None if spec.limit_bytes.is_some() => None,
+            None => Some(default_limit),
+        };
+        let bytes = match spec.limit_bytes {
+            Some(b) if b.0 == 0 => {
+                return Err(self.e(
+                    format!("{path}.limit_bytes"),
+                    "a queue byte limit must be at least 1 byte",
+                ))
+            }
+            Some(b) => Some(b.0),
+            None => None,
+        };
+        let args = queues::QueueArgs {
+            limit: Limit { packets, bytes },
+            params: &spec.params,
+            link_rate_bps: rate,
+        };
+        let disc = queues::build(&kind, &args).map_err(|e| self.param_err(path, e))?;
+        Ok(Queue::new(
+            disc,
+            stream(self.seed, &format!("queue:{label}")),
+        ))
+    }
+
+    fn loss(&self, spec: Option<&LossSpec>, path: &str, label: &str) -> Result<Option<Loss>> {
+        let Some(s) = spec else { return Ok(None) };
+        let prob = |v: Option<f64>, key: &str, default: Option<f64>| -> Result<f64> {
+            match v.or(default) {
+                Some(p) if (0.0..=1.0).contains(&p) => Ok(p),
+                Some(p) => Err(self.e(
+                    format!("{path}.{key}"),
+                    format!("expected a probability in [0, 1], got {p}"),
+                )),
+                None => Err(self.e(
+                    format!("{path}.{key}"),
+                    format!("missing key \"{key}\" for loss model \"{}\"", s.model),
+                )),
+            }
+        };
+        let model = match s.model.as_str() {
+            "bernoulli" => LossModel::Bernoulli {
+                rate: prob(s.rate, "rate", None)?,
+            },
+            "gilbert-elliott" | "gilbert_elliott" => LossModel::GilbertElliott {
+                p_gb: prob(s.p_gb, "p_gb", None)?,
+                p_bg: prob(s.p_bg, "p_bg", None)?,
+                loss_good: prob(s.loss_good, "loss_good", Some(0.0))?,
+                loss_bad: prob(s.loss_bad, "loss_bad", Some(1.0))?,
+            },
+            other => return Err(self.e(
+                format!("{path}.model"),
+                format!(
+                    "unknown loss model \"{other}\"; expected \"bernoulli\" or \"gilbert-elliott\""
+                ),
+            )),
+        };
+        Ok(Some(Loss::new(
+            model,
+            stream(self.seed, &format!("loss:{label}")),
+        )))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_link(
+        &mut self,
+        a: NodeId,
+        b: NodeId,
+        rate: u64,
+        delay: SimTime,
+        queue: Queue,
+        loss: Option<Loss>,
+    ) {
+        let id = LinkId(self.links.len() as u32);
+        let name = format!(
+            "{}->{}",
+            self.nodes[a.0 as usize].name, self.nodes[b.0 as usize].name
+        );
+        self.links.push(Link {
+            id,
+            name,
+            from: a,
+            to: b,
+            rate_bps: rate,
+            delay,
+            queue,
+            loss,
+            busy_until: SimTime::ZERO,
+            free_pending: false,
+            stats: Default::default(),
+        });
+    }
+
+    fn dumbbell(&mut self, spec: &ScenarioSpec) -> Result<()> {
+        let Some(t) = &spec.topology else {
+            return Ok(());
+        };
+        if t.kind != "dumbbell" {
+            return Err(self.e("topology.kind", format!("unknown topology \"{}\"; expected \"dumbbell\" (or use [[nodes]] and [[links]])", t.kind)));
+        }
+        if t.pairs == 0 {
+            return Err(self.e("topology.pairs", "a dumbbell needs at least 1 pair"));
+        }
+        if !spec.nodes.is_empty() || !spec.links.is_empty() {
+            return Err(self.e(
+                "topology",
+                "give either [topology] or [[nodes]]/[[links]], not both",
+            ));
+        }
+        if let Some(d) = &t.access.delays {
+            if d.len() != t.pairs as usize {
+                return Err(self.e(
+                    "topology.access.delays",
+                    format!(
+                        "expected {} delays (one per pair), got {}",
+                        t.pairs,
+                        d.len()
+                    ),
+                ));
+            }
+        }
+        let n = t.pairs as usize;
+        let s: Vec<NodeId> = (0..n)
+            .map(|i| self.add_node(&format!("s{i}"), "topology"))
+            .collect::<Result<_>>()?;
+        let r1 = self.add_node("r1", "topology")?;
+        let r2 = self.add_node("r2", "topology")?;
+        let d: Vec<NodeId> = (0..n)
+            .map(|i| self.add_node(&format!("d{i}"), "topology"))
+            .collect::<Result<_>>()?;
+        let b = &t.bottleneck;
+        let fwd_q = self.queue(
+            b.queue.as_ref(),
+            BOTTLENECK_QUEUE_LIMIT,
+            b.rate.0,
+            "topology.bottleneck.queue",
+            "r1->r2",
+        )?;
+        // The reverse direction defaults to DropTail with the forward queue's limit.
+        let rev_default = b.queue.as_ref().map(|q| QueueSpec {
+            kind: None,
+            limit: q.limit,
+            limit_bytes: q.limit_bytes,
+            params: Params::new(),
+        });
+        let rev_spec = b.reverse_queue.as_ref().or(rev_default.as_ref());
+        let rev_q = self.queue(
+            rev_spec,
+            BOTTLENECK_QUEUE_LIMIT,
+            b.rate.0,
+            "topology.bottleneck.reverse_queue",
+            "r2->r1",
+        )?;
+        let loss = self.loss(b.loss.as_ref(), "topology.bottleneck.loss", "r1->r2")?;
+        self.add_link(r1, r2, b.rate.0, b.delay.0, fwd_q, loss);
+        self.add_link(r2, r1, b.rate.0, b.delay.0, rev_q, None);
+        let a = &t.access;
+        for i in 0..n {
+            let delay = a.delays.as_ref().map(|v| v[i].0).unwrap_or(a.delay.0);
+            for (x, y) in [(s[i], r1), (r1, s[i]), (r2, d[i]), (d[i], r2)] {
+                let label = format!(
+                    "{}->{}",
+                    self.nodes[x.0 as usize].name, self.nodes[y.0 as usize].name
+                );
+                let q = self.queue(
+                    a.queue.as_ref(),
+                    ACCESS_QUEUE_LIMIT,
+                    a.rate.0,
+                    "topology.access.queue",
+                    &label,
+                )?;
+                self.add_link(x, y, a.rate.0, delay, q, None);
+            }
+        }
+        Ok(())
+    }
+
+    fn graph(&mut self, spec: &ScenarioSpec) -> Result<()> {
+        for (i, n) in spec.nodes.iter().enumerate() {
+            if let Some(k) = &n.kind {
+                if k != "host" && k != "router" {
+                    return Err(self.e(
+                        format!("nodes[{i}].kind"),
+                        format!("expected \"host\" or \"router\", got \"{k}\""),
+                    ));
+                }
+            }
+            self.add_node(&n.name, &format!("nodes[{i}].name"))?;
+        }
+        for (i, l) in spec.links.iter().enumerate() {
+            let p = format!("links[{i}]");
+            let a = self.node(&l.a, &format!("{p}.a"))?;
+            let b = self.node(&l.b, &format!("{p}.b"))?;
+            if a == b {
+                return Err(self.e(format!("{p}.b"), "a link must join two different nodes"));
+            }
+            let (na, nb) = (l.a.clone(), l.b.clone());
+            let qab = self.queue(
+                l.queue_ab.as_ref().or(l.queue.as_ref()),
+                LINK_QUEUE_LIMIT,
+                l.rate.0,
+                &format!(
+                    "{p}.{}",
+                    if l.queue_ab.is_some() {
+                        "queue_ab"
+                    } else {
+                        "queue"
+                    }
+                ),
+                &format!("{na}->{nb}"),
+            )?;
+            let qba = self.queue(
+                l.queue_ba.as_ref().or(l.queue.as_ref()),
+                LINK_QUEUE_LIMIT,
+                l.rate.0,
+                &format!(
+                    "{p}.{}",
+                    if l.queue_ba.is_some() {
+                        "queue_ba"
+                    } else {
+                        "queue"
+                    }
+                ),
+                &format!("{nb}->{na}"),
+            )?;
+            let lab = self.loss(
+                l.loss_ab.as_ref().or(l.loss.as_ref()),
+                &format!("{p}.loss_ab"),
+                &format!("{na}->{nb}"),
+            )?;
+            let lba = self.loss(
+                l.loss_ba.as_ref().or(l.loss.as_ref()),
+                &format!("{p}.loss_ba"),
+                &format!("{nb}->{na}"),
+            )?;
+            self.add_link(a, b, l.rate.0, l.delay.0, qab, lab);
+            self.add_link(b, a, l.rate.0, l.delay.0, qba, lba);
+        }
+        Ok(())
+    }
+}
+
+fn time_value(v: &Value, file: &str, path: &str) -> Result<SimTime> {
+    match v {
+        Value::String(s) => parse_time(s).map_err(|m| err(file, path, m)),
+        other => Err(err(
+            file,
+            path,
+            format!("expected a time like \"20ms\", got {other}"),
+        )),
+    }
+}
+
+fn start_time(
+    v: Option<&Value>,
+    file: &str,
+    path: &str,
+    rng: &mut crate::rng::SimRng,
+) -> Result<SimTime> {
+    match v {
+        None => Ok(SimTime::ZERO),
+        Some(Value::String(_)) => time_value(v.unwrap_or(&Value::Null), file, path),
+        Some(Value::Object(m)) => {
+            let Some(u) = m.get("uniform") else {
+                return Err(err(
+                    file,
+                    path,
+                    "expected a time like \"1s\" or a table { uniform = [\"0s\", \"1s\"] }",
+                ));
+            };
+            if m.len() != 1 {
+                return Err(err(
+                    file,
+                    path,
+                    "the start table takes only the key \"uniform\"",
+                ));
+            }
+            let arr = u.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
+                err(
+                    file,
+                    format!("{path}.uniform"),
+                    "expected two times [low, high], e.g. [\"0s\", \"1s\"]",
+                )
+            })?;
+            let lo = time_value(&arr[0], file, &format!("{path}.uniform[0]"))?;
+            let hi = time_value(&arr[1], file, &format!("{path}.uniform[1]"))?;
+            if hi < lo {
+                return Err(err(
+                    file,
+                    format!("{path}.uniform"),
+                    "the upper bound is below the lower bound",
+                ));
+            }
+            let x = lo.0 as f64 + uniform01(rng) * (hi.0 - lo.0) as f64;
+            Ok(SimTime(x.round() as u64))
+        }
+        Some(other) => Err(err(
+            file,
+            path,
+            format!("expected a time like \"1s\" or {{ uniform = [\"0s\", \"1s\"] }}, got {other}"),
+        )),
+    }
+}
+
+/// The application keys of a flow group, parsed.
+struct AppKeys<'a> {
+    file: &'a str,
+    path: &'a str,
+    keys: Params,
+}
+
+impl<'a> AppKeys<'a> {
+    fn take(&mut self, k: &str) -> Option<Value> {
+        self.keys.remove(k)
+    }
+    fn e(&self, key: &str, msg: impl Into<String>) -> Error {
+        err(self.file, format!("{}.{key}", self.path), msg)
+    }
+    fn rate(&mut self, required: bool) -> Result<Option<u64>> {
+        match self.take("rate") {
+            None if required => Err(self.e("rate", "missing key \"rate\" (e.g. rate = \"1Mbps\")")),
+            None => Ok(None),
+            Some(Value::String(s)) => crate::units::parse_rate(&s)
+                .map(Some)
+                .map_err(|m| self.e("rate", m)),
+            Some(v) => Err(self.e("rate", format!("expected a rate like \"10Mbps\", got {v}"))),
+        }
+    }
+    fn packet_size(&mut self) -> Result<u32> {
+        match self.take("packet_size") {
+            None => Ok(1000),
+            Some(Value::Number(n)) => match n.as_u64() {
+                Some(v) if (1..=u32::MAX as u64).contains(&v) => Ok(v as u32),
+                _ => Err(self.e(
+                    "packet_size",
+                    format!("expected a positive size in bytes, got {n}"),
+                )),
+            },
+            Some(Value::String(s)) => match parse_size(&s) {
+                Ok(v) if v >= 1 && v <= u32::MAX as u64 => Ok(v as u32),
+                Ok(_) => Err(self.e("packet_size", "a packet must be at least 1 byte")),
+                Err(m) => Err(self.e("packet_size", m)),
+            },
+            Some(v) => Err(self.e("packet_size", format!("expected a size in bytes, got {v}"))),
+        }
+    }
+    fn dist(&mut self, key: &str, default: Dist) -> Result<Dist> {
+        let shape = match self.keys.get("shape") {
+            Some(Value::Number(n)) => n.as_f64(),
+            Some(v) => return Err(self.e("shape", format!("expected a number > 1, got {v}"))),
+            None => None,
+        };
+        match self.take(key) {
+            None => Ok(default),
+            Some(Value::String(s)) => match s.as_str() {
+                "constant" | "fixed" => Ok(Dist::Constant),
+                "exponential" => Ok(Dist::Exponential),
+                "pareto" => {
+                    self.keys.remove("shape");
+                    let sh = shape.unwrap_or(1.5);
+                    if sh <= 1.0 {
+                        return Err(self.e(
+                            "shape",
+                            format!("a Pareto shape must be > 1 for a finite mean, got {sh}"),
+                        ));
+                    }
+                    Ok(Dist::Pareto(sh))
+                }
+                other => Err(self.e(
+                    key,
+                    format!(
+                        "expected \"constant\", \"exponential\" or \"pareto\", got \"{other}\""
+                    ),
+                )),
+            },
+            Some(v) => Err(self.e(key, format!("expected a distribution name, got {v}"))),
+        }
+    }
+    fn time(&mut self, key: &str) -> Result<Option<SimTime>> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(v) => time_value(&v, self.file, &format!("{}.{key}", self.path)).map(Some),
+        }
+    }
+    fn schedule(&mut self, start: SimTime) -> Result<Schedule> {
+        let period = self.time("period")?;
+        let duty = match self.take("duty") {
+            None => None,
+            Some(Value::Number(n)) => match n.as_f64() {
+                Some(d) if d > 0.0 && d <= 1.0 => Some(d),
+                _ => return Err(self.e("duty", format!("expected a fraction in (0, 1], got {n}"))),
+            },
+            Some(v) => {
+                return Err(self.e("duty", format!("expected a fraction in (0, 1], got {v}")))
+            }
+        };
+        let on = self.take("on");
+        match (period, on) {
+            (Some(p), None) => {
+                if p == SimTime::ZERO {
+                    return Err(self.e("period", "the period must be positive"));
+                }
+                let d = duty.unwrap_or(0.5);
+                Ok(Schedule::Square {
+                    period: p,
+                    on: SimTime((p.0 as f64 * d).round() as u64),
+                })
+            }
+            (None, Some(Value::Array(iv))) => {
+                if duty.is_some() {
+                    return Err(self.e("duty", "\"duty\" goes with \"period\""));
+                }
+                let mut out = Vec::new();
+                for (i, pair) in iv.iter().enumerate() {
+                    let p = format!("{}.on[{i}]", self.path);
+                    let arr = pair.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
+                        err(
+                            self.file,
+                            &p,
+                            "expected an interval [start, stop], e.g. [\"0s\", \"100s\"]",
+                        )
+                    })?;
+                    let a = time_value(&arr[0], self.file, &format!("{p}[0]"))?;
+                    let b = time_value(&arr[1], self.file, &format!("{p}[1]"))?;
+                    if b <= a {
+                        return Err(err(
+                            self.file,
+                            &p,
+                            "an interval's stop must be after its start",
+                        ));
+                    }
+                    if out.last().is_some_and(|&(_, pb)| a < pb) {
+                        return Err(err(
+                            self.file,
+                            &p,
+                            "intervals must be in order and not overlap",
+                        ));
+                    }
+                    out.push((a, b));
+                }
+                let _ = start;
+                Ok(Schedule::Intervals(out))
+            }
+            (None, None) => {
+                if duty.is_some() {
+                    return Err(self.e("duty", "\"duty\" goes with \"period\""));
+                }
+                Ok(Schedule::Always)
+            }
+            (Some(_), Some(_)) => Err(self.e(
+                "on",
+                "give either \"on\" intervals or a \"period\", not both",
+            )),
+            (None, Some(v)) => Err(self.e(
+                "on",
+                format!("expected a list of [start, stop] intervals, got {v}"),
+            )),
+        }
+    }
+    fn finish(self, app: &str) -> Result<Params> {
+        for k in APP_KEYS {
+            if self.keys.contains_key(*k) {
+                return Err(self.e(k, format!("key \"{k}\" is not used by app \"{app}\"")));
+            }
+        }
+        Ok(self.keys)
+    }
+}
+
+fn build_app(
+    app: &str,
+    keys: &mut AppKeys,
+    start: SimTime,
+    transport: &str,
+) -> Result<Box<dyn Application>> {
+    Ok(match app {
+        "bulk" => Box::new(Bulk),
+        "finite" => {
+            let bytes = match keys.take("size") {
+                None => {
+                    return Err(keys.e(
+                        "size",
+                        "missing key \"size\": bytes (\"1MB\") or packets (an integer)",
+                    ))
+                }
+                Some(Value::String(s)) => parse_size(&s).map_err(|m| keys.e("size", m))?,
+                Some(Value::Number(n)) => {
+                    let pkts = n.as_u64().filter(|&v| v >= 1).ok_or_else(|| {
+                        keys.e(
+                            "size",
+                            format!("expected a positive number of packets, got {n}"),
+                        )
+                    })?;
+                    // Packets of one MSS; the transport's MSS is read from the remaining keys.
+                    let mss = keys
+                        .keys
+                        .get("mss")
+                        .and_then(|v| v.as_u64())
+                        .unwrap_or(crate::DEFAULT_MSS as u64);
+                    pkts * mss
+                }
+                Some(v) => return Err(keys.e("size", format!("expected a size, got {v}"))),
+            };
+            if bytes == 0 {
+                return Err(keys.e("size", "a finite transfer needs at least 1 byte"));
+            }
+            Box::new(Finite { bytes })
+        }
+        "cbr" => {
+            let rate = keys.rate(true)?.unwrap_or(1);
+            let size = keys.packet_size()?;
+            let schedule = keys.schedule(start)?;
+            Box::new(Paced::cbr(rate, size, schedule))
+        }
+        "poisson" => {
+            let rate = keys.rate(true)?.unwrap_or(1);
+            let size = keys.packet_size()?;
+            let sizes = keys.dist("size_dist", Dist::Constant)?;
+            let schedule = keys.schedule(start)?;
+            Box::new(Paced::poisson(rate, size, sizes, schedule))
+        }
+        "onoff" => {
+            let rate = keys.rate(true)?.unwrap_or(1);
+            let size = keys.packet_size()?;
+            let on = match keys.take("on") {
+                None => SimTime::from_millis(500),
+                Some(v) => time_value(&v, keys.file, &format!("{}.on", keys.path))?,
+            };
+            let off = keys.time("off")?.unwrap_or(SimTime::from_millis(500));
+            if on == SimTime::ZERO {
+                return Err(keys.e("on", "the mean ON time must be positive"));
+            }
+            let dist = keys.dist("on_dist", Dist::Exponential)?;
+            Box::new(OnOff::new(rate, size, on, off, dist))
+        }
+        other => {
+            let _ = transport;
+            return Err(keys.e(
+                "app",
+                format!(
+                    "unknown app \"{other}\"; expected one of: bulk, finite, cbr, poisson, onoff"
+                ),
+            ));
+        }
+    })
+}
+
+fn add_flows(
+    b: &Builder,
+    spec: &ScenarioSpec,
+    duration: SimTime,
+    pairs: Option<u32>,
+) -> Result<Vec<Flow>> {
+    let file = b.file;
+    let mut flows = Vec::new();
+    let mut global = 0usize;
+    for (gi, g) in spec.flows.iter().enumerate() {
+        let path = format!("flows[{gi}]");
+        let count = match g.count {
+            None => 1,
+            Some(c) if c >= 1 => c as usize,
+            Some(c) => {
+                return Err(err(
+                    file,
+                    format!("{path}.count"),
+                    format!("expected at least 1 flow, got {c}"),
+                ))
+            }
+        };
+        let group = g.group.clone().unwrap_or_else(|| format!("g{gi}"));
+        let transport = g.transport.clone().unwrap_or_else(|| "udp".into());
+        let Some(app) = g.app.clone() else {
+            return Err(err(
+                file,
+                format!("{path}.app"),
+                "missing key \"app\" (bulk, finite, cbr, poisson or onoff)",
+            ));
+        };
+        let class = match g.class {
+            None => 0,
+            Some(c) if (0..=255).contains(&c) => c as u8,
+            Some(c) => {
+                return Err(err(
+                    file,
+                    format!("{path}.class"),
+                    format!("expected a class in 0..255, got {c}"),
+                ))
+            }
+        };
+        let stop = match &g.stop {
+            None => duration,
+            Some(t) => t.0,
+        };
+        for k in 0..count {
+            let i = global;
+            global += 1;
+            let (src, dst) = flow_ends(b, g, pairs, i, &path)?;
+            if src == dst {
+                return Err(err(
+                    file,
+                    format!("{path}.dst"),
+                    "a flow's source and destination must differ",
+                ));
+            }
+            let name = format!("{group}.{k}");
+            let mut rng = stream(b.seed, &format!("flow:{name}"));
+            let start = start_time(g.start.as_ref(), file, &format!("{path}.start"), &mut rng)?;
+            if start >= duration {
+                return Err(err(
+                    file,
+                    format!("{path}.start"),
+                    format!(
+                        "the flow starts at {start}, not before the end of the run ({duration})"
+                    ),
+                ));
+            }
+            if stop <= start {
+                return Err(err(
+                    file,
+                    format!("{path}.stop"),
+                    "a flow must stop after it starts",
+                ));
+            }
+            let mut keys = AppKeys {
+                file,
+                path: &path,
+                keys: g.params.clone(),
+            };
+            let application = build_app(&app, &mut keys, start, &transport)?;
+            let rest = keys.finish(&app)?;
+            let args = TransportArgs {
+                params: &rest,
+                app: &app,
+            };
+            let (sender, receiver) = transports::build(&transport, &args).map_err(|e| {
+                let p = if e.path == "transport" || e.path == "app" {
+                    format!("{path}.{}", e.path)
+                } else if e.path.is_empty() {
+                    path.clone()
+                } else {
+                    format!("{path}.{}", e.path)
+                };
+                err(file, p, e.message)
+            })?;
+            let fairness = g.fairness.unwrap_or(application.greedy());
+            flows.push(Flow {
+                name,
+                group: group.clone(),
+                src,
+                dst,
+                sender,
+                receiver,
+                app: application,
+                rng,
+                stats: Default::default(),
+                fairness,
+                start,
+                stop,
+                class,
+            });
+        }
+    }
+    Ok(flows)
+}
+
+fn flow_ends(
+    b: &Builder,
+    g: &FlowGroupSpec,
+    pairs: Option<u32>,
+    i: usize,
+    path: &str,
+) -> Result<(NodeId, NodeId)> {
+    let reverse = g.reverse.unwrap_or(false);
+    let (src, dst) = match (&g.src, &g.dst, pairs) {
+        (Some(s), Some(d), _) => (
+            b.node(s, &format!("{path}.src"))?,
+            b.node(d, &format!("{path}.dst"))?,
+        ),
+        (None, None, Some(n)) => {
+            let p = i % n as usize;
+            (
+                b.node(&format!("s{p}"), path)?,
+                b.node(&format!("d{p}"), path)?,
+            )
+        }
+        (Some(s), None, Some(n)) => {
+            let p = i % n as usize;
+            (
+                b.node(s, &format!("{path}.src"))?,
+                b.node(&format!("d{p}"), path)?,
+            )
+        }
+        (None, Some(d), Some(n)) => {
+            let p = i % n as usize;
+            (
+                b.node(&format!("s{p}"), path)?,
+                b.node(d, &format!("{path}.dst"))?,
+            )
+        }
+        (None, _, None) => {
+            return Err(err(
+                b.file,
+                format!("{path}.src"),
+                "missing key \"src\" (required outside a dumbbell)",
+            ))
+        }
+        (_, None, None) => {
+            return Err(err(
+                b.file,
+                format!("{path}.dst"),
+                "missing key \"dst\" (required outside a dumbbell)",
+            ))
+        }
+    };
+    Ok(if reverse { (dst, src) } else { (src, dst) })
+}
+
+/// Build a simulation from a parsed scenario. `file` labels error messages.
+pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
+    let duration = spec.duration.0;
+    if duration == SimTime::ZERO {
+        return Err(err(file, "duration", "the duration must be positive"));
+    }
+    let warmup = spec.warmup.map(|w| w.0).unwrap_or(SimTime::ZERO);
+    if warmup >= duration {
+        return Err(err(
+            file,
+            "warmup",
+            format!("the warmup ({warmup}) must be shorter than the duration ({duration})"),
+        ));
+    }
+    if spec.topology.is_none() && spec.nodes.is_empty() {
+        return Err(err(
+            file,
+            "topology",
+            "no topology: give [topology] (kind = \"dumbbell\") or [[nodes]] and [[links]]",
+        ));
+    }
+    let seed = spec.seed.unwrap_or(1);
+    let mut b = Builder {
+        file,
+        seed,
+        names: HashMap::new(),
+        nodes: Vec::new(),
+        links: Vec::new(),
+    };
+    b.dumbbell(spec)?;
+    b.graph(spec)?;
+    if spec.flows.is_empty() {
+        return Err(err(
+            file,
+            "flows",
+            "no flows: add at least one [[flows]] group",
+        ));
+    }
+    let pairs = spec.topology.as_ref().map(|t| t.pairs);
+    let flows = add_flows(&b, spec, duration, pairs)?;
+    let routes = shortest_paths(b.nodes.len(), &b.links);
+    let n = b.nodes.len();
+    for (i, f) in flows.iter().enumerate() {
+        for (x, y) in [(f.src, f.dst), (f.dst, f.src)] {
+            if routes[x.0 as usize * n + y.0 as usize] == u32::MAX {
+                let gi = flow_group_index(spec, i);
+                return Err(err(
+                    file,
+                    format!("flows[{gi}]"),
+                    format!(
+                        "no route from {} to {} (flow {})",
+                        b.nodes[x.0 as usize].name, b.nodes[y.0 as usize].name, f.name
+                    ),
+                ));
+            }
+        }
+    }
+    let out = &spec.output;
+    let trace = out.trace.as_deref().unwrap_or("none");
+    if trace != "none" {
+        return Err(err(
+            file,
+            "output.trace",
+            format!("unsupported trace format \"{trace}\"; expected \"none\""),
+        ));
+    }
+    let interval = out.sample_interval.map(|t| t.0).unwrap_or(SAMPLE_INTERVAL);
+    let sampler = if interval == SimTime::ZERO {
+        return Err(err(
+            file,
+            "output.sample_interval",
+            "the sampling interval must be positive",
+        ));
+    } else {
+        let links = match &out.sample_links {
+            None => (0..b.links.len()).collect(),
+            Some(names) => names
+                .iter()
+                .enumerate()
+                .map(|(i, nm)| {
+                    b.links.iter().position(|l| &l.name == nm).ok_or_else(|| {
+                        err(
+                            file,
+                            format!("output.sample_links[{i}]"),
+                            format!("unknown link \"{nm}\" (links are named \"a->b\")"),
+                        )
+                    })
+                })
+                .collect::<Result<_>>()?,
+        };
+        Sampler::new(interval, links, out.sample_flows.unwrap_or(true), warmup)
+    };
+    let mut guards = Guards::default();
+    if let Some(m) = spec.limits.max_events {
+        guards.max_events = m;
+    }
+    if let Some(w) = spec.limits.max_wall {
+        guards.max_wall_s = w.0.secs_f64();
+    }
+    Ok(Simulation::new(
+        spec.name.clone(),
+        seed,
+        b.nodes,
+        b.links,
+        flows,
+        routes,
+        warmup,
+        duration,
+        sampler,
+        guards,
+    ))
+}
+
+fn flow_group_index(spec: &ScenarioSpec, flow: usize) -> usize {
+    let mut acc = 0usize;
+    for (gi, g) in spec.flows.iter().enumerate() {
+        acc += g.count.unwrap_or(1).max(1) as usize;
+        if flow < acc {
+            return gi;
+        }
+    }
+    0
+}

@@ -1,0 +1,94 @@
+//! Links: one direction of a duplex connection. A link serializes packets at
+//! its rate, then they propagate for its delay; the egress queue discipline
+//! decides the order. Serialization and propagation are separate, so a link
+//! holds many packets in flight.
+
+use crate::metrics::LinkStats;
+use crate::packet::{LinkId, NodeId};
+use crate::queue::Queue;
+use crate::rng::{uniform01, SimRng};
+use crate::time::SimTime;
+
+/// Random packet loss applied to packets crossing a link (after the queue).
+#[derive(Clone, Debug, PartialEq)]
+pub enum LossModel {
+    /// Independent loss with probability `rate`.
+    Bernoulli {
+        /// Loss probability per packet.
+        rate: f64,
+    },
+    /// Two-state Gilbert-Elliott channel, stepped once per packet.
+    GilbertElliott {
+        /// P(good -> bad) per packet.
+        p_gb: f64,
+        /// P(bad -> good) per packet.
+        p_bg: f64,
+        /// Loss probability in the good state.
+        loss_good: f64,
+        /// Loss probability in the bad state.
+        loss_bad: f64,
+    },
+}
+
+/// A loss model with its state and random stream.
+pub struct Loss {
+    model: LossModel,
+    bad: bool,
+    rng: SimRng,
+}
+
+impl Loss {
+    /// A loss process starting in the good state.
+    pub fn new(model: LossModel, rng: SimRng) -> Self {
+        Loss {
+            model,
+            bad: false,
+            rng,
+        }
+    }
+
+    /// Decide the fate of the next packet: true means lost.
+    #[inline]
+    pub fn lose(&mut self) -> bool {
+        match self.model {
+            LossModel::Bernoulli { rate } => uniform01(&mut self.rng) < rate,
+            LossModel::GilbertElliott {
+                p_gb,
+                p_bg,
+                loss_good,
+                loss_bad,
+            } => {
+                let u = uniform01(&mut self.rng);
+                self.bad = if self.bad { u >= p_bg } else { u < p_gb };
+                let p = if self.bad { loss_bad } else { loss_good };
+                uniform01(&mut self.rng) < p
+            }
+        }
+    }
+}
+
+/// One direction of a link.
+pub struct Link {
+    /// Its index.
+    pub id: LinkId,
+    /// "a->b".
+    pub name: String,
+    /// Transmitting node.
+    pub from: NodeId,
+    /// Receiving node.
+    pub to: NodeId,
+    /// Rate, bits per second.
+    pub rate_bps: u64,
+    /// Propagation delay.
+    pub delay: SimTime,
+    /// The egress queue.
+    pub queue: Queue,
+    /// Random loss, if any.
+    pub loss: Option<Loss>,
+    /// The transmitter is busy until this time.
+    pub busy_until: SimTime,
+    /// A LinkFree event is scheduled.
+    pub free_pending: bool,
+    /// Counters over the window.
+    pub stats: LinkStats,
+}

@@ -1,0 +1,405 @@
+//! Queue disciplines: one trait, one bookkeeping wrapper, one file per algorithm.
+//!
+//! The shape follows ns-3's `QueueDisc`: the kernel calls [`Queue::enqueue`]
+//! and [`Queue::dequeue`], which do all the counting and then call the
+//! discipline's own [`QueueDisc::enqueue`] / [`QueueDisc::dequeue`]. A
+//! discipline only decides; it never counts. Its drops are reported with a
+//! [`DropReason`] and land in one [`QueueStats`] whose identities
+//! (`arrivals = enqueued + drops_on_arrival`,
+//! `enqueued + backlog_start = dequeued + drops_in_queue + backlog_end`)
+//! are checked by the tests.
+//!
+//! A new discipline is one file implementing [`QueueDisc`] plus one line in
+//! [`registry`]; the kernel is not touched.
+
+pub mod droptail;
+pub mod registry;
+
+use crate::packet::{Ecn, PacketArena, PacketRef};
+use crate::rng::SimRng;
+use crate::time::SimTime;
+
+/// Why a packet was dropped by a queue.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// The buffer was full (tail drop, or push-out to make room).
+    Overflow,
+    /// An AQM dropped it unconditionally (e.g. RED above max_th).
+    Forced,
+    /// An AQM dropped it at random before the buffer filled ("early" drop).
+    Early,
+}
+
+/// What the discipline did with an arriving packet.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The packet is now in the queue (possibly marked CE).
+    Enqueued,
+    /// The arriving packet is dropped; the wrapper frees it.
+    Dropped(DropReason),
+}
+
+/// Everything a discipline may use while deciding. Time is an argument, so a
+/// discipline is a pure state machine that unit tests can drive directly.
+pub struct QueueCtx<'a> {
+    /// Current simulated time.
+    pub now: SimTime,
+    /// The packets (read sizes, flows, classes; set CE).
+    pub arena: &'a mut PacketArena,
+    /// The discipline's own random stream.
+    pub rng: &'a mut SimRng,
+    /// Rate of the link this queue feeds, in bits per second.
+    pub link_rate_bps: u64,
+    /// Packets that were already in the queue and are dropped now (push-out,
+    /// head drop, CoDel's dequeue drops). Filled through [`QueueCtx::drop_queued`].
+    dropped: &'a mut Vec<(PacketRef, DropReason)>,
+    marks: u64,
+}
+
+impl<'a> QueueCtx<'a> {
+    /// A context (used by the wrapper and by unit tests of disciplines).
+    pub fn new(
+        now: SimTime,
+        arena: &'a mut PacketArena,
+        rng: &'a mut SimRng,
+        link_rate_bps: u64,
+        dropped: &'a mut Vec<(PacketRef, DropReason)>,
+    ) -> Self {
+        QueueCtx {
+            now,
+            arena,
+            rng,
+            link_rate_bps,
+            dropped,
+            marks: 0,
+        }
+    }
+
+    /// Report that a packet that had been enqueued is dropped now.
+    pub fn drop_queued(&mut self, pkt: PacketRef, reason: DropReason) {
+        self.dropped.push((pkt, reason));
+    }
+
+    /// Mark a packet Congestion Experienced if it is ECN-capable; returns
+    /// whether it was marked (false means the caller should drop instead).
+    pub fn mark(&mut self, pkt: PacketRef) -> bool {
+        let p = self.arena.get_mut(pkt);
+        match p.ecn {
+            Ecn::Ect => {
+                p.ecn = Ecn::Ce;
+                self.marks += 1;
+                true
+            }
+            Ecn::Ce => true,
+            Ecn::NotEct => false,
+        }
+    }
+
+    /// Marks made through this context.
+    pub fn marks(&self) -> u64 {
+        self.marks
+    }
+}
+
+/// A queue discipline: decides which packets to keep, drop, mark and send next.
+pub trait QueueDisc: Send {
+    /// The discipline's name as written in scenarios (`kind`).
+    fn kind(&self) -> &'static str;
+    /// Offer an arriving packet.
+    fn enqueue(&mut self, pkt: PacketRef, ctx: &mut QueueCtx) -> Verdict;
+    /// Take the next packet to transmit, if any. May drop queued packets
+    /// through [`QueueCtx::drop_queued`].
+    fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef>;
+    /// Packets waiting.
+    fn len_pkts(&self) -> usize;
+    /// Bytes waiting.
+    fn len_bytes(&self) -> u64;
+    /// Names of the internal quantities this discipline exposes as time
+    /// series (e.g. RED's `avg`, `drop_prob`). Empty by default.
+    fn probe_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Current values of the probes, in the order of [`QueueDisc::probe_names`].
+    fn probe_values(&self, _out: &mut Vec<f64>) {}
+    /// First periodic timer the discipline wants (e.g. REM's price update),
+    /// relative to the start of the run: (delay, kind).
+    fn initial_timer(&self) -> Option<(SimTime, u32)> {
+        None
+    }
+    /// A timer fired; return the delay until the next one of this kind, if any.
+    fn on_timer(&mut self, _kind: u32, _ctx: &mut QueueCtx) -> Option<SimTime> {
+        None
+    }
+}
+
+/// Counters of one queue over the metrics window.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QueueStats {
+    /// Packets offered to the queue.
+    pub arrivals: u64,
+    /// Packets accepted.
+    pub enqueued: u64,
+    /// Packets handed to the link for transmission.
+    pub dequeued: u64,
+    /// All drops (on arrival and from inside the queue).
+    pub drops: u64,
+    /// Drops of arriving packets (so `arrivals = enqueued + drops_on_arrival`).
+    pub drops_on_arrival: u64,
+    /// Drops of packets that had been enqueued (push-out, head drop, CoDel).
+    pub drops_in_queue: u64,
+    /// Random (early) AQM drops.
+    pub early_drops: u64,
+    /// Unconditional drops: buffer overflow or an AQM's forced region.
+    pub forced_drops: u64,
+    /// ECN CE marks.
+    pub marks: u64,
+    /// Bytes offered.
+    pub arrival_bytes: u64,
+    /// Bytes dropped.
+    pub drop_bytes: u64,
+    /// Sum of sojourn times (enqueue to start of transmission) of dequeued packets, ns.
+    pub sojourn_sum_ns: u128,
+    /// Largest sojourn seen, ns.
+    pub sojourn_max_ns: u64,
+    /// Packets waiting when the window opened.
+    pub backlog_start: u64,
+    /// Integral of the length in packets over time, packet-ns.
+    pub len_pkts_integral: u128,
+    /// Integral of the length in bytes over time, byte-ns.
+    pub len_bytes_integral: u128,
+    /// Largest length seen, packets.
+    pub max_len_pkts: u64,
+    /// Smallest length seen, packets.
+    pub min_len_pkts: u64,
+}
+
+/// A discipline plus its bookkeeping: statistics, time-averaged length, its
+/// random stream. This is what a link holds.
+pub struct Queue {
+    disc: Box<dyn QueueDisc>,
+    rng: SimRng,
+    /// Statistics over the window.
+    pub stats: QueueStats,
+    last_change: SimTime,
+    counting: bool,
+    /// Per-flow drops at this queue (indexed by flow id), over the window.
+    pub flow_drops: Vec<u64>,
+}
+
+impl Queue {
+    /// Wrap a discipline.
+    pub fn new(disc: Box<dyn QueueDisc>, rng: SimRng) -> Self {
+        Queue {
+            disc,
+            rng,
+            stats: QueueStats::default(),
+            last_change: SimTime::ZERO,
+            counting: true,
+            flow_drops: Vec::new(),
+        }
+    }
+
+    /// The discipline's name.
+    pub fn kind(&self) -> &'static str {
+        self.disc.kind()
+    }
+
+    /// The discipline (for probes).
+    pub fn disc(&self) -> &dyn QueueDisc {
+        self.disc.as_ref()
+    }
+
+    /// Packets waiting.
+    #[inline]
+    pub fn len_pkts(&self) -> usize {
+        self.disc.len_pkts()
+    }
+
+    /// Bytes waiting.
+    #[inline]
+    pub fn len_bytes(&self) -> u64 {
+        self.disc.len_bytes()
+    }
+
+    /// Reset the counters when the metrics window opens (the queue's contents stay).
+    pub fn open_window(&mut self, now: SimTime) {
+        let len = self.len_pkts() as u64;
+        self.stats = QueueStats {
+            backlog_start: len,
+            max_len_pkts: len,
+            min_len_pkts: len,
+            ..QueueStats::default()
+        };
+        for d in self.flow_drops.iter_mut() {
+            *d = 0;
+        }
+        self.last_change = now;
+        self.counting = true;
+    }
+
+    /// Stop counting at the end of the window (closes the length integral).
+    pub fn close_window(&mut self, now: SimTime) {
+        self.integrate(now);
+        self.counting = false;
+    }
+
+    #[inline]
+    fn integrate(&mut self, now: SimTime) {
+        if !self.counting {
+            return;
+        }
+        let dt = (now - self.last_change).0 as u128;
+        self.stats.len_pkts_integral += dt * self.disc.len_pkts() as u128;
+        self.stats.len_bytes_integral += dt * self.disc.len_bytes() as u128;
+        self.last_change = now;
+    }
+
+    #[inline]
+    fn note_len(&mut self) {
+        let l = self.disc.len_pkts() as u64;
+        if l > self.stats.max_len_pkts {
+            self.stats.max_len_pkts = l;
+        }
+        if l < self.stats.min_len_pkts {
+            self.stats.min_len_pkts = l;
+        }
+    }
+
+    fn count_drop(&mut self, arena: &PacketArena, pkt: PacketRef, reason: DropReason) {
+        if !self.counting {
+            return;
+        }
+        let p = arena.get(pkt);
+        self.stats.drops += 1;
+        self.stats.drop_bytes += p.size as u64;
+        match reason {
+            DropReason::Early => self.stats.early_drops += 1,
+            DropReason::Forced | DropReason::Overflow => self.stats.forced_drops += 1,
+        }
+        let f = p.flow.0 as usize;
+        if f >= self.flow_drops.len() {
+            self.flow_drops.resize(f + 1, 0);
+        }
+        self.flow_drops[f] += 1;
+    }
+
+    /// Offer a packet. Dropped packets (the arriving one or others pushed
+    /// out) are appended to `dropped`; the caller accounts and frees them.
+    pub fn enqueue(
+        &mut self,
+        pkt: PacketRef,
+        now: SimTime,
+        arena: &mut PacketArena,
+        link_rate_bps: u64,
+        dropped: &mut Vec<(PacketRef, DropReason)>,
+    ) -> bool {
+        self.integrate(now);
+        arena.get_mut(pkt).enqueued_at = now;
+        let first_new = dropped.len();
+        let (verdict, marks) = {
+            let mut ctx = QueueCtx::new(now, arena, &mut self.rng, link_rate_bps, dropped);
+            let v = self.disc.enqueue(pkt, &mut ctx);
+            (v, ctx.marks())
+        };
+        let counting = self.counting;
+        if counting {
+            self.stats.arrivals += 1;
+            self.stats.arrival_bytes += arena.get(pkt).size as u64;
+            self.stats.marks += marks;
+        }
+        for i in first_new..dropped.len() {
+            let (p, r) = dropped[i];
+            self.count_drop(arena, p, r);
+            if counting {
+                self.stats.drops_in_queue += 1;
+            }
+        }
+        let accepted = match verdict {
+            Verdict::Enqueued => {
+                if counting {
+                    self.stats.enqueued += 1;
+                }
+                true
+            }
+            Verdict::Dropped(r) => {
+                self.count_drop(arena, pkt, r);
+                if counting {
+                    self.stats.drops_on_arrival += 1;
+                }
+                dropped.push((pkt, r));
+                false
+            }
+        };
+        self.note_len();
+        accepted
+    }
+
+    /// Take the next packet to transmit. Packets the discipline drops on the
+    /// way are appended to `dropped`.
+    pub fn dequeue(
+        &mut self,
+        now: SimTime,
+        arena: &mut PacketArena,
+        link_rate_bps: u64,
+        dropped: &mut Vec<(PacketRef, DropReason)>,
+    ) -> Option<PacketRef> {
+        self.integrate(now);
+        let first_new = dropped.len();
+        let (out, marks) = {
+            let mut ctx = QueueCtx::new(now, arena, &mut self.rng, link_rate_bps, dropped);
+            let o = self.disc.dequeue(&mut ctx);
+            (o, ctx.marks())
+        };
+        if self.counting {
+            self.stats.marks += marks;
+        }
+        for i in first_new..dropped.len() {
+            let (p, r) = dropped[i];
+            self.count_drop(arena, p, r);
+            if self.counting {
+                self.stats.drops_in_queue += 1;
+            }
+        }
+        if let Some(p) = out {
+            if self.counting {
+                self.stats.dequeued += 1;
+                let s = (now - arena.get(p).enqueued_at).0;
+                self.stats.sojourn_sum_ns += s as u128;
+                self.stats.sojourn_max_ns = self.stats.sojourn_max_ns.max(s);
+            }
+        }
+        self.note_len();
+        out
+    }
+
+    /// The discipline's first periodic timer.
+    pub fn initial_timer(&self) -> Option<(SimTime, u32)> {
+        self.disc.initial_timer()
+    }
+
+    /// Run a discipline timer; returns the delay to the next one.
+    pub fn on_timer(
+        &mut self,
+        kind: u32,
+        now: SimTime,
+        arena: &mut PacketArena,
+        link_rate_bps: u64,
+        dropped: &mut Vec<(PacketRef, DropReason)>,
+    ) -> Option<SimTime> {
+        self.integrate(now);
+        let first_new = dropped.len();
+        let next = {
+            let mut ctx = QueueCtx::new(now, arena, &mut self.rng, link_rate_bps, dropped);
+            self.disc.on_timer(kind, &mut ctx)
+        };
+        for i in first_new..dropped.len() {
+            let (p, r) = dropped[i];
+            self.count_drop(arena, p, r);
+            if self.counting {
+                self.stats.drops_in_queue += 1;
+            }
+        }
+        self.note_len();
+        next
+    }
+}

@@ -1,0 +1,364 @@
+//! The results of a run: per-flow, per-queue and per-link tables, the
+//! summary, and performance counters, all over the metrics window. The JSON
+//! keys here are a public interface (docs/results.md).
+
+use crate::metrics::{jain_index, percentile};
+use crate::sampler::Series;
+use crate::sim::Simulation;
+use serde::Serialize;
+
+/// One flow's results.
+#[derive(Serialize, Debug, Clone)]
+pub struct FlowResult {
+    /// "<group>.<k>".
+    pub name: String,
+    /// Group label.
+    pub group: String,
+    /// Source node.
+    pub src: String,
+    /// Destination node.
+    pub dst: String,
+    /// Transport name.
+    pub transport: String,
+    /// Application name.
+    pub app: String,
+    /// Start time, s.
+    pub start_s: f64,
+    /// Data packets sent (including retransmissions).
+    pub sent_packets: u64,
+    /// Data bytes sent (wire).
+    pub sent_bytes: u64,
+    /// Data packets received (duplicates included).
+    pub received_packets: u64,
+    /// Unique payload bytes delivered to the application.
+    pub delivered_bytes: u64,
+    /// delivered_bytes * 8 / window.
+    pub goodput_bps: f64,
+    /// Data bytes (wire) arriving * 8 / window.
+    pub throughput_bps: f64,
+    /// Data packets dropped in the network.
+    pub lost_packets: u64,
+    /// lost / sent.
+    pub loss_rate: f64,
+    /// Data packets in flight when the window opened.
+    pub in_flight_start: u64,
+    /// Data packets in flight at the end.
+    pub in_flight_end: u64,
+    /// ACKs sent by the receiver.
+    pub acks_sent: u64,
+    /// ACKs lost.
+    pub acks_lost: u64,
+    /// Mean one-way delay of received data packets, s.
+    pub delay_mean_s: Option<f64>,
+    /// Minimum one-way delay, s.
+    pub delay_min_s: Option<f64>,
+    /// Maximum one-way delay, s.
+    pub delay_max_s: Option<f64>,
+    /// 99th percentile (nearest rank) one-way delay, s.
+    pub delay_p99_s: Option<f64>,
+    /// Mean absolute difference of consecutive one-way delays, s.
+    pub jitter_s: Option<f64>,
+    /// Retransmitted data packets.
+    pub retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Fast retransmits.
+    pub fast_retransmits: u64,
+    /// Mean sampled congestion window, packets (window-based transports).
+    pub cwnd_mean_pkts: Option<f64>,
+    /// Mean sampled smoothed RTT, s.
+    pub srtt_mean_s: Option<f64>,
+    /// Flow completion time of finite flows, s.
+    pub fct_s: Option<f64>,
+    /// Included in Jain's index.
+    pub fairness: bool,
+}
+
+/// One queue's results.
+#[derive(Serialize, Debug, Clone)]
+pub struct QueueResult {
+    /// "a->b".
+    pub link: String,
+    /// Discipline name.
+    pub kind: String,
+    /// Packets offered.
+    pub arrivals: u64,
+    /// Packets accepted.
+    pub enqueued: u64,
+    /// Packets sent to the link.
+    pub dequeued: u64,
+    /// All drops.
+    pub drops: u64,
+    /// Drops of arriving packets.
+    pub drops_on_arrival: u64,
+    /// Drops of queued packets.
+    pub drops_in_queue: u64,
+    /// Random early drops.
+    pub early_drops: u64,
+    /// Overflow and forced drops.
+    pub forced_drops: u64,
+    /// ECN marks.
+    pub marks: u64,
+    /// drops / arrivals.
+    pub loss_rate: f64,
+    /// Time-averaged packets waiting.
+    pub avg_len_pkts: f64,
+    /// Time-averaged bytes waiting.
+    pub avg_len_bytes: f64,
+    /// Largest packets waiting.
+    pub max_len_pkts: u64,
+    /// Smallest packets waiting.
+    pub min_len_pkts: u64,
+    /// Mean wait from enqueue to start of transmission, s.
+    pub avg_sojourn_s: f64,
+    /// Largest wait, s.
+    pub max_sojourn_s: f64,
+    /// Packets waiting when the window opened.
+    pub backlog_start_pkts: u64,
+    /// Packets waiting at the end.
+    pub backlog_end_pkts: u64,
+}
+
+/// One link direction's results.
+#[derive(Serialize, Debug, Clone)]
+pub struct LinkResult {
+    /// "a->b".
+    pub link: String,
+    /// Rate, bits per second.
+    pub rate_bps: u64,
+    /// Propagation delay, s.
+    pub delay_s: f64,
+    /// Bytes whose transmission started in the window.
+    pub tx_bytes: u64,
+    /// Packets whose transmission started in the window.
+    pub tx_packets: u64,
+    /// tx bits / (rate x window).
+    pub utilization: f64,
+    /// Packets lost to the link's loss model.
+    pub lost_packets: u64,
+}
+
+/// Whole-run summary.
+#[derive(Serialize, Debug, Clone)]
+pub struct Summary {
+    /// Sum of the flows' goodput.
+    pub goodput_bps: f64,
+    /// Sum of the flows' throughput.
+    pub throughput_bps: f64,
+    /// Jain's index over the goodput of the fairness flows.
+    pub jain_index: f64,
+    /// Data packets lost / sent, all flows.
+    pub loss_rate: f64,
+    /// Utilization of the bottleneck (r1->r2, or the busiest link in a graph).
+    pub bottleneck_utilization: f64,
+    /// Time-averaged queue at the bottleneck, packets.
+    pub bottleneck_avg_queue_pkts: f64,
+    /// Which link is taken as the bottleneck.
+    pub bottleneck_link: String,
+}
+
+/// Performance counters.
+#[derive(Serialize, Debug, Clone)]
+pub struct PerfResult {
+    /// Events processed.
+    pub events: u64,
+    /// Wall time of the event loop, s.
+    pub wall_s: f64,
+    /// events / wall_s.
+    pub events_per_s: f64,
+    /// Link transmissions (packet hops).
+    pub packets_forwarded: u64,
+}
+
+/// Everything `summary.json` holds.
+#[derive(Serialize, Debug, Clone)]
+pub struct RunResult {
+    /// Scenario name.
+    pub name: String,
+    /// Seed.
+    pub seed: u64,
+    /// ccsim version.
+    pub version: String,
+    /// Duration, s.
+    pub duration_s: f64,
+    /// Warmup, s.
+    pub warmup_s: f64,
+    /// Per-flow results.
+    pub flows: Vec<FlowResult>,
+    /// Per-queue results.
+    pub queues: Vec<QueueResult>,
+    /// Per-link results.
+    pub links: Vec<LinkResult>,
+    /// Summary.
+    pub summary: Summary,
+    /// Performance (wall-clock dependent; excluded from determinism checks).
+    pub perf: PerfResult,
+}
+
+/// The sampled time series.
+#[derive(Debug, Clone, Default)]
+pub struct TimeSeries {
+    /// Sample times, s.
+    pub time_s: Vec<f64>,
+    /// Series.
+    pub series: Vec<Series>,
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 {
+        a / b
+    } else {
+        0.0
+    }
+}
+
+fn secs(ns: u64) -> f64 {
+    ns as f64 * 1e-9
+}
+
+impl RunResult {
+    /// Collect the results of a finished simulation.
+    pub fn collect(sim: &Simulation) -> RunResult {
+        let window = (sim.duration - sim.warmup).secs_f64();
+        let window_ns = (sim.duration - sim.warmup).0 as f64;
+        let node = |id: crate::packet::NodeId| sim.nodes[id.0 as usize].name.clone();
+        let flows: Vec<FlowResult> = sim
+            .flows
+            .iter()
+            .map(|f| {
+                let s = &f.stats;
+                let d = &s.delays_ns;
+                let n = d.len() as f64;
+                FlowResult {
+                    name: f.name.clone(),
+                    group: f.group.clone(),
+                    src: node(f.src),
+                    dst: node(f.dst),
+                    transport: f.sender.name().to_string(),
+                    app: f.app.name().to_string(),
+                    start_s: f.start.secs_f64(),
+                    sent_packets: s.sent_packets,
+                    sent_bytes: s.sent_bytes,
+                    received_packets: s.received_packets,
+                    delivered_bytes: s.delivered_bytes,
+                    goodput_bps: ratio(s.delivered_bytes as f64 * 8.0, window),
+                    throughput_bps: ratio(s.received_bytes as f64 * 8.0, window),
+                    lost_packets: s.lost_packets,
+                    loss_rate: ratio(s.lost_packets as f64, s.sent_packets as f64),
+                    in_flight_start: s.in_flight_start,
+                    in_flight_end: s.in_flight,
+                    acks_sent: s.acks_sent,
+                    acks_lost: s.acks_lost,
+                    delay_mean_s: (!d.is_empty())
+                        .then(|| d.iter().map(|&x| x as f64).sum::<f64>() / n * 1e-9),
+                    delay_min_s: d.iter().min().map(|&x| secs(x)),
+                    delay_max_s: d.iter().max().map(|&x| secs(x)),
+                    delay_p99_s: percentile(d, 0.99).map(secs),
+                    jitter_s: (s.jitter_n > 0)
+                        .then(|| s.jitter_sum_ns as f64 / s.jitter_n as f64 * 1e-9),
+                    retransmits: s.retransmits,
+                    timeouts: s.timeouts,
+                    fast_retransmits: s.fast_retransmits,
+                    cwnd_mean_pkts: (s.probe_samples > 0)
+                        .then(|| s.cwnd_sum / s.probe_samples as f64),
+                    srtt_mean_s: (s.probe_samples > 0).then(|| s.srtt_sum / s.probe_samples as f64),
+                    fct_s: match (s.completed_at, s.started_at) {
+                        (Some(c), Some(st)) => Some((c - st).secs_f64()),
+                        _ => None,
+                    },
+                    fairness: f.fairness,
+                }
+            })
+            .collect();
+        let queues: Vec<QueueResult> = sim
+            .links
+            .iter()
+            .map(|l| {
+                let q = &l.queue.stats;
+                QueueResult {
+                    link: l.name.clone(),
+                    kind: l.queue.kind().to_string(),
+                    arrivals: q.arrivals,
+                    enqueued: q.enqueued,
+                    dequeued: q.dequeued,
+                    drops: q.drops,
+                    drops_on_arrival: q.drops_on_arrival,
+                    drops_in_queue: q.drops_in_queue,
+                    early_drops: q.early_drops,
+                    forced_drops: q.forced_drops,
+                    marks: q.marks,
+                    loss_rate: ratio(q.drops as f64, q.arrivals as f64),
+                    avg_len_pkts: ratio(q.len_pkts_integral as f64, window_ns),
+                    avg_len_bytes: ratio(q.len_bytes_integral as f64, window_ns),
+                    max_len_pkts: q.max_len_pkts,
+                    min_len_pkts: q.min_len_pkts,
+                    avg_sojourn_s: ratio(q.sojourn_sum_ns as f64, q.dequeued as f64) * 1e-9,
+                    max_sojourn_s: secs(q.sojourn_max_ns),
+                    backlog_start_pkts: q.backlog_start,
+                    backlog_end_pkts: l.queue.len_pkts() as u64,
+                }
+            })
+            .collect();
+        let links: Vec<LinkResult> = sim
+            .links
+            .iter()
+            .map(|l| LinkResult {
+                link: l.name.clone(),
+                rate_bps: l.rate_bps,
+                delay_s: l.delay.secs_f64(),
+                tx_bytes: l.stats.tx_bytes,
+                tx_packets: l.stats.tx_packets,
+                utilization: ratio(l.stats.tx_bytes as f64 * 8.0, l.rate_bps as f64 * window),
+                lost_packets: l.stats.lost_packets,
+            })
+            .collect();
+        // The bottleneck: r1->r2 in a dumbbell, otherwise the most utilized link.
+        let bi = sim
+            .links
+            .iter()
+            .position(|l| l.name == "r1->r2")
+            .unwrap_or_else(|| {
+                let mut best = 0;
+                for (i, l) in links.iter().enumerate() {
+                    if l.utilization > links[best].utilization {
+                        best = i;
+                    }
+                }
+                best
+            });
+        let fair: Vec<f64> = flows
+            .iter()
+            .filter(|f| f.fairness)
+            .map(|f| f.goodput_bps)
+            .collect();
+        let sent: u64 = flows.iter().map(|f| f.sent_packets).sum();
+        let lost: u64 = flows.iter().map(|f| f.lost_packets).sum();
+        let summary = Summary {
+            goodput_bps: flows.iter().map(|f| f.goodput_bps).sum(),
+            throughput_bps: flows.iter().map(|f| f.throughput_bps).sum(),
+            jain_index: jain_index(&fair),
+            loss_rate: ratio(lost as f64, sent as f64),
+            bottleneck_utilization: links.get(bi).map(|l| l.utilization).unwrap_or(0.0),
+            bottleneck_avg_queue_pkts: queues.get(bi).map(|q| q.avg_len_pkts).unwrap_or(0.0),
+            bottleneck_link: links.get(bi).map(|l| l.link.clone()).unwrap_or_default(),
+        };
+        let perf = PerfResult {
+            events: sim.perf.events,
+            wall_s: sim.perf.wall_s,
+            events_per_s: ratio(sim.perf.events as f64, sim.perf.wall_s),
+            packets_forwarded: sim.perf.packets_forwarded,
+        };
+        RunResult {
+            name: sim.name.clone(),
+            seed: sim.seed,
+            version: crate::VERSION.to_string(),
+            duration_s: sim.duration.secs_f64(),
+            warmup_s: sim.warmup.secs_f64(),
+            flows,
+            queues,
+            links,
+            summary,
+            perf,
+        }
+    }
+}

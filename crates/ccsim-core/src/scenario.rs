@@ -1,0 +1,325 @@
+//! The scenario file schema (TOML, or the same structure as JSON).
+//!
+//! Parsing is two steps: serde reads the structure (unknown keys, wrong types
+//! and bad units are reported with their key path), then [`crate::build`]
+//! checks the meaning (routes exist, warmup < duration, ...) and builds the
+//! simulation. docs/scenarios.md documents every key.
+
+use crate::error::{Error, Result};
+use crate::params::Params;
+use crate::units::{Bytes, Rate, Time};
+use serde::Deserialize;
+
+/// A whole scenario file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSpec {
+    /// Name of the scenario (used for the output folder).
+    pub name: String,
+    /// Free text.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Simulated duration.
+    pub duration: Time,
+    /// Start of the metrics window (default 0s).
+    #[serde(default)]
+    pub warmup: Option<Time>,
+    /// Seed of all random streams (default 1).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// A generated topology (`kind = "dumbbell"`).
+    #[serde(default)]
+    pub topology: Option<TopologySpec>,
+    /// Explicit nodes.
+    #[serde(default)]
+    pub nodes: Vec<NodeSpec>,
+    /// Explicit links (duplex).
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    /// Flow groups.
+    #[serde(default)]
+    pub flows: Vec<FlowGroupSpec>,
+    /// Output settings.
+    #[serde(default)]
+    pub output: OutputSpec,
+    /// Run guards.
+    #[serde(default)]
+    pub limits: LimitsSpec,
+}
+
+/// `[topology]`: a generated topology.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologySpec {
+    /// Only "dumbbell" for now.
+    pub kind: String,
+    /// Number of sender/receiver pairs.
+    pub pairs: u32,
+    /// The access links (s_i - r1 and r2 - d_i).
+    pub access: AccessSpec,
+    /// The bottleneck r1 - r2.
+    pub bottleneck: BottleneckSpec,
+}
+
+/// Access link parameters of a dumbbell.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccessSpec {
+    /// Rate of every access link.
+    pub rate: Rate,
+    /// Propagation delay of every access link.
+    pub delay: Time,
+    /// Per-pair delays (overrides `delay` for pair i), for RTT-heterogeneity studies.
+    #[serde(default)]
+    pub delays: Option<Vec<Time>>,
+    /// Queue on every access link direction.
+    #[serde(default)]
+    pub queue: Option<QueueSpec>,
+}
+
+/// The dumbbell bottleneck.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BottleneckSpec {
+    /// Rate.
+    pub rate: Rate,
+    /// Propagation delay.
+    pub delay: Time,
+    /// Queue of r1->r2.
+    #[serde(default)]
+    pub queue: Option<QueueSpec>,
+    /// Queue of r2->r1 (default: DropTail with the forward queue's limit).
+    #[serde(default)]
+    pub reverse_queue: Option<QueueSpec>,
+    /// Random loss on r1->r2.
+    #[serde(default)]
+    pub loss: Option<LossSpec>,
+}
+
+/// A queue discipline and its parameters.
+#[derive(Debug, Deserialize, Clone)]
+pub struct QueueSpec {
+    /// Discipline name (default "droptail").
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Limit in packets waiting.
+    #[serde(default)]
+    pub limit: Option<i64>,
+    /// Limit in bytes waiting.
+    #[serde(default)]
+    pub limit_bytes: Option<Bytes>,
+    /// The discipline's own parameters.
+    #[serde(flatten)]
+    pub params: Params,
+}
+
+/// A random loss model on a link direction.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct LossSpec {
+    /// "bernoulli" or "gilbert-elliott".
+    pub model: String,
+    /// Bernoulli loss probability.
+    #[serde(default)]
+    pub rate: Option<f64>,
+    /// Gilbert-Elliott: P(good -> bad) per packet.
+    #[serde(default)]
+    pub p_gb: Option<f64>,
+    /// Gilbert-Elliott: P(bad -> good) per packet.
+    #[serde(default)]
+    pub p_bg: Option<f64>,
+    /// Gilbert-Elliott: loss probability in the good state (default 0).
+    #[serde(default)]
+    pub loss_good: Option<f64>,
+    /// Gilbert-Elliott: loss probability in the bad state (default 1).
+    #[serde(default)]
+    pub loss_bad: Option<f64>,
+}
+
+/// `[[nodes]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    /// Unique name.
+    pub name: String,
+    /// "host" or "router" (informational).
+    #[serde(default)]
+    pub kind: Option<String>,
+}
+
+/// `[[links]]`: a duplex link between `a` and `b`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// One end.
+    pub a: String,
+    /// The other end.
+    pub b: String,
+    /// Rate of each direction.
+    pub rate: Rate,
+    /// Propagation delay of each direction.
+    pub delay: Time,
+    /// Queue of both directions.
+    #[serde(default)]
+    pub queue: Option<QueueSpec>,
+    /// Queue of a->b (overrides `queue`).
+    #[serde(default)]
+    pub queue_ab: Option<QueueSpec>,
+    /// Queue of b->a (overrides `queue`).
+    #[serde(default)]
+    pub queue_ba: Option<QueueSpec>,
+    /// Loss on both directions.
+    #[serde(default)]
+    pub loss: Option<LossSpec>,
+    /// Loss on a->b.
+    #[serde(default)]
+    pub loss_ab: Option<LossSpec>,
+    /// Loss on b->a.
+    #[serde(default)]
+    pub loss_ba: Option<LossSpec>,
+}
+
+/// `[[flows]]`: a group of `count` identical flows. Application and
+/// transport parameters sit flat beside `app` and `transport`.
+#[derive(Debug, Deserialize)]
+pub struct FlowGroupSpec {
+    /// Number of flows in the group (default 1).
+    #[serde(default)]
+    pub count: Option<i64>,
+    /// Group label (default "g<index>"); flows are named "<group>.<k>".
+    #[serde(default, alias = "name")]
+    pub group: Option<String>,
+    /// Source node (dumbbell default: s{i mod N}).
+    #[serde(default)]
+    pub src: Option<String>,
+    /// Destination node (dumbbell default: d{i mod N}).
+    #[serde(default)]
+    pub dst: Option<String>,
+    /// Dumbbell: run d -> s instead of s -> d.
+    #[serde(default)]
+    pub reverse: Option<bool>,
+    /// "udp" (default), "tcp", ...
+    #[serde(default)]
+    pub transport: Option<String>,
+    /// "bulk", "finite", "cbr", "poisson", "onoff".
+    #[serde(default)]
+    pub app: Option<String>,
+    /// Start time: "1s" or { uniform = ["0s", "1s"] } (default 0s).
+    #[serde(default)]
+    pub start: Option<serde_json::Value>,
+    /// Stop time (default: the end of the run).
+    #[serde(default)]
+    pub stop: Option<Time>,
+    /// Include in Jain's index (default: true for bulk flows).
+    #[serde(default)]
+    pub fairness: Option<bool>,
+    /// Precedence/class carried by the data packets (default 0).
+    #[serde(default)]
+    pub class: Option<i64>,
+    /// Every other key: application and transport parameters.
+    #[serde(flatten)]
+    pub params: Params,
+}
+
+/// `[output]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Time-series sampling interval (default 100ms).
+    #[serde(default)]
+    pub sample_interval: Option<Time>,
+    /// Links whose queues are sampled (default: all).
+    #[serde(default)]
+    pub sample_links: Option<Vec<String>>,
+    /// Sample per-flow series (default true).
+    #[serde(default)]
+    pub sample_flows: Option<bool>,
+    /// Packet trace format: "none" (default).
+    #[serde(default)]
+    pub trace: Option<String>,
+}
+
+impl Default for OutputSpec {
+    fn default() -> Self {
+        OutputSpec {
+            sample_interval: None,
+            sample_links: None,
+            sample_flows: None,
+            trace: None,
+        }
+    }
+}
+
+/// `[limits]`: guards against runaway runs.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsSpec {
+    /// Maximum events processed (default 2e10).
+    #[serde(default)]
+    pub max_events: Option<u64>,
+    /// Maximum wall-clock time (default "1h").
+    #[serde(default)]
+    pub max_wall: Option<Time>,
+}
+
+fn spec_from_value(v: serde_json::Value, file: &str) -> Result<ScenarioSpec> {
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let path = e.path().to_string();
+        let msg = e.into_inner().to_string();
+        Error::Scenario {
+            file: file.to_string(),
+            path: if path == "." {
+                "(top level)".into()
+            } else {
+                path
+            },
+            message: msg,
+        }
+    })
+}
+
+/// Convert a TOML value to the JSON data model (datetimes become strings).
+fn toml_to_json(v: toml::Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    match v {
+        toml::Value::String(s) => J::String(s),
+        toml::Value::Integer(i) => J::from(i),
+        toml::Value::Float(f) => serde_json::Number::from_f64(f)
+            .map(J::Number)
+            .unwrap_or(J::Null),
+        toml::Value::Boolean(b) => J::Bool(b),
+        toml::Value::Datetime(d) => J::String(d.to_string()),
+        toml::Value::Array(a) => J::Array(a.into_iter().map(toml_to_json).collect()),
+        toml::Value::Table(t) => {
+            J::Object(t.into_iter().map(|(k, v)| (k, toml_to_json(v))).collect())
+        }
+    }
+}
+
+/// Parse TOML text into a JSON value (the common data model).
+pub fn toml_text_to_value(text: &str, file: &str) -> Result<serde_json::Value> {
+    let t: toml::Table = text.parse().map_err(|e: toml::de::Error| Error::Syntax {
+        file: file.to_string(),
+        message: format!("invalid TOML: {}", e.to_string().trim()),
+    })?;
+    Ok(toml_to_json(toml::Value::Table(t)))
+}
+
+/// Parse JSON text into a value.
+pub fn json_text_to_value(text: &str, file: &str) -> Result<serde_json::Value> {
+    serde_json::from_str(text).map_err(|e| Error::Syntax {
+        file: file.to_string(),
+        message: format!("invalid JSON: {e}"),
+    })
+}
+
+/// Read the structure of a scenario from a JSON-model value.
+pub fn parse_value(v: serde_json::Value, file: &str) -> Result<ScenarioSpec> {
+    if !v.is_object() {
+        return Err(Error::Syntax {
+            file: file.into(),
+            message: "a scenario must be a table".into(),
+        });
+    }
+    spec_from_value(v, file)
+}

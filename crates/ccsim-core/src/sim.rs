@@ -1,0 +1,499 @@
+//! The kernel: the event loop and a packet's path through nodes and links.
+//!
+//! A packet's path: a transport emits it through [`FlowCtx::send`] into the
+//! outbox; the kernel forwards it from its source node: the routing table
+//! names the egress link, the link's [`Queue`] accepts or drops it, and when
+//! the transmitter is free the queue hands it over; the packet is then in
+//! flight for serialization + propagation and one `Arrive` event later it
+//! reaches the next node, which forwards it again or, at its destination,
+//! hands it to the flow's receiver (data) or sender (acknowledgements).
+//!
+//! Events per hop: one `Arrive`; plus one `LinkFree` only while the link has
+//! a backlog (an idle link starts transmitting at once, and a link that
+//! empties schedules nothing).
+
+use crate::app::Application;
+use crate::error::{Error, Result};
+use crate::event::{Endpoint, EventKind, EventQueue};
+use crate::link::Link;
+use crate::metrics::FlowStats;
+use crate::packet::{FlowId, LinkId, NodeId, Packet, PacketArena, PacketKind, PacketRef};
+use crate::queue::DropReason;
+use crate::rng::SimRng;
+use crate::sampler::Sampler;
+use crate::time::{tx_time, SimTime};
+use crate::transport::{FlowCtx, Receiver, Sender};
+
+/// Timer kinds the kernel uses for applications.
+pub(crate) const APP_START: u32 = u32::MAX - 1;
+pub(crate) const APP_STOP: u32 = u32::MAX;
+
+/// A node: a host or a router (both forward).
+pub struct Node {
+    /// Its name.
+    pub name: String,
+}
+
+/// A flow: an application over a transport between two nodes.
+pub struct Flow {
+    /// "<group>.<k>".
+    pub name: String,
+    /// The group label.
+    pub group: String,
+    /// Source node.
+    pub src: NodeId,
+    /// Destination node.
+    pub dst: NodeId,
+    /// Sending transport.
+    pub sender: Box<dyn Sender>,
+    /// Receiving transport.
+    pub receiver: Box<dyn Receiver>,
+    /// Application.
+    pub app: Box<dyn Application>,
+    /// The flow's random stream (application and transport draws).
+    pub rng: SimRng,
+    /// Counters.
+    pub stats: FlowStats,
+    /// Included in Jain's index.
+    pub fairness: bool,
+    /// Start time.
+    pub start: SimTime,
+    /// Stop time.
+    pub stop: SimTime,
+    /// Precedence stamped on data packets.
+    pub class: u8,
+}
+
+/// Guards against runaway runs.
+#[derive(Copy, Clone, Debug)]
+pub struct Guards {
+    /// Maximum events.
+    pub max_events: u64,
+    /// Maximum wall-clock seconds.
+    pub max_wall_s: f64,
+}
+
+impl Default for Guards {
+    fn default() -> Self {
+        Guards {
+            max_events: 20_000_000_000,
+            max_wall_s: 3600.0,
+        }
+    }
+}
+
+/// Performance counters of a run.
+#[derive(Clone, Debug, Default)]
+pub struct Perf {
+    /// Events processed.
+    pub events: u64,
+    /// Packet transmissions started on links (hops).
+    pub packets_forwarded: u64,
+    /// Wall time of the event loop, seconds.
+    pub wall_s: f64,
+}
+
+/// A built simulation, ready to run.
+pub struct Simulation {
+    /// Scenario name.
+    pub name: String,
+    /// Scenario seed.
+    pub seed: u64,
+    /// Nodes.
+    pub nodes: Vec<Node>,
+    /// Links (one per direction).
+    pub links: Vec<Link>,
+    /// Flows.
+    pub flows: Vec<Flow>,
+    /// routes[node * n + dst] = egress link (u32::MAX: none).
+    pub routes: Vec<u32>,
+    /// Start of the metrics window.
+    pub warmup: SimTime,
+    /// End of the run.
+    pub duration: SimTime,
+    /// Time-series sampler.
+    pub sampler: Sampler,
+    /// Guards.
+    pub guards: Guards,
+    /// Performance counters.
+    pub perf: Perf,
+    pub(crate) now: SimTime,
+    pub(crate) events: EventQueue,
+    pub(crate) arena: PacketArena,
+    outbox: Vec<PacketRef>,
+    dropped: Vec<(PacketRef, DropReason)>,
+}
+
+/// Borrow the parts of the simulation a flow callback needs, disjointly.
+macro_rules! flow_ctx {
+    ($sim:ident, $flow:ident, $f:expr) => {{
+        let flow = &mut $sim.flows[$f];
+        let ctx = FlowCtx {
+            now: $sim.now,
+            flow: FlowId($f as u32),
+            src: flow.src,
+            dst: flow.dst,
+            stats: &mut flow.stats,
+            rng: &mut flow.rng,
+            class: flow.class,
+            events: &mut $sim.events,
+            arena: &mut $sim.arena,
+            outbox: &mut $sim.outbox,
+        };
+        (ctx, &mut flow.sender, &mut flow.receiver, &mut flow.app)
+    }};
+}
+
+impl Simulation {
+    /// Assemble a simulation from its parts (see [`crate::build`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        seed: u64,
+        nodes: Vec<Node>,
+        links: Vec<Link>,
+        flows: Vec<Flow>,
+        routes: Vec<u32>,
+        warmup: SimTime,
+        duration: SimTime,
+        sampler: Sampler,
+        guards: Guards,
+    ) -> Self {
+        Simulation {
+            name,
+            seed,
+            nodes,
+            links,
+            flows,
+            routes,
+            warmup,
+            duration,
+            sampler,
+            guards,
+            perf: Perf::default(),
+            now: SimTime::ZERO,
+            events: EventQueue::new(),
+            arena: PacketArena::new(),
+            outbox: Vec::new(),
+            dropped: Vec::new(),
+        }
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Data packets currently inside the network, per flow (for conservation checks).
+    pub fn live_packets(&self) -> usize {
+        self.arena.live()
+    }
+
+    /// The egress link from `node` towards `dst`.
+    #[inline]
+    pub fn route(&self, node: NodeId, dst: NodeId) -> Option<LinkId> {
+        let r = self.routes[node.0 as usize * self.nodes.len() + dst.0 as usize];
+        (r != u32::MAX).then_some(LinkId(r))
+    }
+
+    fn schedule_initial(&mut self) {
+        for (i, f) in self.flows.iter().enumerate() {
+            let flow = FlowId(i as u32);
+            self.events.push(
+                f.start,
+                EventKind::Timer {
+                    flow,
+                    endpoint: Endpoint::App,
+                    kind: APP_START,
+                    token: 0,
+                },
+            );
+            if f.stop < self.duration {
+                self.events.push(
+                    f.stop,
+                    EventKind::Timer {
+                        flow,
+                        endpoint: Endpoint::App,
+                        kind: APP_STOP,
+                        token: 0,
+                    },
+                );
+            }
+        }
+        for l in &self.links {
+            if let Some((delay, kind)) = l.queue.initial_timer() {
+                self.events
+                    .push(delay, EventKind::QueueTimer { link: l.id, kind });
+            }
+        }
+        if self.warmup > SimTime::ZERO {
+            self.events.push(self.warmup, EventKind::WindowStart);
+        } else {
+            self.open_window();
+        }
+        if let Some(iv) = self.sampler.interval() {
+            self.events.push(iv.min(self.duration), EventKind::Sample);
+        }
+    }
+
+    fn open_window(&mut self) {
+        let now = self.now;
+        for l in &mut self.links {
+            l.queue.open_window(now);
+            l.stats = Default::default();
+        }
+        for f in &mut self.flows {
+            f.stats.open_window();
+        }
+    }
+
+    /// Run to the end. Errors only when a guard trips.
+    pub fn run(&mut self) -> Result<()> {
+        let wall = std::time::Instant::now();
+        self.schedule_initial();
+        let mut events: u64 = 0;
+        while let Some(ev) = self.events.pop() {
+            if ev.time > self.duration {
+                break;
+            }
+            self.now = ev.time;
+            events += 1;
+            if events & 0xFFFF == 0 {
+                self.check_guards(events, &wall)?;
+            }
+            match ev.kind {
+                EventKind::Arrive { link, pkt } => self.on_arrive(link, pkt),
+                EventKind::LinkFree { link } => {
+                    self.links[link.0 as usize].free_pending = false;
+                    self.start_tx(link);
+                }
+                EventKind::Timer {
+                    flow,
+                    endpoint,
+                    kind,
+                    token,
+                } => self.on_timer(flow, endpoint, kind, token),
+                EventKind::QueueTimer { link, kind } => self.on_queue_timer(link, kind),
+                EventKind::Sample => {
+                    self.sampler.sample(self.now, &self.links, &mut self.flows);
+                    if let Some(iv) = self.sampler.interval() {
+                        if self.now < self.duration {
+                            self.events
+                                .push((self.now + iv).min(self.duration), EventKind::Sample);
+                        }
+                    }
+                }
+                EventKind::WindowStart => self.open_window(),
+            }
+        }
+        self.now = self.duration;
+        for l in &mut self.links {
+            l.queue.close_window(self.duration);
+        }
+        self.perf.events = events;
+        self.perf.wall_s = wall.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    fn check_guards(&self, events: u64, wall: &std::time::Instant) -> Result<()> {
+        if events >= self.guards.max_events {
+            return Err(Error::Guard(format!(
+                "run stopped: more than {} events (limits.max_events) at simulated time {}",
+                self.guards.max_events, self.now
+            )));
+        }
+        let w = wall.elapsed().as_secs_f64();
+        if w > self.guards.max_wall_s {
+            return Err(Error::Guard(format!(
+                "run stopped: wall time {:.1}s exceeded limits.max_wall ({:.1}s) at simulated time {}",
+                w, self.guards.max_wall_s, self.now
+            )));
+        }
+        Ok(())
+    }
+
+    fn on_timer(&mut self, f: FlowId, endpoint: Endpoint, kind: u32, token: u64) {
+        let fi = f.0 as usize;
+        match (endpoint, kind) {
+            (Endpoint::App, APP_START) => {
+                let (mut ctx, sender, _, app) = flow_ctx!(self, flow, fi);
+                ctx.stats.started_at = Some(ctx.now);
+                sender.start(&mut ctx);
+                let bytes = app.start(&mut ctx);
+                if bytes > 0 {
+                    sender.app_data(&mut ctx, bytes);
+                }
+            }
+            (Endpoint::App, APP_STOP) => {
+                let (mut ctx, sender, _, _) = flow_ctx!(self, flow, fi);
+                sender.stop(&mut ctx);
+            }
+            (Endpoint::App, _) => {
+                if self.now >= self.flows[fi].stop {
+                    return;
+                }
+                let (mut ctx, sender, _, app) = flow_ctx!(self, flow, fi);
+                let bytes = app.on_timer(&mut ctx, token);
+                if bytes > 0 {
+                    sender.app_data(&mut ctx, bytes);
+                }
+            }
+            (Endpoint::Sender, _) => {
+                let (mut ctx, sender, _, _) = flow_ctx!(self, flow, fi);
+                sender.on_timer(&mut ctx, kind, token);
+            }
+            (Endpoint::Receiver, _) => {
+                let (mut ctx, _, receiver, _) = flow_ctx!(self, flow, fi);
+                receiver.on_timer(&mut ctx, kind, token);
+            }
+        }
+        self.flush_outbox();
+    }
+
+    /// Inject the packets transports emitted at their source nodes.
+    fn flush_outbox(&mut self) {
+        while !self.outbox.is_empty() {
+            let batch = std::mem::take(&mut self.outbox);
+            for &p in &batch {
+                let src = self.arena.get(p).src;
+                self.forward(src, p);
+            }
+            let mut batch = batch;
+            batch.clear();
+            if self.outbox.is_empty() {
+                self.outbox = batch;
+            }
+        }
+    }
+
+    #[inline]
+    fn on_arrive(&mut self, link: LinkId, pkt: PacketRef) {
+        let l = &mut self.links[link.0 as usize];
+        let to = l.to;
+        if let Some(loss) = l.loss.as_mut() {
+            if loss.lose() {
+                if self.now >= self.warmup {
+                    l.stats.lost_packets += 1;
+                }
+                self.lose(pkt);
+                return;
+            }
+        }
+        self.forward(to, pkt);
+    }
+
+    /// A packet is at `node`: deliver it or put it on the next link.
+    #[inline]
+    fn forward(&mut self, node: NodeId, pkt: PacketRef) {
+        let dst = self.arena.get(pkt).dst;
+        if dst == node {
+            self.deliver(pkt);
+            return;
+        }
+        match self.route(node, dst) {
+            Some(l) => self.enqueue(l, pkt),
+            // Unreachable after validation; drop rather than panic.
+            None => self.lose(pkt),
+        }
+    }
+
+    fn enqueue(&mut self, link: LinkId, pkt: PacketRef) {
+        let li = link.0 as usize;
+        let now = self.now;
+        let l = &mut self.links[li];
+        let rate = l.rate_bps;
+        l.queue
+            .enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
+        self.process_drops();
+        let l = &mut self.links[li];
+        if l.busy_until <= now && !l.free_pending {
+            self.start_tx(link);
+        } else if !l.free_pending {
+            l.free_pending = true;
+            let at = l.busy_until;
+            self.events.push(at, EventKind::LinkFree { link });
+        }
+    }
+
+    /// The transmitter of `link` is free: send the next packet, if any.
+    fn start_tx(&mut self, link: LinkId) {
+        let li = link.0 as usize;
+        let now = self.now;
+        let l = &mut self.links[li];
+        if l.queue.len_pkts() == 0 {
+            return;
+        }
+        let rate = l.rate_bps;
+        let next = l
+            .queue
+            .dequeue(now, &mut self.arena, rate, &mut self.dropped);
+        if !self.dropped.is_empty() {
+            self.process_drops();
+        }
+        let Some(p) = next else { return };
+        let l = &mut self.links[li];
+        let size = self.arena.get(p).size;
+        let tx = tx_time(size, l.rate_bps);
+        l.busy_until = now + tx;
+        if now >= self.warmup {
+            l.stats.tx_bytes += size as u64;
+            l.stats.tx_packets += 1;
+        }
+        self.perf.packets_forwarded += 1;
+        self.events
+            .push(now + tx + l.delay, EventKind::Arrive { link, pkt: p });
+        if l.queue.len_pkts() > 0 {
+            l.free_pending = true;
+            self.events.push(l.busy_until, EventKind::LinkFree { link });
+        }
+    }
+
+    fn on_queue_timer(&mut self, link: LinkId, kind: u32) {
+        let li = link.0 as usize;
+        let now = self.now;
+        let l = &mut self.links[li];
+        let rate = l.rate_bps;
+        let next = l
+            .queue
+            .on_timer(kind, now, &mut self.arena, rate, &mut self.dropped);
+        self.process_drops();
+        if let Some(d) = next {
+            self.events.push(
+                now + d.max(SimTime(1)),
+                EventKind::QueueTimer { link, kind },
+            );
+        }
+    }
+
+    fn process_drops(&mut self) {
+        while let Some((p, _)) = self.dropped.pop() {
+            self.lose(p);
+        }
+    }
+
+    /// A packet is gone from the network without reaching its destination.
+    fn lose(&mut self, pkt: PacketRef) {
+        let p = self.arena.get(pkt);
+        let f = &mut self.flows[p.flow.0 as usize];
+        match p.kind {
+            PacketKind::Data => f.stats.on_data_lost(),
+            PacketKind::Ack => f.stats.on_ack_lost(),
+        }
+        self.arena.free(pkt);
+    }
+
+    fn deliver(&mut self, pkt: PacketRef) {
+        let p: Packet = self.arena.get(pkt).clone();
+        self.arena.free(pkt);
+        let fi = p.flow.0 as usize;
+        let (mut ctx, sender, receiver, _) = flow_ctx!(self, flow, fi);
+        match p.kind {
+            PacketKind::Data => {
+                ctx.stats.on_data_received(p.size, (ctx.now - p.sent_at).0);
+                receiver.on_packet(&mut ctx, &p);
+            }
+            PacketKind::Ack => sender.on_packet(&mut ctx, &p),
+        }
+        self.flush_outbox();
+    }
+}

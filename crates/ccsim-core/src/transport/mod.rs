@@ -1,0 +1,138 @@
+//! Transports: the protocol state at a flow's two ends.
+//!
+//! A transport is a [`Sender`] at the flow's source node and a [`Receiver`]
+//! at its destination. The kernel calls them on packet arrival and on their
+//! timers; they act through a [`FlowCtx`], which lets them emit packets, set
+//! timers and report delivered data. Applications (see [`crate::app`]) feed
+//! the sender with data; a transport never knows which application it serves.
+
+pub mod registry;
+pub mod udp;
+
+use crate::event::{Endpoint, EventKind, EventQueue};
+use crate::metrics::FlowStats;
+use crate::packet::{FlowId, NodeId, Packet, PacketArena, PacketKind, PacketRef};
+use crate::rng::SimRng;
+use crate::time::SimTime;
+
+/// What a transport may do while handling an event.
+pub struct FlowCtx<'a> {
+    /// Current simulated time.
+    pub now: SimTime,
+    /// The flow.
+    pub flow: FlowId,
+    /// The flow's source node (where the sender lives).
+    pub src: NodeId,
+    /// The flow's destination node (where the receiver lives).
+    pub dst: NodeId,
+    /// The flow's counters (the transport adds its own: retransmits, timeouts...).
+    pub stats: &'a mut FlowStats,
+    /// The flow's random stream.
+    pub rng: &'a mut SimRng,
+    /// Precedence stamped on the flow's data packets.
+    pub class: u8,
+    pub(crate) events: &'a mut EventQueue,
+    pub(crate) arena: &'a mut PacketArena,
+    pub(crate) outbox: &'a mut Vec<PacketRef>,
+}
+
+impl<'a> FlowCtx<'a> {
+    /// Emit a packet. Data packets go src -> dst, acknowledgements dst -> src;
+    /// `flow`, `src`, `dst` and `sent_at` are filled in here.
+    pub fn send(&mut self, mut p: Packet) {
+        p.flow = self.flow;
+        p.sent_at = self.now;
+        match p.kind {
+            PacketKind::Data => {
+                p.class = self.class;
+                p.src = self.src;
+                p.dst = self.dst;
+                self.stats.on_data_sent(p.size, p.payload, p.tx_count > 0);
+            }
+            PacketKind::Ack => {
+                p.src = self.dst;
+                p.dst = self.src;
+                self.stats.on_ack_sent();
+            }
+        }
+        let r = self.arena.alloc(p);
+        self.outbox.push(r);
+    }
+
+    /// Schedule a timer for `endpoint` of this flow at absolute time `at`.
+    /// The owner keeps `token` to recognise (and ignore) cancelled timers.
+    pub fn set_timer(&mut self, at: SimTime, endpoint: Endpoint, kind: u32, token: u64) {
+        self.events.push(
+            at.max(self.now),
+            EventKind::Timer {
+                flow: self.flow,
+                endpoint,
+                kind,
+                token,
+            },
+        );
+    }
+
+    /// The receiver hands `bytes` of new, in-order payload to the application.
+    pub fn deliver(&mut self, bytes: u64) {
+        self.stats.on_delivered(bytes, self.now);
+    }
+}
+
+/// Values a sender exposes as time series; NaN where not applicable.
+#[derive(Copy, Clone, Debug)]
+pub struct SenderProbe {
+    /// Congestion window, packets.
+    pub cwnd_pkts: f64,
+    /// Slow-start threshold, packets.
+    pub ssthresh_pkts: f64,
+    /// Smoothed RTT, seconds.
+    pub srtt_s: f64,
+    /// Sending rate (for rate-based senders), bits per second.
+    pub rate_bps: f64,
+}
+
+impl Default for SenderProbe {
+    fn default() -> Self {
+        SenderProbe {
+            cwnd_pkts: f64::NAN,
+            ssthresh_pkts: f64::NAN,
+            srtt_s: f64::NAN,
+            rate_bps: f64::NAN,
+        }
+    }
+}
+
+/// The sending end of a transport.
+pub trait Sender: Send {
+    /// The transport's name (`udp`, `tcp`, ...).
+    fn name(&self) -> &'static str;
+    /// The flow starts.
+    fn start(&mut self, _ctx: &mut FlowCtx) {}
+    /// The application makes `bytes` more data available (`u64::MAX`:
+    /// unlimited). For message-oriented transports (UDP) one call is one packet
+    /// of that wire size.
+    fn app_data(&mut self, ctx: &mut FlowCtx, bytes: u64);
+    /// The application stops: send no new data.
+    fn stop(&mut self, _ctx: &mut FlowCtx) {}
+    /// An acknowledgement or feedback packet arrived.
+    fn on_packet(&mut self, _ctx: &mut FlowCtx, _pkt: &Packet) {}
+    /// A timer set with [`FlowCtx::set_timer`] for [`Endpoint::Sender`] fired.
+    fn on_timer(&mut self, _ctx: &mut FlowCtx, _kind: u32, _token: u64) {}
+    /// Current state for the time series.
+    fn probe(&self) -> SenderProbe {
+        SenderProbe::default()
+    }
+    /// Which probes are meaningful for this transport (names as in time series).
+    fn probe_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+}
+
+/// The receiving end of a transport.
+pub trait Receiver: Send {
+    /// A data packet arrived.
+    fn on_packet(&mut self, ctx: &mut FlowCtx, pkt: &Packet);
+    /// A timer set for [`Endpoint::Receiver`] fired.
+    fn on_timer(&mut self, _ctx: &mut FlowCtx, _kind: u32, _token: u64) {}
+}

@@ -1,0 +1,101 @@
+//! Thin PyO3 bindings of ccsim-core: scenario text in, summary JSON and
+//! time-series columns (numpy arrays) out. Everything per packet stays in Rust.
+
+use ccsim_core::{Error, GuardOverrides, RunOutput};
+use numpy::PyArray1;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "A scenario file is malformed."
+);
+create_exception!(
+    _core,
+    SimulationError,
+    PyRuntimeError,
+    "A run was stopped by a guard."
+);
+
+fn to_py(e: Error) -> PyErr {
+    match e {
+        Error::Guard(m) => SimulationError::new_err(m),
+        other => ScenarioError::new_err(other.to_string()),
+    }
+}
+
+fn guards(max_events: Option<u64>, max_wall_s: Option<f64>) -> GuardOverrides {
+    GuardOverrides {
+        max_events,
+        max_wall_s,
+    }
+}
+
+fn output<'py>(py: Python<'py>, out: RunOutput) -> PyResult<(String, Bound<'py, PyDict>)> {
+    let json =
+        serde_json::to_string(&out.result).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let ts = PyDict::new(py);
+    ts.set_item("time_s", PyArray1::from_vec(py, out.timeseries.time_s))?;
+    let series = PyList::empty(py);
+    for s in out.timeseries.series {
+        let values = PyArray1::from_vec(py, s.values);
+        series.append((s.entity_kind, s.entity, s.metric, values))?;
+    }
+    ts.set_item("series", series)?;
+    Ok((json, ts))
+}
+
+/// Run a scenario given as `text` in `fmt` ("toml" or "json"); `source` names
+/// it in error messages. Returns (summary_json, timeseries dict).
+#[pyfunction]
+#[pyo3(signature = (text, source, fmt="toml", max_events=None, max_wall_s=None))]
+fn run_scenario<'py>(
+    py: Python<'py>,
+    text: &str,
+    source: &str,
+    fmt: &str,
+    max_events: Option<u64>,
+    max_wall_s: Option<f64>,
+) -> PyResult<(String, Bound<'py, PyDict>)> {
+    let g = guards(max_events, max_wall_s);
+    let text = text.to_string();
+    let source = source.to_string();
+    let fmt = fmt.to_string();
+    let out = py.detach(move || match fmt.as_str() {
+        "json" => ccsim_core::run_json(&text, &source, g),
+        _ => ccsim_core::run_toml(&text, &source, g),
+    });
+    output(py, out.map_err(to_py)?)
+}
+
+/// Check a scenario without running it; raises ScenarioError.
+#[pyfunction]
+#[pyo3(signature = (text, source, fmt="toml"))]
+fn validate_scenario(text: &str, source: &str, fmt: &str) -> PyResult<()> {
+    let v = match fmt {
+        "json" => ccsim_core::scenario::json_text_to_value(text, source),
+        _ => ccsim_core::scenario::toml_text_to_value(text, source),
+    }
+    .map_err(to_py)?;
+    ccsim_core::validate_value(v, source).map_err(to_py)
+}
+
+/// The engine's version.
+#[pyfunction]
+fn version() -> &'static str {
+    ccsim_core::VERSION
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    Ok(())
+}
