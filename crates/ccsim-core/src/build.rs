@@ -221,6 +221,7 @@ impl<'a> Builder<'a> {
             busy_until: SimTime::ZERO,
             free_pending: false,
             stats: Default::default(),
+            notify_reverse: None,
         });
     }
 
@@ -888,6 +889,15 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
     }
     let pairs = spec.topology.as_ref().map(|t| t.pairs);
     let flows = add_flows(&b, spec, duration, pairs)?;
+    // Duplex pairs are created one after the other (a->b, then b->a).
+    for i in (0..b.links.len()).step_by(2) {
+        if b.links[i + 1].queue.wants_reverse() {
+            b.links[i].notify_reverse = Some(LinkId(i as u32 + 1));
+        }
+        if b.links[i].queue.wants_reverse() {
+            b.links[i + 1].notify_reverse = Some(LinkId(i as u32));
+        }
+    }
     let routes = shortest_paths(b.nodes.len(), &b.links);
     let n = b.nodes.len();
     for (i, f) in flows.iter().enumerate() {

@@ -91,4 +91,7 @@ pub struct Link {
     pub free_pending: bool,
     /// Counters over the window.
     pub stats: LinkStats,
+    /// The opposite direction of the same duplex pair, if its queue wants to
+    /// see packets arriving over this link (ModRED's ACK rewriting).
+    pub notify_reverse: Option<LinkId>,
 }

@@ -99,6 +99,8 @@ pub struct QueueResult {
     pub forced_drops: u64,
     /// ECN marks.
     pub marks: u64,
+    /// Reverse-direction packets rewritten (ModRED).
+    pub rewrites: u64,
     /// drops / arrivals.
     pub loss_rate: f64,
     /// Time-averaged packets waiting.
@@ -287,6 +289,7 @@ impl RunResult {
                     early_drops: q.early_drops,
                     forced_drops: q.forced_drops,
                     marks: q.marks,
+                    rewrites: q.rewrites,
                     loss_rate: ratio(q.drops as f64, q.arrivals as f64),
                     avg_len_pkts: ratio(q.len_pkts_integral as f64, window_ns),
                     avg_len_bytes: ratio(q.len_bytes_integral as f64, window_ns),

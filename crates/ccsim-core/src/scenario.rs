@@ -222,7 +222,7 @@ pub struct FlowGroupSpec {
 }
 
 /// `[output]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct OutputSpec {
     /// Time-series sampling interval (default 100ms).
@@ -239,16 +239,6 @@ pub struct OutputSpec {
     pub trace: Option<String>,
 }
 
-impl Default for OutputSpec {
-    fn default() -> Self {
-        OutputSpec {
-            sample_interval: None,
-            sample_links: None,
-            sample_flows: None,
-            trace: None,
-        }
-    }
-}
 
 /// `[limits]`: guards against runaway runs.
 #[derive(Debug, Deserialize, Default)]

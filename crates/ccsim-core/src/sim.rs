@@ -379,6 +379,12 @@ impl Simulation {
                 return;
             }
         }
+        if let Some(r) = l.notify_reverse {
+            let now = self.now;
+            let rl = &mut self.links[r.0 as usize];
+            let rate = rl.rate_bps;
+            rl.queue.on_reverse_arrival(pkt, now, &mut self.arena, rate);
+        }
         self.forward(to, pkt);
     }
 

@@ -65,7 +65,7 @@ impl SimTime {
         SimTime(self.0.saturating_add(other.0))
     }
     /// Multiply a span by an integer, saturating.
-    pub fn mul(self, k: u64) -> SimTime {
+    pub fn times(self, k: u64) -> SimTime {
         SimTime(self.0.saturating_mul(k))
     }
 }

@@ -15,6 +15,12 @@
 pub mod droptail;
 pub mod registry;
 
+// RED family and price/rate-based AQMs: red, gred, ared, nlred, lired, wred,
+// rio, modred, rem, avq, pi. Modules go below this line.
+
+// Fair queueing, schedulers and delay-based AQMs: blue, sfb, sred, fred,
+// choke, sfq, drr, rr, codel, fq_codel, pie. Modules go below this line.
+
 use crate::packet::{Ecn, PacketArena, PacketRef};
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -130,6 +136,18 @@ pub trait QueueDisc: Send {
     fn on_timer(&mut self, _kind: u32, _ctx: &mut QueueCtx) -> Option<SimTime> {
         None
     }
+    /// Whether the discipline wants to see packets travelling the opposite
+    /// direction (arrivals over the reverse link of the same duplex pair).
+    /// Checked once when the simulation is built.
+    fn wants_reverse(&self) -> bool {
+        false
+    }
+    /// A packet arrived at this queue's node over the reverse link (for
+    /// example an ACK on its way back to a sender). The discipline may rewrite
+    /// it (ModRED rewrites the advertised window); return true if it did.
+    fn on_reverse_arrival(&mut self, _pkt: PacketRef, _ctx: &mut QueueCtx) -> bool {
+        false
+    }
 }
 
 /// Counters of one queue over the metrics window.
@@ -153,6 +171,8 @@ pub struct QueueStats {
     pub forced_drops: u64,
     /// ECN CE marks.
     pub marks: u64,
+    /// Packets travelling the other way that the discipline rewrote (ModRED).
+    pub rewrites: u64,
     /// Bytes offered.
     pub arrival_bytes: u64,
     /// Bytes dropped.
@@ -283,6 +303,15 @@ impl Queue {
         self.flow_drops[f] += 1;
     }
 
+    fn count_queued_drops(&mut self, arena: &PacketArena, drops: &[(PacketRef, DropReason)]) {
+        for &(p, r) in drops {
+            self.count_drop(arena, p, r);
+            if self.counting {
+                self.stats.drops_in_queue += 1;
+            }
+        }
+    }
+
     /// Offer a packet. Dropped packets (the arriving one or others pushed
     /// out) are appended to `dropped`; the caller accounts and frees them.
     pub fn enqueue(
@@ -307,13 +336,7 @@ impl Queue {
             self.stats.arrival_bytes += arena.get(pkt).size as u64;
             self.stats.marks += marks;
         }
-        for i in first_new..dropped.len() {
-            let (p, r) = dropped[i];
-            self.count_drop(arena, p, r);
-            if counting {
-                self.stats.drops_in_queue += 1;
-            }
-        }
+        self.count_queued_drops(arena, &dropped[first_new..]);
         let accepted = match verdict {
             Verdict::Enqueued => {
                 if counting {
@@ -353,13 +376,7 @@ impl Queue {
         if self.counting {
             self.stats.marks += marks;
         }
-        for i in first_new..dropped.len() {
-            let (p, r) = dropped[i];
-            self.count_drop(arena, p, r);
-            if self.counting {
-                self.stats.drops_in_queue += 1;
-            }
-        }
+        self.count_queued_drops(arena, &dropped[first_new..]);
         if let Some(p) = out {
             if self.counting {
                 self.stats.dequeued += 1;
@@ -377,6 +394,23 @@ impl Queue {
         self.disc.initial_timer()
     }
 
+    /// Whether the discipline wants reverse-direction arrivals.
+    pub fn wants_reverse(&self) -> bool {
+        self.disc.wants_reverse()
+    }
+
+    /// Show the discipline a packet travelling the opposite direction.
+    pub fn on_reverse_arrival(&mut self, pkt: PacketRef, now: SimTime, arena: &mut PacketArena, link_rate_bps: u64) {
+        let mut none = Vec::new();
+        let rewrote = {
+            let mut ctx = QueueCtx::new(now, arena, &mut self.rng, link_rate_bps, &mut none);
+            self.disc.on_reverse_arrival(pkt, &mut ctx)
+        };
+        if rewrote && self.counting {
+            self.stats.rewrites += 1;
+        }
+    }
+
     /// Run a discipline timer; returns the delay to the next one.
     pub fn on_timer(
         &mut self,
@@ -392,13 +426,7 @@ impl Queue {
             let mut ctx = QueueCtx::new(now, arena, &mut self.rng, link_rate_bps, dropped);
             self.disc.on_timer(kind, &mut ctx)
         };
-        for i in first_new..dropped.len() {
-            let (p, r) = dropped[i];
-            self.count_drop(arena, p, r);
-            if self.counting {
-                self.stats.drops_in_queue += 1;
-            }
-        }
+        self.count_queued_drops(arena, &dropped[first_new..]);
         self.note_len();
         next
     }
