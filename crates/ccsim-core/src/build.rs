@@ -83,20 +83,13 @@ impl<'a> Builder<'a> {
         }
         let id = NodeId(self.nodes.len() as u32);
         self.names.insert(name.to_string(), id);
-        self.nodes.push(Node {
-            name: name.to_string(),
-        });
+        self.nodes.push(Node { name: name.to_string() });
         Ok(id)
     }
 
     fn node(&self, name: &str, path: &str) -> Result<NodeId> {
         self.names.get(name).copied().ok_or_else(|| {
-            let mut known: Vec<&str> = self
-                .nodes
-                .iter()
-                .map(|n| n.name.as_str())
-                .take(12)
-                .collect();
+            let mut known: Vec<&str> = self.nodes.iter().map(|n| n.name.as_str()).take(12).collect();
             if self.nodes.len() > 12 {
                 known.push("...");
             }
@@ -107,14 +100,7 @@ impl<'a> Builder<'a> {
         })
     }
 
-    fn queue(
-        &self,
-        spec: Option<&QueueSpec>,
-        default_limit: u64,
-        rate: u64,
-        path: &str,
-        label: &str,
-    ) -> Result<Queue> {
+    fn queue(&self, spec: Option<&QueueSpec>, default_limit: u64, rate: u64, path: &str, label: &str) -> Result<Queue> {
         let default = QueueSpec {
             kind: None,
             limit: None,
@@ -150,10 +136,7 @@ impl<'a> Builder<'a> {
             link_rate_bps: rate,
         };
         let disc = queues::build(&kind, &args).map_err(|e| self.param_err(path, e))?;
-        Ok(Queue::new(
-            disc,
-            stream(self.seed, &format!("queue:{label}")),
-        ))
+        Ok(Queue::new(disc, stream(self.seed, &format!("queue:{label}"))))
     }
 
     fn loss(&self, spec: Option<&LossSpec>, path: &str, label: &str) -> Result<Option<Loss>> {
@@ -181,34 +164,20 @@ impl<'a> Builder<'a> {
                 loss_good: prob(s.loss_good, "loss_good", Some(0.0))?,
                 loss_bad: prob(s.loss_bad, "loss_bad", Some(1.0))?,
             },
-            other => return Err(self.e(
-                format!("{path}.model"),
-                format!(
-                    "unknown loss model \"{other}\"; expected \"bernoulli\" or \"gilbert-elliott\""
-                ),
-            )),
+            other => {
+                return Err(self.e(
+                    format!("{path}.model"),
+                    format!("unknown loss model \"{other}\"; expected \"bernoulli\" or \"gilbert-elliott\""),
+                ))
+            }
         };
-        Ok(Some(Loss::new(
-            model,
-            stream(self.seed, &format!("loss:{label}")),
-        )))
+        Ok(Some(Loss::new(model, stream(self.seed, &format!("loss:{label}")))))
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn add_link(
-        &mut self,
-        a: NodeId,
-        b: NodeId,
-        rate: u64,
-        delay: SimTime,
-        queue: Queue,
-        loss: Option<Loss>,
-    ) {
+    fn add_link(&mut self, a: NodeId, b: NodeId, rate: u64, delay: SimTime, queue: Queue, loss: Option<Loss>) {
         let id = LinkId(self.links.len() as u32);
-        let name = format!(
-            "{}->{}",
-            self.nodes[a.0 as usize].name, self.nodes[b.0 as usize].name
-        );
+        let name = format!("{}->{}", self.nodes[a.0 as usize].name, self.nodes[b.0 as usize].name);
         self.links.push(Link {
             id,
             name,
@@ -230,26 +199,25 @@ impl<'a> Builder<'a> {
             return Ok(());
         };
         if t.kind != "dumbbell" {
-            return Err(self.e("topology.kind", format!("unknown topology \"{}\"; expected \"dumbbell\" (or use [[nodes]] and [[links]])", t.kind)));
+            return Err(self.e(
+                "topology.kind",
+                format!(
+                    "unknown topology \"{}\"; expected \"dumbbell\" (or use [[nodes]] and [[links]])",
+                    t.kind
+                ),
+            ));
         }
         if t.pairs == 0 {
             return Err(self.e("topology.pairs", "a dumbbell needs at least 1 pair"));
         }
         if !spec.nodes.is_empty() || !spec.links.is_empty() {
-            return Err(self.e(
-                "topology",
-                "give either [topology] or [[nodes]]/[[links]], not both",
-            ));
+            return Err(self.e("topology", "give either [topology] or [[nodes]]/[[links]], not both"));
         }
         if let Some(d) = &t.access.delays {
             if d.len() != t.pairs as usize {
                 return Err(self.e(
                     "topology.access.delays",
-                    format!(
-                        "expected {} delays (one per pair), got {}",
-                        t.pairs,
-                        d.len()
-                    ),
+                    format!("expected {} delays (one per pair), got {}", t.pairs, d.len()),
                 ));
             }
         }
@@ -292,10 +260,7 @@ impl<'a> Builder<'a> {
         for i in 0..n {
             let delay = a.delays.as_ref().map(|v| v[i].0).unwrap_or(a.delay.0);
             for (x, y) in [(s[i], r1), (r1, s[i]), (r2, d[i]), (d[i], r2)] {
-                let label = format!(
-                    "{}->{}",
-                    self.nodes[x.0 as usize].name, self.nodes[y.0 as usize].name
-                );
+                let label = format!("{}->{}", self.nodes[x.0 as usize].name, self.nodes[y.0 as usize].name);
                 let q = self.queue(
                     a.queue.as_ref(),
                     ACCESS_QUEUE_LIMIT,
@@ -333,28 +298,14 @@ impl<'a> Builder<'a> {
                 l.queue_ab.as_ref().or(l.queue.as_ref()),
                 LINK_QUEUE_LIMIT,
                 l.rate.0,
-                &format!(
-                    "{p}.{}",
-                    if l.queue_ab.is_some() {
-                        "queue_ab"
-                    } else {
-                        "queue"
-                    }
-                ),
+                &format!("{p}.{}", if l.queue_ab.is_some() { "queue_ab" } else { "queue" }),
                 &format!("{na}->{nb}"),
             )?;
             let qba = self.queue(
                 l.queue_ba.as_ref().or(l.queue.as_ref()),
                 LINK_QUEUE_LIMIT,
                 l.rate.0,
-                &format!(
-                    "{p}.{}",
-                    if l.queue_ba.is_some() {
-                        "queue_ba"
-                    } else {
-                        "queue"
-                    }
-                ),
+                &format!("{p}.{}", if l.queue_ba.is_some() { "queue_ba" } else { "queue" }),
                 &format!("{nb}->{na}"),
             )?;
             let lab = self.loss(
@@ -377,20 +328,11 @@ impl<'a> Builder<'a> {
 fn time_value(v: &Value, file: &str, path: &str) -> Result<SimTime> {
     match v {
         Value::String(s) => parse_time(s).map_err(|m| err(file, path, m)),
-        other => Err(err(
-            file,
-            path,
-            format!("expected a time like \"20ms\", got {other}"),
-        )),
+        other => Err(err(file, path, format!("expected a time like \"20ms\", got {other}"))),
     }
 }
 
-fn start_time(
-    v: Option<&Value>,
-    file: &str,
-    path: &str,
-    rng: &mut crate::rng::SimRng,
-) -> Result<SimTime> {
+fn start_time(v: Option<&Value>, file: &str, path: &str, rng: &mut crate::rng::SimRng) -> Result<SimTime> {
     match v {
         None => Ok(SimTime::ZERO),
         Some(Value::String(_)) => time_value(v.unwrap_or(&Value::Null), file, path),
@@ -403,11 +345,7 @@ fn start_time(
                 ));
             };
             if m.len() != 1 {
-                return Err(err(
-                    file,
-                    path,
-                    "the start table takes only the key \"uniform\"",
-                ));
+                return Err(err(file, path, "the start table takes only the key \"uniform\""));
             }
             let arr = u.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
                 err(
@@ -454,9 +392,7 @@ impl<'a> AppKeys<'a> {
         match self.take("rate") {
             None if required => Err(self.e("rate", "missing key \"rate\" (e.g. rate = \"1Mbps\")")),
             None => Ok(None),
-            Some(Value::String(s)) => crate::units::parse_rate(&s)
-                .map(Some)
-                .map_err(|m| self.e("rate", m)),
+            Some(Value::String(s)) => crate::units::parse_rate(&s).map(Some).map_err(|m| self.e("rate", m)),
             Some(v) => Err(self.e("rate", format!("expected a rate like \"10Mbps\", got {v}"))),
         }
     }
@@ -465,10 +401,7 @@ impl<'a> AppKeys<'a> {
             None => Ok(1000),
             Some(Value::Number(n)) => match n.as_u64() {
                 Some(v) if (1..=u32::MAX as u64).contains(&v) => Ok(v as u32),
-                _ => Err(self.e(
-                    "packet_size",
-                    format!("expected a positive size in bytes, got {n}"),
-                )),
+                _ => Err(self.e("packet_size", format!("expected a positive size in bytes, got {n}"))),
             },
             Some(Value::String(s)) => match parse_size(&s) {
                 Ok(v) if v >= 1 && v <= u32::MAX as u64 => Ok(v as u32),
@@ -502,9 +435,7 @@ impl<'a> AppKeys<'a> {
                 }
                 other => Err(self.e(
                     key,
-                    format!(
-                        "expected \"constant\", \"exponential\" or \"pareto\", got \"{other}\""
-                    ),
+                    format!("expected \"constant\", \"exponential\" or \"pareto\", got \"{other}\""),
                 )),
             },
             Some(v) => Err(self.e(key, format!("expected a distribution name, got {v}"))),
@@ -524,9 +455,7 @@ impl<'a> AppKeys<'a> {
                 Some(d) if d > 0.0 && d <= 1.0 => Some(d),
                 _ => return Err(self.e("duty", format!("expected a fraction in (0, 1], got {n}"))),
             },
-            Some(v) => {
-                return Err(self.e("duty", format!("expected a fraction in (0, 1], got {v}")))
-            }
+            Some(v) => return Err(self.e("duty", format!("expected a fraction in (0, 1], got {v}"))),
         };
         let on = self.take("on");
         match (period, on) {
@@ -557,18 +486,10 @@ impl<'a> AppKeys<'a> {
                     let a = time_value(&arr[0], self.file, &format!("{p}[0]"))?;
                     let b = time_value(&arr[1], self.file, &format!("{p}[1]"))?;
                     if b <= a {
-                        return Err(err(
-                            self.file,
-                            &p,
-                            "an interval's stop must be after its start",
-                        ));
+                        return Err(err(self.file, &p, "an interval's stop must be after its start"));
                     }
                     if out.last().is_some_and(|&(_, pb)| a < pb) {
-                        return Err(err(
-                            self.file,
-                            &p,
-                            "intervals must be in order and not overlap",
-                        ));
+                        return Err(err(self.file, &p, "intervals must be in order and not overlap"));
                     }
                     out.push((a, b));
                 }
@@ -581,14 +502,8 @@ impl<'a> AppKeys<'a> {
                 }
                 Ok(Schedule::Always)
             }
-            (Some(_), Some(_)) => Err(self.e(
-                "on",
-                "give either \"on\" intervals or a \"period\", not both",
-            )),
-            (None, Some(v)) => Err(self.e(
-                "on",
-                format!("expected a list of [start, stop] intervals, got {v}"),
-            )),
+            (Some(_), Some(_)) => Err(self.e("on", "give either \"on\" intervals or a \"period\", not both")),
+            (None, Some(v)) => Err(self.e("on", format!("expected a list of [start, stop] intervals, got {v}"))),
         }
     }
     fn finish(self, app: &str) -> Result<Params> {
@@ -601,30 +516,18 @@ impl<'a> AppKeys<'a> {
     }
 }
 
-fn build_app(
-    app: &str,
-    keys: &mut AppKeys,
-    start: SimTime,
-    transport: &str,
-) -> Result<Box<dyn Application>> {
+fn build_app(app: &str, keys: &mut AppKeys, start: SimTime, transport: &str) -> Result<Box<dyn Application>> {
     Ok(match app {
         "bulk" => Box::new(Bulk),
         "finite" => {
             let bytes = match keys.take("size") {
-                None => {
-                    return Err(keys.e(
-                        "size",
-                        "missing key \"size\": bytes (\"1MB\") or packets (an integer)",
-                    ))
-                }
+                None => return Err(keys.e("size", "missing key \"size\": bytes (\"1MB\") or packets (an integer)")),
                 Some(Value::String(s)) => parse_size(&s).map_err(|m| keys.e("size", m))?,
                 Some(Value::Number(n)) => {
-                    let pkts = n.as_u64().filter(|&v| v >= 1).ok_or_else(|| {
-                        keys.e(
-                            "size",
-                            format!("expected a positive number of packets, got {n}"),
-                        )
-                    })?;
+                    let pkts = n
+                        .as_u64()
+                        .filter(|&v| v >= 1)
+                        .ok_or_else(|| keys.e("size", format!("expected a positive number of packets, got {n}")))?;
                     // Packets of one MSS; the transport's MSS is read from the remaining keys.
                     let mss = keys
                         .keys
@@ -671,20 +574,13 @@ fn build_app(
             let _ = transport;
             return Err(keys.e(
                 "app",
-                format!(
-                    "unknown app \"{other}\"; expected one of: bulk, finite, cbr, poisson, onoff"
-                ),
+                format!("unknown app \"{other}\"; expected one of: bulk, finite, cbr, poisson, onoff"),
             ));
         }
     })
 }
 
-fn add_flows(
-    b: &Builder,
-    spec: &ScenarioSpec,
-    duration: SimTime,
-    pairs: Option<u32>,
-) -> Result<Vec<Flow>> {
+fn add_flows(b: &Builder, spec: &ScenarioSpec, duration: SimTime, pairs: Option<u32>) -> Result<Vec<Flow>> {
     let file = b.file;
     let mut flows = Vec::new();
     let mut global = 0usize;
@@ -743,17 +639,11 @@ fn add_flows(
                 return Err(err(
                     file,
                     format!("{path}.start"),
-                    format!(
-                        "the flow starts at {start}, not before the end of the run ({duration})"
-                    ),
+                    format!("the flow starts at {start}, not before the end of the run ({duration})"),
                 ));
             }
             if stop <= start {
-                return Err(err(
-                    file,
-                    format!("{path}.stop"),
-                    "a flow must stop after it starts",
-                ));
+                return Err(err(file, format!("{path}.stop"), "a flow must stop after it starts"));
             }
             let mut keys = AppKeys {
                 file,
@@ -797,39 +687,21 @@ fn add_flows(
     Ok(flows)
 }
 
-fn flow_ends(
-    b: &Builder,
-    g: &FlowGroupSpec,
-    pairs: Option<u32>,
-    i: usize,
-    path: &str,
-) -> Result<(NodeId, NodeId)> {
+fn flow_ends(b: &Builder, g: &FlowGroupSpec, pairs: Option<u32>, i: usize, path: &str) -> Result<(NodeId, NodeId)> {
     let reverse = g.reverse.unwrap_or(false);
     let (src, dst) = match (&g.src, &g.dst, pairs) {
-        (Some(s), Some(d), _) => (
-            b.node(s, &format!("{path}.src"))?,
-            b.node(d, &format!("{path}.dst"))?,
-        ),
+        (Some(s), Some(d), _) => (b.node(s, &format!("{path}.src"))?, b.node(d, &format!("{path}.dst"))?),
         (None, None, Some(n)) => {
             let p = i % n as usize;
-            (
-                b.node(&format!("s{p}"), path)?,
-                b.node(&format!("d{p}"), path)?,
-            )
+            (b.node(&format!("s{p}"), path)?, b.node(&format!("d{p}"), path)?)
         }
         (Some(s), None, Some(n)) => {
             let p = i % n as usize;
-            (
-                b.node(s, &format!("{path}.src"))?,
-                b.node(&format!("d{p}"), path)?,
-            )
+            (b.node(s, &format!("{path}.src"))?, b.node(&format!("d{p}"), path)?)
         }
         (None, Some(d), Some(n)) => {
             let p = i % n as usize;
-            (
-                b.node(&format!("s{p}"), path)?,
-                b.node(d, &format!("{path}.dst"))?,
-            )
+            (b.node(&format!("s{p}"), path)?, b.node(d, &format!("{path}.dst"))?)
         }
         (None, _, None) => {
             return Err(err(
@@ -881,11 +753,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
     b.dumbbell(spec)?;
     b.graph(spec)?;
     if spec.flows.is_empty() {
-        return Err(err(
-            file,
-            "flows",
-            "no flows: add at least one [[flows]] group",
-        ));
+        return Err(err(file, "flows", "no flows: add at least one [[flows]] group"));
     }
     let pairs = spec.topology.as_ref().map(|t| t.pairs);
     let flows = add_flows(&b, spec, duration, pairs)?;

@@ -144,9 +144,7 @@ mod tests {
         q.push(SimTime(5), EventKind::Sample);
         q.push(SimTime(3), EventKind::LinkFree { link: LinkId(1) });
         q.push(SimTime(3), EventKind::LinkFree { link: LinkId(2) });
-        let order: Vec<_> = std::iter::from_fn(|| q.pop())
-            .map(|e| (e.time.0, e.seq))
-            .collect();
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|e| (e.time.0, e.seq)).collect();
         assert_eq!(order, vec![(3, 2), (3, 3), (5, 1)]);
     }
 }

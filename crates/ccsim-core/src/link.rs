@@ -40,11 +40,7 @@ pub struct Loss {
 impl Loss {
     /// A loss process starting in the good state.
     pub fn new(model: LossModel, rng: SimRng) -> Self {
-        Loss {
-            model,
-            bad: false,
-            rng,
-        }
+        Loss { model, bad: false, rng }
     }
 
     /// Decide the fate of the next packet: true means lost.

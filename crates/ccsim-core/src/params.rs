@@ -43,9 +43,6 @@ pub fn parse<T: DeserializeOwned>(params: &Params) -> Result<T, ParamError> {
 pub fn no_params(params: &Params) -> Result<(), ParamError> {
     match params.keys().next() {
         None => Ok(()),
-        Some(k) => Err(ParamError::at(
-            k.clone(),
-            "unknown parameter for this algorithm",
-        )),
+        Some(k) => Err(ParamError::at(k.clone(), "unknown parameter for this algorithm")),
     }
 }

@@ -251,18 +251,15 @@ impl RunResult {
                     in_flight_end: s.in_flight,
                     acks_sent: s.acks_sent,
                     acks_lost: s.acks_lost,
-                    delay_mean_s: (!d.is_empty())
-                        .then(|| d.iter().map(|&x| x as f64).sum::<f64>() / n * 1e-9),
+                    delay_mean_s: (!d.is_empty()).then(|| d.iter().map(|&x| x as f64).sum::<f64>() / n * 1e-9),
                     delay_min_s: d.iter().min().map(|&x| secs(x)),
                     delay_max_s: d.iter().max().map(|&x| secs(x)),
                     delay_p99_s: percentile(d, 0.99).map(secs),
-                    jitter_s: (s.jitter_n > 0)
-                        .then(|| s.jitter_sum_ns as f64 / s.jitter_n as f64 * 1e-9),
+                    jitter_s: (s.jitter_n > 0).then(|| s.jitter_sum_ns as f64 / s.jitter_n as f64 * 1e-9),
                     retransmits: s.retransmits,
                     timeouts: s.timeouts,
                     fast_retransmits: s.fast_retransmits,
-                    cwnd_mean_pkts: (s.probe_samples > 0)
-                        .then(|| s.cwnd_sum / s.probe_samples as f64),
+                    cwnd_mean_pkts: (s.probe_samples > 0).then(|| s.cwnd_sum / s.probe_samples as f64),
                     srtt_mean_s: (s.probe_samples > 0).then(|| s.srtt_sum / s.probe_samples as f64),
                     fct_s: match (s.completed_at, s.started_at) {
                         (Some(c), Some(st)) => Some((c - st).secs_f64()),
@@ -316,24 +313,16 @@ impl RunResult {
             })
             .collect();
         // The bottleneck: r1->r2 in a dumbbell, otherwise the most utilized link.
-        let bi = sim
-            .links
-            .iter()
-            .position(|l| l.name == "r1->r2")
-            .unwrap_or_else(|| {
-                let mut best = 0;
-                for (i, l) in links.iter().enumerate() {
-                    if l.utilization > links[best].utilization {
-                        best = i;
-                    }
+        let bi = sim.links.iter().position(|l| l.name == "r1->r2").unwrap_or_else(|| {
+            let mut best = 0;
+            for (i, l) in links.iter().enumerate() {
+                if l.utilization > links[best].utilization {
+                    best = i;
                 }
-                best
-            });
-        let fair: Vec<f64> = flows
-            .iter()
-            .filter(|f| f.fairness)
-            .map(|f| f.goodput_bps)
-            .collect();
+            }
+            best
+        });
+        let fair: Vec<f64> = flows.iter().filter(|f| f.fairness).map(|f| f.goodput_bps).collect();
         let sent: u64 = flows.iter().map(|f| f.sent_packets).sum();
         let lost: u64 = flows.iter().map(|f| f.lost_packets).sum();
         let summary = Summary {

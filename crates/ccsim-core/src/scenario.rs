@@ -239,7 +239,6 @@ pub struct OutputSpec {
     pub trace: Option<String>,
 }
 
-
 /// `[limits]`: guards against runaway runs.
 #[derive(Debug, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -258,11 +257,7 @@ fn spec_from_value(v: serde_json::Value, file: &str) -> Result<ScenarioSpec> {
         let msg = e.into_inner().to_string();
         Error::Scenario {
             file: file.to_string(),
-            path: if path == "." {
-                "(top level)".into()
-            } else {
-                path
-            },
+            path: if path == "." { "(top level)".into() } else { path },
             message: msg,
         }
     })
@@ -274,15 +269,11 @@ fn toml_to_json(v: toml::Value) -> serde_json::Value {
     match v {
         toml::Value::String(s) => J::String(s),
         toml::Value::Integer(i) => J::from(i),
-        toml::Value::Float(f) => serde_json::Number::from_f64(f)
-            .map(J::Number)
-            .unwrap_or(J::Null),
+        toml::Value::Float(f) => serde_json::Number::from_f64(f).map(J::Number).unwrap_or(J::Null),
         toml::Value::Boolean(b) => J::Bool(b),
         toml::Value::Datetime(d) => J::String(d.to_string()),
         toml::Value::Array(a) => J::Array(a.into_iter().map(toml_to_json).collect()),
-        toml::Value::Table(t) => {
-            J::Object(t.into_iter().map(|(k, v)| (k, toml_to_json(v))).collect())
-        }
+        toml::Value::Table(t) => J::Object(t.into_iter().map(|(k, v)| (k, toml_to_json(v))).collect()),
     }
 }
 

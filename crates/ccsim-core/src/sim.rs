@@ -222,8 +222,7 @@ impl Simulation {
         }
         for l in &self.links {
             if let Some((delay, kind)) = l.queue.initial_timer() {
-                self.events
-                    .push(delay, EventKind::QueueTimer { link: l.id, kind });
+                self.events.push(delay, EventKind::QueueTimer { link: l.id, kind });
             }
         }
         if self.warmup > SimTime::ZERO {
@@ -278,8 +277,7 @@ impl Simulation {
                     self.sampler.sample(self.now, &self.links, &mut self.flows);
                     if let Some(iv) = self.sampler.interval() {
                         if self.now < self.duration {
-                            self.events
-                                .push((self.now + iv).min(self.duration), EventKind::Sample);
+                            self.events.push((self.now + iv).min(self.duration), EventKind::Sample);
                         }
                     }
                 }
@@ -408,8 +406,7 @@ impl Simulation {
         let now = self.now;
         let l = &mut self.links[li];
         let rate = l.rate_bps;
-        l.queue
-            .enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
+        l.queue.enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
         self.process_drops();
         let l = &mut self.links[li];
         if l.busy_until <= now && !l.free_pending {
@@ -430,9 +427,7 @@ impl Simulation {
             return;
         }
         let rate = l.rate_bps;
-        let next = l
-            .queue
-            .dequeue(now, &mut self.arena, rate, &mut self.dropped);
+        let next = l.queue.dequeue(now, &mut self.arena, rate, &mut self.dropped);
         if !self.dropped.is_empty() {
             self.process_drops();
         }
@@ -446,8 +441,7 @@ impl Simulation {
             l.stats.tx_packets += 1;
         }
         self.perf.packets_forwarded += 1;
-        self.events
-            .push(now + tx + l.delay, EventKind::Arrive { link, pkt: p });
+        self.events.push(now + tx + l.delay, EventKind::Arrive { link, pkt: p });
         if l.queue.len_pkts() > 0 {
             l.free_pending = true;
             self.events.push(l.busy_until, EventKind::LinkFree { link });
@@ -459,15 +453,11 @@ impl Simulation {
         let now = self.now;
         let l = &mut self.links[li];
         let rate = l.rate_bps;
-        let next = l
-            .queue
-            .on_timer(kind, now, &mut self.arena, rate, &mut self.dropped);
+        let next = l.queue.on_timer(kind, now, &mut self.arena, rate, &mut self.dropped);
         self.process_drops();
         if let Some(d) = next {
-            self.events.push(
-                now + d.max(SimTime(1)),
-                EventKind::QueueTimer { link, kind },
-            );
+            self.events
+                .push(now + d.max(SimTime(1)), EventKind::QueueTimer { link, kind });
         }
     }
 

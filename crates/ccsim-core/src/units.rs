@@ -13,9 +13,7 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
         .char_indices()
-        .find(|(_, c)| {
-            !(c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' || *c == '+')
-        })
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' || *c == '+'))
         .map(|(i, _)| i)
         .unwrap_or(s.len());
     // "e" may start a unit only if it is not an exponent; units here never start with e.
@@ -26,8 +24,7 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 
 /// Parse a rate such as "10Mbps", "1.5Gbps", "500kbps" or "64000bps" into bits per second.
 pub fn parse_rate(s: &str) -> Result<u64, String> {
-    let err =
-        || format!("expected a rate like \"10Mbps\" (units bps, kbps, Mbps, Gbps), got \"{s}\"");
+    let err = || format!("expected a rate like \"10Mbps\" (units bps, kbps, Mbps, Gbps), got \"{s}\"");
     let (v, unit) = split_number(s).ok_or_else(err)?;
     let mult = match unit {
         "bps" | "b/s" => 1.0,
@@ -64,9 +61,8 @@ pub fn parse_time(s: &str) -> Result<SimTime, String> {
 
 /// Parse a size such as "1500B", "64KB", "1MiB" into bytes.
 pub fn parse_size(s: &str) -> Result<u64, String> {
-    let err = || {
-        format!("expected a size like \"1500B\" or \"64KB\" (units B, KB, MB, GB, KiB, MiB, GiB), got \"{s}\"")
-    };
+    let err =
+        || format!("expected a size like \"1500B\" or \"64KB\" (units B, KB, MB, GB, KiB, MiB, GiB), got \"{s}\"");
     let (v, unit) = split_number(s).ok_or_else(err)?;
     let mult = match unit {
         "B" => 1.0,

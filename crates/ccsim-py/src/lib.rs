@@ -8,18 +8,8 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-create_exception!(
-    _core,
-    ScenarioError,
-    PyValueError,
-    "A scenario file is malformed."
-);
-create_exception!(
-    _core,
-    SimulationError,
-    PyRuntimeError,
-    "A run was stopped by a guard."
-);
+create_exception!(_core, ScenarioError, PyValueError, "A scenario file is malformed.");
+create_exception!(_core, SimulationError, PyRuntimeError, "A run was stopped by a guard.");
 
 fn to_py(e: Error) -> PyErr {
     match e {
@@ -29,15 +19,11 @@ fn to_py(e: Error) -> PyErr {
 }
 
 fn guards(max_events: Option<u64>, max_wall_s: Option<f64>) -> GuardOverrides {
-    GuardOverrides {
-        max_events,
-        max_wall_s,
-    }
+    GuardOverrides { max_events, max_wall_s }
 }
 
 fn output<'py>(py: Python<'py>, out: RunOutput) -> PyResult<(String, Bound<'py, PyDict>)> {
-    let json =
-        serde_json::to_string(&out.result).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let json = serde_json::to_string(&out.result).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     let ts = PyDict::new(py);
     ts.set_item("time_s", PyArray1::from_vec(py, out.timeseries.time_s))?;
     let series = PyList::empty(py);

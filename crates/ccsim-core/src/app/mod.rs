@@ -153,36 +153,15 @@ pub struct Paced {
 impl Paced {
     /// A constant-bit-rate source.
     pub fn cbr(rate_bps: u64, packet_size: u32, schedule: Schedule) -> Self {
-        Self::new(
-            "cbr",
-            rate_bps,
-            packet_size,
-            Dist::Constant,
-            Dist::Constant,
-            schedule,
-        )
+        Self::new("cbr", rate_bps, packet_size, Dist::Constant, Dist::Constant, schedule)
     }
 
     /// A Poisson packet source (exponential gaps) with the given size distribution.
     pub fn poisson(rate_bps: u64, packet_size: u32, sizes: Dist, schedule: Schedule) -> Self {
-        Self::new(
-            "poisson",
-            rate_bps,
-            packet_size,
-            Dist::Exponential,
-            sizes,
-            schedule,
-        )
+        Self::new("poisson", rate_bps, packet_size, Dist::Exponential, sizes, schedule)
     }
 
-    fn new(
-        name: &'static str,
-        rate_bps: u64,
-        packet_size: u32,
-        gaps: Dist,
-        sizes: Dist,
-        schedule: Schedule,
-    ) -> Self {
+    fn new(name: &'static str, rate_bps: u64, packet_size: u32, gaps: Dist, sizes: Dist, schedule: Schedule) -> Self {
         Paced {
             name,
             rate_bps,
@@ -250,12 +229,7 @@ impl Application for Paced {
             // A Poisson process: the first arrival is one random gap after the start.
             let gap = self.gaps.draw(ctx.rng, self.mean_gap_ns()).round().max(1.0);
             self.token += 1;
-            ctx.set_timer(
-                ctx.now + SimTime(gap as u64),
-                Endpoint::App,
-                APP_TICK,
-                self.token,
-            );
+            ctx.set_timer(ctx.now + SimTime(gap as u64), Endpoint::App, APP_TICK, self.token);
             return 0;
         }
         self.tick(ctx)
@@ -283,13 +257,7 @@ pub struct OnOff {
 
 impl OnOff {
     /// An ON/OFF source.
-    pub fn new(
-        rate_bps: u64,
-        packet_size: u32,
-        on_mean: SimTime,
-        off_mean: SimTime,
-        dist: Dist,
-    ) -> Self {
+    pub fn new(rate_bps: u64, packet_size: u32, on_mean: SimTime, off_mean: SimTime, dist: Dist) -> Self {
         OnOff {
             rate_bps,
             packet_size,

@@ -23,8 +23,7 @@ impl Limit {
     /// Would a packet of `size` bytes fit on top of the current contents?
     #[inline]
     pub fn fits(&self, len_pkts: usize, len_bytes: u64, size: u32) -> bool {
-        self.packets.is_none_or(|l| (len_pkts as u64) < l)
-            && self.bytes.is_none_or(|l| len_bytes + size as u64 <= l)
+        self.packets.is_none_or(|l| (len_pkts as u64) < l) && self.bytes.is_none_or(|l| len_bytes + size as u64 <= l)
     }
 }
 
@@ -161,10 +160,7 @@ mod tests {
         let c = pkt(ctx.arena, 100);
         assert_eq!(q.enqueue(a, &mut ctx), Verdict::Enqueued);
         assert_eq!(q.enqueue(b, &mut ctx), Verdict::Enqueued);
-        assert_eq!(
-            q.enqueue(c, &mut ctx),
-            Verdict::Dropped(DropReason::Overflow)
-        );
+        assert_eq!(q.enqueue(c, &mut ctx), Verdict::Dropped(DropReason::Overflow));
         assert_eq!(q.dequeue(&mut ctx), Some(a));
         assert_eq!(q.len_bytes(), 100);
 
@@ -177,10 +173,7 @@ mod tests {
         );
         assert_eq!(qb.enqueue(a, &mut ctx), Verdict::Enqueued);
         assert_eq!(qb.enqueue(b, &mut ctx), Verdict::Enqueued);
-        assert_eq!(
-            qb.enqueue(c, &mut ctx),
-            Verdict::Dropped(DropReason::Overflow)
-        );
+        assert_eq!(qb.enqueue(c, &mut ctx), Verdict::Dropped(DropReason::Overflow));
     }
 
     #[test]

@@ -32,7 +32,10 @@ pub fn build(kind: &str, args: &QueueArgs) -> Built {
         .unwrap_or_else(|| {
             Err(ParamError::at(
                 "kind",
-                format!("unknown queue discipline \"{kind}\"; expected one of: {}", kinds().join(", ")),
+                format!(
+                    "unknown queue discipline \"{kind}\"; expected one of: {}",
+                    kinds().join(", ")
+                ),
             ))
         })
 }

@@ -42,10 +42,7 @@ pub fn build(kind: &str, args: &TransportArgs) -> Result<Endpoints, ParamError> 
         }
         other => Err(ParamError::at(
             "transport",
-            format!(
-                "unknown transport \"{other}\"; expected one of: {}",
-                KINDS.join(", ")
-            ),
+            format!("unknown transport \"{other}\"; expected one of: {}", KINDS.join(", ")),
         )),
     }
 }
