@@ -20,6 +20,18 @@ pub mod registry;
 
 // Fair queueing, schedulers and delay-based AQMs: blue, sfb, sred, fred,
 // choke, sfq, drr, rr, codel, fq_codel, pie. Modules go below this line.
+pub mod blue;
+pub mod choke;
+pub mod classq;
+pub mod codel;
+pub mod drr;
+pub mod flowq;
+pub mod fq_codel;
+pub mod fred;
+pub mod pie;
+pub mod rr;
+pub mod sfq;
+pub mod sred;
 
 use crate::packet::{Ecn, PacketArena, PacketRef};
 use crate::rng::SimRng;
