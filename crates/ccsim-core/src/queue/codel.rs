@@ -5,7 +5,7 @@
 //! stayed above `target` for at least `interval` (`ok_to_drop`); `dequeue`
 //! enters the dropping state on the first such packet, then drops at the
 //! times given by the control law `drop_next = t + interval / sqrt(count)`
-//! (section 5.5) until a packet's sojourn falls below `target` again. On
+//! until a packet's sojourn falls below `target` again. On
 //! re-entry shortly after leaving (`now - drop_next < 16 interval`) `count`
 //! resumes from its previous excess (`count - lastcount`), as in the RFC.
 //!
@@ -37,7 +37,7 @@ pub struct CodelConfig {
     /// `Queue/CoDel target_` is the same).
     pub target: Time,
     /// Sliding window over which the minimum sojourn must exceed `target`
-    /// (RFC 8289 section 4.4: 100 ms; same in ns-2, Linux, ns-3).
+    /// (RFC 8289 section 4.2: 100 ms; same in ns-2, Linux, ns-3).
     pub interval: Time,
     /// Mark ECN-capable packets instead of dropping them (Linux default off).
     pub ecn: bool,
@@ -81,7 +81,7 @@ impl CodelConfig {
     }
 }
 
-/// RFC 8289 section 5.5: `t + interval / sqrt(count)`.
+/// RFC 8289's control law (section 5 pseudocode): `t + interval / sqrt(count)`.
 #[inline]
 pub fn control_law(t: SimTime, interval: SimTime, count: u32) -> SimTime {
     let c = count.max(1) as f64;

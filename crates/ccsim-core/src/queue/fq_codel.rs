@@ -1,15 +1,15 @@
 //! FQ-CoDel, the Flow Queue CoDel packet scheduler and AQM (Hoeiland-
 //! Joergensen, McKenney, Taht, Gettys, Dumazet, RFC 8290).
 //!
-//! Arriving packets are hashed into one of `flows` queues (section 4.1.1);
+//! Arriving packets are hashed into one of `flows` queues (section 4.1);
 //! a queue that was not on either list joins the tail of the *new* list
-//! with a deficit of one `quantum` (4.1.2). Dequeue (4.2) serves the head of
+//! with a deficit of one `quantum`. Dequeue (section 4.2) serves the head of
 //! the new list, else the old list, with deficit round robin: a queue whose
 //! deficit is spent gets another quantum and moves to the tail of the old
 //! list; an emptied new queue moves to the old list (so it cannot re-enter
 //! the new list at once and starve the others), an emptied old queue leaves.
 //! Each queue runs its own CoDel ([`super::codel::CodelVars`]) with shared
-//! parameters. When the buffer is full (4.1.3) packets are dropped from the
+//! parameters. When the buffer is full (section 4.1) packets are dropped from the
 //! head of the queue with the largest byte backlog; as in Linux and ns-3 up
 //! to `drop_batch` packets are dropped at once, stopping when half of that
 //! queue's bytes are gone.
@@ -35,13 +35,13 @@ use std::collections::VecDeque;
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct FqCodelConfig {
-    /// CoDel target (RFC 8290 section 5.1 / RFC 8289: 5 ms).
+    /// CoDel target (RFC 8290 / RFC 8289: 5 ms).
     pub target: Time,
     /// CoDel interval (100 ms).
     pub interval: Time,
-    /// Number of flow queues (RFC 8290 section 5.1 and Linux: 1024).
+    /// Number of flow queues (RFC 8290 and Linux: 1024).
     pub flows: u32,
-    /// DRR quantum in bytes (RFC 8290 section 5.1 and Linux: 1514, one
+    /// DRR quantum in bytes (RFC 8290 and Linux: 1514, one
     /// Ethernet MTU with its header).
     pub quantum: Bytes,
     /// Most packets dropped from the fattest flow at one overflow (Linux and
@@ -148,7 +148,7 @@ impl FqCodel {
     }
 
     /// Drop a batch from the head of the queue with the largest backlog
-    /// (RFC 8290 section 4.1.3, batch as Linux `fq_codel_drop`); returns the
+    /// (RFC 8290 section 4.1, batch as Linux `fq_codel_drop`); returns the
     /// index of that queue.
     fn drop_from_fattest(&mut self, arrival: PacketRef, ctx: &mut QueueCtx) -> (usize, bool) {
         let mut fattest = 0;

@@ -12,10 +12,11 @@
 //! and both delays are below `target/2`), when the old delay is below
 //! `target/2` and `drop_prob < 0.2`, or when fewer than two mean packets are
 //! queued. With `derandomize = true` the drop decision uses the accumulated
-//! probability of section 5.1 (no drop below 0.85, a forced drop at 8.5).
+//! probability of the optional de-randomisation (section 5; no drop below
+//! 0.85, a forced drop at 8.5).
 //!
-//! The queueing delay comes either from the departure-rate estimator of
-//! section 4.3 (`estimator = "dq_rate"`, the RFC's pseudocode:
+//! The queueing delay comes either from the departure-rate estimator
+//! (`estimator = "dq_rate"`, sections 4.3 and 5, the RFC's pseudocode:
 //! `qdelay = backlog x avg_dq_time / dq_threshold`, measured over cycles of
 //! `dq_threshold` bytes that start only when that many bytes are queued,
 //! averaged with weight 1/4), or from the sojourn time of the last departed
@@ -52,9 +53,9 @@ pub enum Estimator {
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct PieConfig {
-    /// QDELAY_REF, the latency target (RFC 8033 section 5: 15 ms).
+    /// QDELAY_REF, the latency target (RFC 8033: 15 ms).
     pub target: Time,
-    /// T_UPDATE, the update period (RFC 8033 section 5: 15 ms).
+    /// T_UPDATE, the update period (RFC 8033: 15 ms).
     pub tupdate: Time,
     /// alpha, in 1/s (RFC 8033: 0.125).
     pub alpha: f64,
@@ -62,7 +63,7 @@ pub struct PieConfig {
     pub beta: f64,
     /// MAX_BURST, the burst allowance (RFC 8033: 150 ms).
     pub max_burst: Time,
-    /// Use the de-randomised drop decision of section 5.1 (off by default,
+    /// Use the de-randomised drop decision of section 5 (off by default,
     /// as in Linux and ns-3).
     pub derandomize: bool,
     /// Delay estimator (`dq_rate` as the RFC's pseudocode, or `timestamp`).
@@ -73,11 +74,11 @@ pub struct PieConfig {
     /// it open; Linux uses the MTU: 1500 bytes).
     pub mean_pkt_size: Bytes,
     /// Cap the increase of drop_prob at 2% per update above 10% (RFC 8033
-    /// section 4.2; on).
+    /// section 5, "cap drop adjustment"; on).
     pub cap_drop_adjustment: bool,
     /// Mark ECN-capable packets instead of dropping (off).
     pub ecn: bool,
-    /// Highest drop_prob at which marking is used instead of dropping (RFC 8033 section 5.1: 0.1).
+    /// Highest drop_prob at which marking is used instead of dropping (RFC 8033: 0.1).
     pub mark_ecnth: f64,
 }
 
@@ -124,7 +125,7 @@ impl PieConfig {
     }
 }
 
-/// PIE's control state, separate from the packets (RFC 8033 section 5 variables).
+/// PIE's control state, separate from the packets (the variables of RFC 8033's pseudocode).
 #[derive(Clone, Debug, Default)]
 pub struct PieState {
     /// drop_prob_.
@@ -262,7 +263,7 @@ impl Pie {
         false
     }
 
-    /// Section 4.3: departure-rate measurement at each departure.
+    /// Departure-rate measurement at each departure (sections 4.3 and 5).
     fn on_departure(&mut self, size: u32, now: SimTime, sojourn: SimTime) {
         let cfg = &self.cfg;
         let st = &mut self.st;
