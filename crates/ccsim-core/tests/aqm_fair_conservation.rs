@@ -117,7 +117,7 @@ fn check(kind: &str, params: &Value, limit: Limit, ops: &[Op]) -> Result<(), Tes
     let mut q = Queue::new(disc, stream(9, "prop"));
     let mut arena = PacketArena::new();
     let mut now = SimTime::ZERO;
-    let mut timer = q.initial_timer().map(|(d, k)| (d, k));
+    let mut timer = q.initial_timer();
     let mut held: HashMap<u32, u32> = HashMap::new(); // packet slot -> size, packets inside
     let mut gone: HashMap<u64, &'static str> = HashMap::new(); // uid -> fate
     let mut dropped: Vec<(PacketRef, DropReason)> = Vec::new();
