@@ -237,9 +237,11 @@ impl Simulation {
 
     fn open_window(&mut self) {
         let now = self.now;
+        let end = self.duration;
         for l in &mut self.links {
             l.queue.open_window(now);
             l.stats = Default::default();
+            l.stats.busy_ns = (l.busy_until.min(end) - now).0;
         }
         for f in &mut self.flows {
             f.stats.open_window();
@@ -257,7 +259,7 @@ impl Simulation {
             }
             self.now = ev.time;
             events += 1;
-            if events & 0xFFFF == 0 {
+            if events >= self.guards.max_events || events & 0xFFFF == 0 {
                 self.check_guards(events, &wall)?;
             }
             match ev.kind {
@@ -439,6 +441,7 @@ impl Simulation {
         if now >= self.warmup {
             l.stats.tx_bytes += size as u64;
             l.stats.tx_packets += 1;
+            l.stats.busy_ns += (l.busy_until.min(self.duration) - now).0;
         }
         self.perf.packets_forwarded += 1;
         self.events.push(now + tx + l.delay, EventKind::Arrive { link, pkt: p });
