@@ -25,8 +25,8 @@ use crate::time::{tx_time, SimTime};
 use crate::transport::{FlowCtx, Receiver, Sender};
 
 /// Timer kinds the kernel uses for applications.
-pub(crate) const APP_START: u32 = u32::MAX - 1;
-pub(crate) const APP_STOP: u32 = u32::MAX;
+pub(crate) const APP_START: u32 = u16::MAX as u32 - 1;
+pub(crate) const APP_STOP: u32 = u16::MAX as u32;
 
 /// A node: a host or a router (both forward).
 pub struct Node {
@@ -204,7 +204,7 @@ impl Simulation {
                 EventKind::Timer {
                     flow,
                     endpoint: Endpoint::App,
-                    kind: APP_START,
+                    kind: APP_START as u16,
                     token: 0,
                 },
             );
@@ -214,7 +214,7 @@ impl Simulation {
                     EventKind::Timer {
                         flow,
                         endpoint: Endpoint::App,
-                        kind: APP_STOP,
+                        kind: APP_STOP as u16,
                         token: 0,
                     },
                 );
@@ -273,7 +273,7 @@ impl Simulation {
                     endpoint,
                     kind,
                     token,
-                } => self.on_timer(flow, endpoint, kind, token),
+                } => self.on_timer(flow, endpoint, kind as u32, token),
                 EventKind::QueueTimer { link, kind } => self.on_queue_timer(link, kind),
                 EventKind::Sample => {
                     self.sampler.sample(self.now, &self.links, &mut self.flows);

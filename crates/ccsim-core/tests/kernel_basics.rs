@@ -34,9 +34,8 @@ limit = 20
 
 #[test]
 fn cbr_below_capacity_has_exact_delay_and_no_loss() {
-    let text = format!(
-        "{DUMBBELL}\n[[flows]]\ntransport = \"udp\"\napp = \"cbr\"\nrate = \"1Mbps\"\npacket_size = 1000\n"
-    );
+    let text =
+        format!("{DUMBBELL}\n[[flows]]\ntransport = \"udp\"\napp = \"cbr\"\nrate = \"1Mbps\"\npacket_size = 1000\n");
     let out = run(&text);
     let f = &out.result.flows[0];
     // Three hops: 1000 B at 100 Mbps (80 us), at 10 Mbps (800 us), at 100 Mbps
@@ -62,7 +61,12 @@ fn determinism_same_seed_same_bytes_different_seed_differs() {
     );
     let json = |t: &str| {
         let mut r = run(t).result;
-        r.perf = ccsim_core::results::PerfResult { events: 0, wall_s: 0.0, events_per_s: 0.0, packets_forwarded: 0 };
+        r.perf = ccsim_core::results::PerfResult {
+            events: 0,
+            wall_s: 0.0,
+            events_per_s: 0.0,
+            packets_forwarded: 0,
+        };
         serde_json::to_string(&r).unwrap()
     };
     let a = json(&text);
@@ -85,7 +89,12 @@ fn conservation_with_warmup_and_overload() {
     let mut total_drops = 0;
     for q in &out.result.queues {
         assert_eq!(q.arrivals, q.enqueued + q.drops_on_arrival, "{}", q.link);
-        assert_eq!(q.enqueued + q.backlog_start_pkts, q.dequeued + q.drops_in_queue + q.backlog_end_pkts, "{}", q.link);
+        assert_eq!(
+            q.enqueued + q.backlog_start_pkts,
+            q.dequeued + q.drops_in_queue + q.backlog_end_pkts,
+            "{}",
+            q.link
+        );
         assert_eq!(q.drops, q.early_drops + q.forced_drops, "{}", q.link);
         total_drops += q.drops;
     }
@@ -102,7 +111,11 @@ fn conservation_with_warmup_and_overload() {
     }
     assert_eq!(lost, total_drops);
     let r1r2 = out.result.links.iter().find(|l| l.link == "r1->r2").unwrap();
-    assert!(r1r2.utilization > 0.95 && r1r2.utilization <= 1.0 + 1e-9, "{}", r1r2.utilization);
+    assert!(
+        r1r2.utilization > 0.95 && r1r2.utilization <= 1.0 + 1e-9,
+        "{}",
+        r1r2.utilization
+    );
 }
 
 #[test]
@@ -151,7 +164,13 @@ app = "cbr"
 rate = "100kbps"
 "#;
     let out = run(text);
-    let used: Vec<_> = out.result.links.iter().filter(|l| l.tx_packets > 0).map(|l| l.link.as_str()).collect();
+    let used: Vec<_> = out
+        .result
+        .links
+        .iter()
+        .filter(|l| l.tx_packets > 0)
+        .map(|l| l.link.as_str())
+        .collect();
     assert_eq!(used, vec!["a->c"]);
     assert!(out.result.flows[0].delay_min_s.unwrap() > 0.05);
 }

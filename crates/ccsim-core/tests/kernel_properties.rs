@@ -17,28 +17,45 @@ struct Topo {
 
 fn topo() -> impl Strategy<Value = Topo> {
     (2usize..6).prop_flat_map(|n| {
-        let tree = proptest::collection::vec((0usize..1000, 100u32..100_000, 0u32..50_000, 1u32..50, any::<bool>()), n - 1);
-        let extra = proptest::collection::vec((0..n, 0..n, 100u32..100_000, 0u32..50_000, 1u32..50, any::<bool>()), 0..3);
+        let tree = proptest::collection::vec(
+            (0usize..1000, 100u32..100_000, 0u32..50_000, 1u32..50, any::<bool>()),
+            n - 1,
+        );
+        let extra = proptest::collection::vec(
+            (0..n, 0..n, 100u32..100_000, 0u32..50_000, 1u32..50, any::<bool>()),
+            0..3,
+        );
         let flows = proptest::collection::vec((0..n, 0..n, 0u8..3, 10u32..20_000, 40u32..1500), 1..5);
-        (Just(n), tree, extra, flows, 0u32..1000, 0u64..(i64::MAX as u64)).prop_map(|(n, tree, extra, flows, warmup_ms, seed)| {
-            let mut links = Vec::new();
-            // A random spanning tree: node i+1 attaches to a random earlier node.
-            for (i, (p, r, d, l, k)) in tree.into_iter().enumerate() {
-                links.push((p % (i + 1), i + 1, r, d, l, k));
-            }
-            for (a, b, r, d, l, k) in extra {
-                if a != b {
-                    links.push((a, b, r, d, l, k));
+        (Just(n), tree, extra, flows, 0u32..1000, 0u64..(i64::MAX as u64)).prop_map(
+            |(n, tree, extra, flows, warmup_ms, seed)| {
+                let mut links = Vec::new();
+                // A random spanning tree: node i+1 attaches to a random earlier node.
+                for (i, (p, r, d, l, k)) in tree.into_iter().enumerate() {
+                    links.push((p % (i + 1), i + 1, r, d, l, k));
                 }
-            }
-            let flows = flows.into_iter().filter(|(s, d, ..)| s != d).collect();
-            Topo { nodes: n, links, flows, warmup_ms, seed }
-        })
+                for (a, b, r, d, l, k) in extra {
+                    if a != b {
+                        links.push((a, b, r, d, l, k));
+                    }
+                }
+                let flows = flows.into_iter().filter(|(s, d, ..)| s != d).collect();
+                Topo {
+                    nodes: n,
+                    links,
+                    flows,
+                    warmup_ms,
+                    seed,
+                }
+            },
+        )
     })
 }
 
 fn scenario(t: &Topo) -> String {
-    let mut s = format!("name = \"prop\"\nduration = \"2s\"\nwarmup = \"{}ms\"\nseed = {}\n", t.warmup_ms, t.seed);
+    let mut s = format!(
+        "name = \"prop\"\nduration = \"2s\"\nwarmup = \"{}ms\"\nseed = {}\n",
+        t.warmup_ms, t.seed
+    );
     for i in 0..t.nodes {
         s += &format!("[[nodes]]\nname = \"n{i}\"\n");
     }

@@ -66,7 +66,9 @@ fn mg1k(rho: f64, k: usize, exponential: bool) -> Vec<f64> {
     }
     mat[m - 1][m] = 1.0;
     for c in 0..m {
-        let piv = (c..m).max_by(|&x, &y| mat[x][c].abs().total_cmp(&mat[y][c].abs())).unwrap();
+        let piv = (c..m)
+            .max_by(|&x, &y| mat[x][c].abs().total_cmp(&mat[y][c].abs()))
+            .unwrap();
         mat.swap(c, piv);
         for r in 0..m {
             if r != c {
@@ -143,10 +145,18 @@ sample_interval = "1000s"
 }
 
 fn measure(rho: f64, limit: usize, exponential: bool, replicates: u64, duration: u32) -> Measured {
-    let mut m = Measured { lq: vec![], wq: vec![], loss: vec![] };
+    let mut m = Measured {
+        lq: vec![],
+        wq: vec![],
+        loss: vec![],
+    };
     for seed in 1..=replicates {
-        let out = run_toml(&scenario(rho, limit, exponential, seed, duration), "q.toml", GuardOverrides::default())
-            .expect("scenario runs");
+        let out = run_toml(
+            &scenario(rho, limit, exponential, seed, duration),
+            "q.toml",
+            GuardOverrides::default(),
+        )
+        .expect("scenario runs");
         let q = out.result.queues.iter().find(|q| q.link == "a->b").expect("queue a->b");
         m.lq.push(q.avg_len_pkts);
         m.wq.push(q.avg_sojourn_s);
@@ -165,7 +175,10 @@ fn mean_se(x: &[f64]) -> (f64, f64) {
 fn check(what: &str, samples: &[f64], theory: f64) {
     let (m, se) = mean_se(samples);
     eprintln!("{what}: measured {m:.5e} +- {se:.2e}, theory {theory:.5e}");
-    assert!(se <= 0.03 * theory.abs(), "{what}: standard error {se:.3e} too large for theory {theory:.4e}: run longer");
+    assert!(
+        se <= 0.03 * theory.abs(),
+        "{what}: standard error {se:.3e} too large for theory {theory:.4e}: run longer"
+    );
     assert!(
         (m - theory).abs() <= 4.0 * se,
         "{what}: measured {m:.5e} +- {se:.2e}, theory {theory:.5e} (off by {:.1} SE)",
