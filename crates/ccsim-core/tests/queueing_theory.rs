@@ -21,6 +21,7 @@ fn mu() -> f64 {
     RATE_BPS / (8.0 * PKT)
 }
 
+#[allow(clippy::needless_range_loop)] // dense linear algebra reads best with indices
 /// Time-average distribution of the number in system of an M/G/1/K queue
 /// whose service is deterministic or exponential, from the embedded Markov
 /// chain at departures (Gross and Harris, Fundamentals of Queueing Theory,
