@@ -242,6 +242,11 @@ impl Simulation {
             l.queue.open_window(now);
             l.stats = Default::default();
             l.stats.busy_ns = (l.busy_until.min(end) - now).0;
+            // Fast-path packets whose transmission starts inside the window
+            // were accepted before it opened; count their transmissions now.
+            let (pkts, bytes) = l.queue.fast_pending(now, end);
+            l.stats.tx_packets = pkts;
+            l.stats.tx_bytes = bytes;
         }
         for f in &mut self.flows {
             f.stats.open_window();
@@ -276,7 +281,7 @@ impl Simulation {
                 } => self.on_timer(flow, endpoint, kind as u32, token),
                 EventKind::QueueTimer { link, kind } => self.on_queue_timer(link, kind),
                 EventKind::Sample => {
-                    self.sampler.sample(self.now, &self.links, &mut self.flows);
+                    self.sampler.sample(self.now, &mut self.links, &mut self.flows);
                     if let Some(iv) = self.sampler.interval() {
                         if self.now < self.duration {
                             self.events.push((self.now + iv).min(self.duration), EventKind::Sample);
@@ -407,6 +412,10 @@ impl Simulation {
         let li = link.0 as usize;
         let now = self.now;
         let l = &mut self.links[li];
+        if l.queue.is_fast_fifo() {
+            self.enqueue_fast(link, pkt);
+            return;
+        }
         let rate = l.rate_bps;
         l.queue.enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
         self.process_drops();
@@ -418,6 +427,31 @@ impl Simulation {
             let at = l.busy_until;
             self.events.push(at, EventKind::LinkFree { link });
         }
+    }
+
+    /// The FIFO fast path: the transmission start of an accepted packet is
+    /// fixed now (right after everything accepted before it), so its arrival
+    /// at the next node is scheduled at once and no LinkFree event is needed.
+    /// `busy_until` is the time the transmitter finishes all accepted packets.
+    fn enqueue_fast(&mut self, link: LinkId, pkt: PacketRef) {
+        let now = self.now;
+        let l = &mut self.links[link.0 as usize];
+        let start = l.busy_until.max(now);
+        if !l.queue.fast_offer(pkt, now, start, &self.arena) {
+            self.lose(pkt);
+            return;
+        }
+        let size = self.arena.get(pkt).size;
+        let tx = tx_time(size, l.rate_bps);
+        l.busy_until = start + tx;
+        if start >= self.warmup && start <= self.duration {
+            l.stats.tx_bytes += size as u64;
+            l.stats.tx_packets += 1;
+            l.stats.busy_ns += (l.busy_until.min(self.duration) - start).0;
+        }
+        self.perf.packets_forwarded += 1;
+        self.events
+            .push(l.busy_until + l.delay, EventKind::Arrive { link, pkt });
     }
 
     /// The transmitter of `link` is free: send the next packet, if any.

@@ -74,6 +74,24 @@ fn scenario(t: &Topo) -> String {
     s + "[output]\nsample_interval = \"50ms\"\n"
 }
 
+/// The same scenario with every DropTail queue forced onto the general path.
+fn slow_path(text: &str) -> String {
+    text.replace(
+        "kind = \"droptail\", limit",
+        "kind = \"droptail\", fast_path = false, limit",
+    )
+}
+
+fn without_perf(mut r: ccsim_core::RunResult) -> String {
+    r.perf = ccsim_core::results::PerfResult {
+        events: 0,
+        wall_s: 0.0,
+        events_per_s: 0.0,
+        packets_forwarded: 0,
+    };
+    serde_json::to_string(&r).expect("serializable")
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
     #[test]
@@ -97,6 +115,12 @@ proptest! {
         // Time series are columns of equal length.
         for s in &out.timeseries.series {
             prop_assert_eq!(s.values.len(), out.timeseries.time_s.len());
+        }
+        // The FIFO fast path changes the number of events, nothing else.
+        let slow = run_toml(&slow_path(&text), "prop.toml", GuardOverrides::default()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(without_perf(out.result.clone()), without_perf(slow.result.clone()));
+        for (a, b) in out.timeseries.series.iter().zip(&slow.timeseries.series) {
+            prop_assert_eq!(&a.values, &b.values);
         }
     }
 }
