@@ -23,6 +23,11 @@ fn configs() -> Vec<(&'static str, Value)> {
     let mut v = vec![
         ("blue", json!({})),
         ("blue", json!({"d1": 0.2, "freeze_time": "0s", "ecn": true})),
+        ("sfb", json!({})),
+        (
+            "sfb",
+            json!({"levels": 2, "bins": 3, "max": 4, "bin_size": 2, "increment": 0.05, "rehash": "20ms", "warmup": "5ms", "ecn": true}),
+        ),
         ("sred", json!({"zombies": 8})),
         ("fred", json!({})),
         ("fred", json!({"weight": 0.5, "min_th": 2, "max_th": 6})),

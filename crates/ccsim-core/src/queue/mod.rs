@@ -30,6 +30,7 @@ pub mod fq_codel;
 pub mod fred;
 pub mod pie;
 pub mod rr;
+pub mod sfb;
 pub mod sfq;
 pub mod sred;
 

@@ -81,17 +81,18 @@ fn build_red_family(kind: &str, _args: &QueueArgs) -> Option<Built> {
 
 /// Fair queueing, schedulers and delay-based AQMs.
 const FAIR_AND_DELAY_KINDS: &[&str] = &[
-    "blue", "sred", "fred", "choke", "sfq", "drr", "rr", "codel", "fq_codel", "pie",
+    "blue", "sfb", "sred", "fred", "choke", "sfq", "drr", "rr", "codel", "fq_codel", "pie",
 ];
 
 fn build_fair_and_delay(kind: &str, args: &QueueArgs) -> Option<Built> {
-    use super::{blue, choke, codel, drr, fq_codel, fred, pie, rr, sfq, sred};
+    use super::{blue, choke, codel, drr, fq_codel, fred, pie, rr, sfb, sfq, sred};
     fn boxed<T: QueueDisc + 'static>(r: Result<T, ParamError>) -> Built {
         r.map(|d| Box::new(d) as Box<dyn QueueDisc>)
     }
     let (l, p, rate) = (args.limit, args.params, args.link_rate_bps);
     Some(match kind {
         "blue" => boxed(blue::Blue::from_params(l, p)),
+        "sfb" => boxed(sfb::Sfb::from_params(l, p)),
         "sred" => boxed(sred::Sred::from_params(l, p)),
         "fred" => boxed(fred::Fred::from_params(l, p, rate)),
         "choke" => boxed(choke::Choke::from_params(l, p, rate)),
