@@ -239,3 +239,40 @@ fn codel_drops_the_excess_of_an_unresponsive_overload() {
         assert_eq!(b.drops, b.drops_in_queue, "{q}");
     }
 }
+
+/// A scheduler with an AQM in each class is written as a nested table; its
+/// errors name the nested key.
+#[test]
+fn nested_class_queue_from_scenario_file() {
+    let q = "kind = \"drr\"\nquantum = 1000\nclass_queue = { kind = \"codel\", target = \"2ms\", limit = 50 }";
+    let out = run(&two_cbr(q, 1000, 1000, "5Mbps"));
+    let meek = flow(&out, "meek.0");
+    assert!(meek.goodput_bps > 0.97 * 5e6, "meek {}", meek.goodput_bps);
+    let b = bottleneck(&out);
+    // The hog's class runs its own CoDel (dequeue drops, reported as early
+    // drops from inside the queue) and, unresponsive, also overflows its
+    // 50-packet class limit; the meek flow never loses a packet.
+    assert!(b.early_drops > 0 && b.early_drops == b.drops_in_queue, "{b:?}");
+    assert_eq!(meek.lost_packets, 0);
+    let bad = "kind = \"rr\"\nclass_queue = { kind = \"codel\", bogus = 1 }";
+    let err = run_toml(
+        &two_cbr(bad, 1000, 1000, "5Mbps"),
+        "test.toml",
+        GuardOverrides::default(),
+    )
+    .err()
+    .expect("unknown nested key must be rejected")
+    .to_string();
+    assert!(err.contains("topology.bottleneck.queue.class_queue"), "{err}");
+    assert!(err.contains("bogus"), "{err}");
+    let bad = "kind = \"rr\"\nclass_queue = { limit = 5 }";
+    let err = run_toml(
+        &two_cbr(bad, 1000, 1000, "5Mbps"),
+        "test.toml",
+        GuardOverrides::default(),
+    )
+    .err()
+    .expect("a nested table needs a kind")
+    .to_string();
+    assert!(err.contains("class_queue.kind"), "{err}");
+}
