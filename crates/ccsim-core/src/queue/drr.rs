@@ -239,7 +239,8 @@ mod tests {
 
     /// Flow 0 sends 1500-byte packets, flow 1 sends 500-byte packets, both
     /// backlogged: DRR must give each the same number of bytes (within one
-    /// maximum packet plus one quantum, the paper's Lemma 2 bound), i.e. three
+    /// maximum packet plus one quantum, the order of the fairness bound the
+    /// paper proves for DRR), i.e. three
     /// small packets for every large one.
     #[test]
     fn mixed_sizes_get_byte_fair_shares() {
