@@ -77,18 +77,34 @@ pub struct VirtualQueue {
     pub c: f64,
     /// Virtual buffer B.
     pub buffer: f64,
-    /// Last arrival s (None before the first).
-    pub last: Option<SimTime>,
+    /// Last arrival: the virtual queue has been drained up to here.
+    pub last_drain: Option<SimTime>,
+    /// Last arrival that adapted C~ (the paper's s; ns-2's `prev_time`).
+    pub last_adapt: Option<SimTime>,
 }
 
 impl VirtualQueue {
+    /// A virtual queue with capacity `ctilde` of `c` and buffer `buffer`.
+    pub fn new(ctilde: f64, c: f64, buffer: f64) -> Self {
+        VirtualQueue {
+            vq: 0.0,
+            ctilde,
+            c,
+            buffer,
+            last_drain: None,
+            last_adapt: None,
+        }
+    }
+
     /// Process an arrival of `b` units at `now`; true means mark or drop.
     /// `dropped_if_signalled`: the packet will be dropped (not marked) when
-    /// signalled, in which case C~ is left alone (ns-2).
+    /// signalled, in which case C~ is left alone and s is not advanced
+    /// (ns-2), so the adaptation sees only accepted packets; the virtual
+    /// queue itself is drained up to every arrival.
     pub fn arrive(&mut self, p: &AvqParams, now: SimTime, b: f64, dropped_if_signalled: bool) -> bool {
-        let s = *self.last.get_or_insert(now);
-        let dt = (now - s).secs_f64();
-        self.vq = (self.vq - self.ctilde * dt).max(0.0);
+        let drained_to = *self.last_drain.get_or_insert(now);
+        self.vq = (self.vq - self.ctilde * (now - drained_to).secs_f64()).max(0.0);
+        self.last_drain = Some(now);
         let signal = self.vq + b > self.buffer;
         if !signal {
             self.vq += b;
@@ -96,8 +112,10 @@ impl VirtualQueue {
         if signal && dropped_if_signalled {
             return true;
         }
+        let s = *self.last_adapt.get_or_insert(now);
+        let dt = (now - s).secs_f64();
         self.ctilde = ((self.ctilde + p.alpha * p.gamma * self.c * dt).min(self.c) - p.alpha * b).max(0.0);
-        self.last = Some(now);
+        self.last_adapt = Some(now);
         signal
     }
 }
@@ -133,13 +151,7 @@ impl Avq {
             p,
             limit,
             fifo: Fifo::default(),
-            v: VirtualQueue {
-                vq: 0.0,
-                ctilde: c * p.initial_ratio,
-                c,
-                buffer: real * p.buffer_ratio,
-                last: None,
-            },
+            v: VirtualQueue::new(c * p.initial_ratio, c, real * p.buffer_ratio),
         }
     }
 
@@ -236,13 +248,7 @@ mod tests {
     fn virtual_capacity_update_by_hand() {
         let p = AvqParams::default();
         // 8 Mbps = 1e6 bytes/s, buffer 100 000 bytes, C~ = 0.8e6.
-        let mut v = VirtualQueue {
-            vq: 0.0,
-            ctilde: 0.8e6,
-            c: 1e6,
-            buffer: 100_000.0,
-            last: None,
-        };
+        let mut v = VirtualQueue::new(0.8e6, 1e6, 100_000.0);
         // First arrival: dt = 0; C~ = 0.8e6 - 0.15 * 1000
         assert!(!v.arrive(&p, SimTime::ZERO, 1000.0, true));
         assert_eq!(v.vq, 1000.0);
@@ -260,22 +266,23 @@ mod tests {
     #[test]
     fn overflowing_the_virtual_buffer_signals_and_freezes_on_drop() {
         let p = AvqParams::default();
-        let mut v = VirtualQueue {
-            vq: 99_500.0,
-            ctilde: 0.0,
-            c: 1e6,
-            buffer: 100_000.0,
-            last: Some(SimTime::ZERO),
-        };
-        // C~ = 0: nothing drains; 1000 more bytes do not fit.
-        let before = v.clone();
+        let mut v = VirtualQueue::new(1000.0, 1e6, 100_000.0);
+        v.vq = 99_500.0;
+        v.last_drain = Some(SimTime::ZERO);
+        v.last_adapt = Some(SimTime::ZERO);
+        // C~ = 1000 B/s drains 1 byte in 1 ms; 1000 more bytes do not fit.
         assert!(v.arrive(&p, SimTime::from_millis(1), 1000.0, true));
-        assert_eq!(v, before, "a dropped packet leaves the state alone");
-        // The same arrival when marking: signalled, not added, C~ adapted.
-        assert!(v.arrive(&p, SimTime::from_millis(1), 1000.0, false));
-        assert_eq!(v.vq, 99_500.0);
-        assert!((v.ctilde - (0.15f64 * 0.98 * 1e6 * 1e-3 - 150.0).max(0.0)).abs() < 1e-9);
-        assert_eq!(v.last, Some(SimTime::from_millis(1)));
+        assert!((v.vq - 99_499.0).abs() < 1e-9, "drained up to the drop, nothing added");
+        assert_eq!(v.ctilde, 1000.0, "a dropped packet does not adapt C~");
+        assert_eq!(v.last_adapt, Some(SimTime::ZERO));
+        assert_eq!(v.last_drain, Some(SimTime::from_millis(1)));
+        // 1 ms later, marking instead: drained by 1 more byte, signalled, C~
+        // adapted over the 2 ms since the last adaptation.
+        assert!(v.arrive(&p, SimTime::from_millis(2), 1000.0, false));
+        assert!((v.vq - 99_498.0).abs() < 1e-9);
+        let want = (1000.0f64 + 0.15 * 0.98 * 1e6 * 2e-3 - 150.0).max(0.0);
+        assert!((v.ctilde - want).abs() < 1e-9);
+        assert_eq!(v.last_adapt, Some(SimTime::from_millis(2)));
     }
 
     #[test]
@@ -284,13 +291,7 @@ mod tests {
         // cap C): it rises while the arrival rate b/dt is below gamma C and
         // falls while it is above.
         let p = AvqParams::default();
-        let mut v = VirtualQueue {
-            vq: 0.0,
-            ctilde: 1e6,
-            c: 1.25e6,
-            buffer: 100_000.0,
-            last: None,
-        };
+        let mut v = VirtualQueue::new(1e6, 1.25e6, 100_000.0);
         // 1000 bytes per ms = 1e6 B/s < gamma C = 1.225e6 B/s: up to the cap.
         for k in 0..10_000u64 {
             assert!(!v.arrive(&p, SimTime::from_millis(k), 1000.0, true));
