@@ -155,6 +155,9 @@ pub struct LinkStats {
     pub tx_packets: u64,
     /// Packets lost on the link by its loss model.
     pub lost_packets: u64,
+    /// Transmitter busy time inside the window, ns (transmissions that straddle
+    /// the window's edges count only their part inside it).
+    pub busy_ns: u64,
 }
 
 /// Exact percentile (nearest-rank) of unsorted samples; sorts a copy.

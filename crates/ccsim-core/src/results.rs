@@ -134,7 +134,8 @@ pub struct LinkResult {
     pub tx_bytes: u64,
     /// Packets whose transmission started in the window.
     pub tx_packets: u64,
-    /// tx bits / (rate x window).
+    /// Fraction of the window the transmitter was busy: bits sent inside the
+    /// window / (rate x window).
     pub utilization: f64,
     /// Packets lost to the link's loss model.
     pub lost_packets: u64,
@@ -308,7 +309,7 @@ impl RunResult {
                 delay_s: l.delay.secs_f64(),
                 tx_bytes: l.stats.tx_bytes,
                 tx_packets: l.stats.tx_packets,
-                utilization: ratio(l.stats.tx_bytes as f64 * 8.0, l.rate_bps as f64 * window),
+                utilization: ratio(l.stats.busy_ns as f64, window_ns),
                 lost_packets: l.stats.lost_packets,
             })
             .collect();

@@ -91,13 +91,14 @@ impl Sampler {
     }
 
     /// Take one sample at `now`.
-    pub fn sample(&mut self, now: SimTime, links: &[Link], flows: &mut [Flow]) {
+    pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &mut [Flow]) {
         if self.times.is_empty() && self.series.is_empty() {
             self.init(links, flows);
         }
         self.times.push(now.secs_f64());
         let mut k = 0;
         for &li in &self.links {
+            links[li].queue.sync(now);
             let q = &links[li].queue;
             self.series[k].values.push(q.len_pkts() as f64);
             self.series[k + 1].values.push(q.len_bytes() as f64);

@@ -25,8 +25,8 @@ use crate::time::{tx_time, SimTime};
 use crate::transport::{FlowCtx, Receiver, Sender};
 
 /// Timer kinds the kernel uses for applications.
-pub(crate) const APP_START: u32 = u32::MAX - 1;
-pub(crate) const APP_STOP: u32 = u32::MAX;
+pub(crate) const APP_START: u32 = u16::MAX as u32 - 1;
+pub(crate) const APP_STOP: u32 = u16::MAX as u32;
 
 /// A node: a host or a router (both forward).
 pub struct Node {
@@ -207,7 +207,7 @@ impl Simulation {
                 EventKind::Timer {
                     flow,
                     endpoint: Endpoint::App,
-                    kind: APP_START,
+                    kind: APP_START as u16,
                     token: 0,
                 },
             );
@@ -217,7 +217,7 @@ impl Simulation {
                     EventKind::Timer {
                         flow,
                         endpoint: Endpoint::App,
-                        kind: APP_STOP,
+                        kind: APP_STOP as u16,
                         token: 0,
                     },
                 );
@@ -240,9 +240,16 @@ impl Simulation {
 
     fn open_window(&mut self) {
         let now = self.now;
+        let end = self.duration;
         for l in &mut self.links {
             l.queue.open_window(now);
             l.stats = Default::default();
+            l.stats.busy_ns = (l.busy_until.min(end) - now).0;
+            // Fast-path packets whose transmission starts inside the window
+            // were accepted before it opened; count their transmissions now.
+            let (pkts, bytes) = l.queue.fast_pending(now, end);
+            l.stats.tx_packets = pkts;
+            l.stats.tx_bytes = bytes;
         }
         for f in &mut self.flows {
             f.stats.open_window();
@@ -260,7 +267,7 @@ impl Simulation {
             }
             self.now = ev.time;
             events += 1;
-            if events & 0xFFFF == 0 {
+            if events >= self.guards.max_events || events & 0xFFFF == 0 {
                 self.check_guards(events, &wall)?;
             }
             match ev.kind {
@@ -274,10 +281,10 @@ impl Simulation {
                     endpoint,
                     kind,
                     token,
-                } => self.on_timer(flow, endpoint, kind, token),
+                } => self.on_timer(flow, endpoint, kind as u32, token),
                 EventKind::QueueTimer { link, kind } => self.on_queue_timer(link, kind),
                 EventKind::Sample => {
-                    self.sampler.sample(self.now, &self.links, &mut self.flows);
+                    self.sampler.sample(self.now, &mut self.links, &mut self.flows);
                     if let Some(iv) = self.sampler.interval() {
                         if self.now < self.duration {
                             self.events.push((self.now + iv).min(self.duration), EventKind::Sample);
@@ -414,6 +421,10 @@ impl Simulation {
         let li = link.0 as usize;
         let now = self.now;
         let l = &mut self.links[li];
+        if l.queue.is_fast_fifo() {
+            self.enqueue_fast(link, pkt);
+            return;
+        }
         let rate = l.rate_bps;
         l.queue.enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
         self.process_drops();
@@ -425,6 +436,31 @@ impl Simulation {
             let at = l.busy_until;
             self.events.push(at, EventKind::LinkFree { link });
         }
+    }
+
+    /// The FIFO fast path: the transmission start of an accepted packet is
+    /// fixed now (right after everything accepted before it), so its arrival
+    /// at the next node is scheduled at once and no LinkFree event is needed.
+    /// `busy_until` is the time the transmitter finishes all accepted packets.
+    fn enqueue_fast(&mut self, link: LinkId, pkt: PacketRef) {
+        let now = self.now;
+        let l = &mut self.links[link.0 as usize];
+        let start = l.busy_until.max(now);
+        if !l.queue.fast_offer(pkt, now, start, &self.arena) {
+            self.lose(pkt);
+            return;
+        }
+        let size = self.arena.get(pkt).size;
+        let tx = tx_time(size, l.rate_bps);
+        l.busy_until = start + tx;
+        if start >= self.warmup && start <= self.duration {
+            l.stats.tx_bytes += size as u64;
+            l.stats.tx_packets += 1;
+            l.stats.busy_ns += (l.busy_until.min(self.duration) - start).0;
+        }
+        self.perf.packets_forwarded += 1;
+        self.events
+            .push(l.busy_until + l.delay, EventKind::Arrive { link, pkt });
     }
 
     /// The transmitter of `link` is free: send the next packet, if any.
@@ -448,6 +484,7 @@ impl Simulation {
         if now >= self.warmup {
             l.stats.tx_bytes += size as u64;
             l.stats.tx_packets += 1;
+            l.stats.busy_ns += (l.busy_until.min(self.duration) - now).0;
         }
         self.perf.packets_forwarded += 1;
         self.events.push(now + tx + l.delay, EventKind::Arrive { link, pkt: p });

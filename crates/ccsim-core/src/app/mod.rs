@@ -203,8 +203,13 @@ impl Paced {
         let next = match self.gaps {
             Dist::Constant => {
                 self.k += 1;
-                let bits = self.packet_size as u128 * 8 * 1_000_000_000 * self.k as u128;
-                self.burst_start + SimTime((bits / self.rate_bps as u128) as u64)
+                // Exact: the k-th gap ends at k * bits / rate after the burst start.
+                let bits = self.packet_size as u64 * 8_000_000_000;
+                let offset = match bits.checked_mul(self.k) {
+                    Some(b) => b / self.rate_bps,
+                    None => (bits as u128 * self.k as u128 / self.rate_bps as u128) as u64,
+                };
+                self.burst_start + SimTime(offset)
             }
             d => {
                 let gap = d.draw(ctx.rng, self.mean_gap_ns()).round().max(1.0);

@@ -74,6 +74,7 @@ impl Fifo {
 pub struct DropTail {
     limit: Limit,
     drop_front: bool,
+    fast_path: bool,
     fifo: Fifo,
 }
 
@@ -83,8 +84,16 @@ impl DropTail {
         DropTail {
             limit,
             drop_front,
+            fast_path: true,
             fifo: Fifo::default(),
         }
+    }
+
+    /// Allow or forbid the kernel's FIFO fast path (results are identical;
+    /// forbidding it exists to test exactly that).
+    pub fn with_fast_path(mut self, allowed: bool) -> Self {
+        self.fast_path = allowed;
+        self
     }
 }
 
@@ -117,6 +126,10 @@ impl QueueDisc for DropTail {
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef> {
         self.fifo.pop(ctx)
+    }
+
+    fn as_tail_drop_fifo(&self) -> Option<Limit> {
+        (!self.drop_front && self.fast_path).then_some(self.limit)
     }
 
     fn len_pkts(&self) -> usize {

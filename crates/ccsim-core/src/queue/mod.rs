@@ -145,6 +145,13 @@ pub trait QueueDisc: Send {
     fn on_timer(&mut self, _kind: u32, _ctx: &mut QueueCtx) -> Option<SimTime> {
         None
     }
+    /// If this discipline is a plain tail-drop FIFO, its limit. The kernel
+    /// then bypasses it (see [`Queue::fast_offer`]): a FIFO fixes each
+    /// packet's transmission start when the packet is accepted, so a hop
+    /// costs one event instead of two. Default: not a plain FIFO.
+    fn as_tail_drop_fifo(&self) -> Option<droptail::Limit> {
+        None
+    }
     /// Whether the discipline wants to see packets travelling the opposite
     /// direction (arrivals over the reverse link of the same duplex pair).
     /// Checked once when the simulation is built.
@@ -202,10 +209,35 @@ pub struct QueueStats {
     pub min_len_pkts: u64,
 }
 
+/// A packet accepted by a bypassed FIFO: when it arrived, when its
+/// transmission starts, its size.
+#[derive(Copy, Clone, Debug)]
+struct Scheduled {
+    enqueued: SimTime,
+    start: SimTime,
+    size: u32,
+}
+
+/// The FIFO fast path: packets whose transmission start is already fixed
+/// and still in the future, i.e. the packets waiting.
+struct FastFifo {
+    limit: droptail::Limit,
+    waiting: std::collections::VecDeque<Scheduled>,
+    bytes: u64,
+}
+
 /// A discipline plus its bookkeeping: statistics, time-averaged length, its
 /// random stream. This is what a link holds.
+///
+/// For a plain tail-drop FIFO the wrapper takes the fast path: the kernel
+/// asks [`Queue::fast_offer`] at arrival, which either drops the packet or
+/// records when its transmission will start; the packet's departure is
+/// then retired lazily by [`Queue::sync`], which replays the departures in
+/// time order so every statistic (lengths, their time integrals, sojourn,
+/// minimum and maximum) is exactly what the slow path would count.
 pub struct Queue {
     disc: Box<dyn QueueDisc>,
+    fast: Option<FastFifo>,
     rng: SimRng,
     /// Statistics over the window.
     pub stats: QueueStats,
@@ -218,8 +250,14 @@ pub struct Queue {
 impl Queue {
     /// Wrap a discipline.
     pub fn new(disc: Box<dyn QueueDisc>, rng: SimRng) -> Self {
+        let fast = disc.as_tail_drop_fifo().map(|limit| FastFifo {
+            limit,
+            waiting: std::collections::VecDeque::new(),
+            bytes: 0,
+        });
         Queue {
             disc,
+            fast,
             rng,
             stats: QueueStats::default(),
             last_change: SimTime::ZERO,
@@ -241,17 +279,102 @@ impl Queue {
     /// Packets waiting.
     #[inline]
     pub fn len_pkts(&self) -> usize {
-        self.disc.len_pkts()
+        match &self.fast {
+            Some(f) => f.waiting.len(),
+            None => self.disc.len_pkts(),
+        }
     }
 
     /// Bytes waiting.
     #[inline]
     pub fn len_bytes(&self) -> u64 {
-        self.disc.len_bytes()
+        match &self.fast {
+            Some(f) => f.bytes,
+            None => self.disc.len_bytes(),
+        }
+    }
+
+    /// Whether the kernel should use the FIFO fast path for this queue.
+    #[inline]
+    pub fn is_fast_fifo(&self) -> bool {
+        self.fast.is_some()
+    }
+
+    /// Fast path: retire the packets whose transmission has started by `now`,
+    /// in time order, as their dequeues. A no-op for other disciplines.
+    #[inline]
+    pub fn sync(&mut self, now: SimTime) {
+        loop {
+            let Some(f) = self.fast.as_mut() else { return };
+            let Some(&e) = f.waiting.front() else { return };
+            if e.start > now {
+                return;
+            }
+            self.integrate(e.start);
+            let f = self.fast.as_mut().expect("fast path checked above");
+            f.waiting.pop_front();
+            f.bytes -= e.size as u64;
+            if self.counting {
+                self.stats.dequeued += 1;
+                let s = (e.start - e.enqueued).0;
+                self.stats.sojourn_sum_ns += s as u128;
+                self.stats.sojourn_max_ns = self.stats.sojourn_max_ns.max(s);
+            }
+            self.note_len();
+        }
+    }
+
+    /// Fast path: offer a packet whose transmission would start at `start`
+    /// (when the transmitter is free of everything accepted before it).
+    /// Returns false, and counts the drop, if the buffer is full; the caller
+    /// frees the packet.
+    pub fn fast_offer(&mut self, pkt: PacketRef, now: SimTime, start: SimTime, arena: &PacketArena) -> bool {
+        self.sync(now);
+        self.integrate(now);
+        let size = arena.get(pkt).size;
+        if self.counting {
+            self.stats.arrivals += 1;
+            self.stats.arrival_bytes += size as u64;
+        }
+        let f = self.fast.as_mut().expect("fast_offer on a FIFO queue");
+        if !f.limit.fits(f.waiting.len(), f.bytes, size) {
+            self.count_drop(arena, pkt, DropReason::Overflow);
+            if self.counting {
+                self.stats.drops_on_arrival += 1;
+            }
+            return false;
+        }
+        f.waiting.push_back(Scheduled {
+            enqueued: now,
+            start,
+            size,
+        });
+        f.bytes += size as u64;
+        if self.counting {
+            self.stats.enqueued += 1;
+        }
+        self.note_len();
+        // A packet that starts at once is dequeued at once, as on the slow path.
+        self.sync(now);
+        true
+    }
+
+    /// Fast path: bytes and packets accepted whose transmission starts after
+    /// `now` and no later than `end` (for the link counters when the window opens).
+    pub fn fast_pending(&self, now: SimTime, end: SimTime) -> (u64, u64) {
+        match &self.fast {
+            Some(f) => f
+                .waiting
+                .iter()
+                .filter(|e| e.start > now && e.start <= end)
+                .fold((0, 0), |(p, b), e| (p + 1, b + e.size as u64)),
+            None => (0, 0),
+        }
     }
 
     /// Reset the counters when the metrics window opens (the queue's contents stay).
     pub fn open_window(&mut self, now: SimTime) {
+        self.sync(now);
         let len = self.len_pkts() as u64;
         self.stats = QueueStats {
             backlog_start: len,
@@ -268,6 +391,7 @@ impl Queue {
 
     /// Stop counting at the end of the window (closes the length integral).
     pub fn close_window(&mut self, now: SimTime) {
+        self.sync(now);
         self.integrate(now);
         self.counting = false;
     }
@@ -278,14 +402,14 @@ impl Queue {
             return;
         }
         let dt = (now - self.last_change).0 as u128;
-        self.stats.len_pkts_integral += dt * self.disc.len_pkts() as u128;
-        self.stats.len_bytes_integral += dt * self.disc.len_bytes() as u128;
+        self.stats.len_pkts_integral += dt * self.len_pkts() as u128;
+        self.stats.len_bytes_integral += dt * self.len_bytes() as u128;
         self.last_change = now;
     }
 
     #[inline]
     fn note_len(&mut self) {
-        let l = self.disc.len_pkts() as u64;
+        let l = self.len_pkts() as u64;
         if l > self.stats.max_len_pkts {
             self.stats.max_len_pkts = l;
         }

@@ -3,7 +3,8 @@
 
 use super::droptail::{DropTail, Limit};
 use super::QueueDisc;
-use crate::params::{no_params, ParamError, Params};
+use crate::params::{parse, ParamError, Params};
+use serde::Deserialize;
 
 /// What every discipline's constructor receives.
 pub struct QueueArgs<'a> {
@@ -42,13 +43,30 @@ pub fn build(kind: &str, args: &QueueArgs) -> Built {
 
 const BASIC_KINDS: &[&str] = &["droptail", "dropfront"];
 
+/// DropTail's only parameter.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct DropTailConfig {
+    /// Let the kernel bypass the queue (identical results, fewer events).
+    fast_path: bool,
+}
+
+impl Default for DropTailConfig {
+    fn default() -> Self {
+        DropTailConfig { fast_path: true }
+    }
+}
+
 fn build_basic(kind: &str, args: &QueueArgs) -> Option<Built> {
     let drop_front = match kind {
         "droptail" | "fifo" => false,
         "dropfront" => true,
         _ => return None,
     };
-    Some(no_params(args.params).map(|_| Box::new(DropTail::new(args.limit, drop_front)) as Box<dyn QueueDisc>))
+    Some(
+        parse::<DropTailConfig>(args.params)
+            .map(|c| Box::new(DropTail::new(args.limit, drop_front).with_fast_path(c.fast_path)) as Box<dyn QueueDisc>),
+    )
 }
 
 /// RED family and price/rate-based AQMs. (`lired` is not here: its

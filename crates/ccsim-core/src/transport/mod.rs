@@ -61,7 +61,11 @@ impl<'a> FlowCtx<'a> {
 
     /// Schedule a timer for `endpoint` of this flow at absolute time `at`.
     /// The owner keeps `token` to recognise (and ignore) cancelled timers.
+    /// `kind` must be below 65534 (kinds are small constants; the kernel keeps
+    /// 16 bits of them so that events stay 32 bytes).
     pub fn set_timer(&mut self, at: SimTime, endpoint: Endpoint, kind: u32, token: u64) {
+        debug_assert!(kind < u16::MAX as u32 - 1, "timer kinds are small constants");
+        let kind = kind as u16;
         self.events.push(
             at.max(self.now),
             EventKind::Timer {
