@@ -5,8 +5,11 @@
 //! Sources: Floyd and Jacobson 1993, Figure 2 (see [`super::red_core`]);
 //! Floyd 2000, "Recommendation on using the gentle variant of RED" (`gred`);
 //! Zhou, Yeung and Li 2006, Section 3 (`nlred`); Floyd, Gummadi and Shenker
-//! 2001 (`ared`, see [`super::ared`]). Defaults are ns-2's (`Queue/RED` in
-//! `tcl/lib/ns-default.tcl`); docs/algorithms.md lists each with its source.
+//! 2001 (`ared`, see [`super::ared`]). Defaults are ns-2's `Queue/RED`
+//! (`tcl/lib/ns-default.tcl`): for `red`, `gred` and `nlred` the fixed values
+//! ns-2 used before its automatic configuration of Dec 2001 (5 / 15 packets,
+//! max_p 0.1, w_q 0.002), with `wait` on as in ns-2; for `ared` ns-2.35's
+//! automatic settings. docs/algorithms.md lists each with its source.
 //!
 //! Per arrival: the average is updated from the number of packets (bytes in
 //! byte mode) waiting, the RED test decides pass / early / forced, an early

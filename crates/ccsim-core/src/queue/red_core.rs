@@ -239,7 +239,10 @@ impl Default for RedTest {
 impl RedTest {
     /// Floyd and Jacobson's Figure 2 for one arrival of `size` bytes with
     /// average `avg`; `u` is a uniform draw in [0, 1), taken only in the
-    /// early region.
+    /// early region. As in Figure 2 the first packet above min_th has
+    /// count 0 and may be dropped with pb (ns-2 instead sets count to 1 and
+    /// never drops it); byte mode scales pb before the uniformisation, as
+    /// the paper's Section 4 does (ns-2 scales after, with a byte count).
     pub fn decide(&mut self, curve: &Curve, avg: f64, size: u32, opts: &EarlyOpts, u: impl FnOnce() -> f64) -> Outcome {
         if avg < curve.min_th {
             self.count = -1;
