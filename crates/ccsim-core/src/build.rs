@@ -6,6 +6,7 @@
 use crate::app::{Application, Bulk, Dist, Finite, OnOff, Paced, Schedule};
 use crate::error::{Error, Result};
 use crate::link::{Link, Loss, LossModel};
+use crate::meter::TokenBucket;
 use crate::packet::{LinkId, NodeId};
 use crate::params::{ParamError, Params};
 use crate::queue::droptail::Limit;
@@ -617,6 +618,22 @@ fn add_flows(b: &Builder, spec: &ScenarioSpec, duration: SimTime, pairs: Option<
                 ))
             }
         };
+        if let Some(pr) = &g.profile {
+            if g.class.is_some() {
+                return Err(err(
+                    file,
+                    format!("{path}.profile"),
+                    "give either \"class\" or \"profile\" (the profile meter sets the class)",
+                ));
+            }
+            if pr.burst.0 == 0 {
+                return Err(err(
+                    file,
+                    format!("{path}.profile.burst"),
+                    "the bucket must hold at least 1 byte",
+                ));
+            }
+        }
         let stop = match &g.stop {
             None => duration,
             Some(t) => t.0,
@@ -681,6 +698,7 @@ fn add_flows(b: &Builder, spec: &ScenarioSpec, duration: SimTime, pairs: Option<
                 start,
                 stop,
                 class,
+                meter: g.profile.as_ref().map(|p| TokenBucket::new(p.rate.0, p.burst.0)),
             });
         }
     }

@@ -13,6 +13,7 @@ pub mod build;
 pub mod error;
 pub mod event;
 pub mod link;
+pub mod meter;
 pub mod metrics;
 pub mod packet;
 pub mod params;

@@ -216,9 +216,24 @@ pub struct FlowGroupSpec {
     /// Precedence/class carried by the data packets (default 0).
     #[serde(default)]
     pub class: Option<i64>,
+    /// Edge profile meter: data packets conforming to the token bucket are
+    /// class 1 (IN), the others class 0 (OUT). Exclusive with `class`.
+    #[serde(default)]
+    pub profile: Option<ProfileSpec>,
     /// Every other key: application and transport parameters.
     #[serde(flatten)]
     pub params: Params,
+}
+
+/// `profile = { rate = "1Mbps", burst = "15KB" }` of a flow group: one
+/// token bucket per flow (see [`crate::meter`]).
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileSpec {
+    /// Token rate.
+    pub rate: Rate,
+    /// Bucket depth.
+    pub burst: Bytes,
 }
 
 /// `[output]`.

@@ -62,6 +62,9 @@ pub struct Flow {
     pub stop: SimTime,
     /// Precedence stamped on data packets.
     pub class: u8,
+    /// Edge profile meter: when present it stamps each data packet's class
+    /// (IN/OUT) instead of `class`.
+    pub meter: Option<crate::meter::TokenBucket>,
 }
 
 /// Guards against runaway runs.
@@ -360,7 +363,13 @@ impl Simulation {
         while !self.outbox.is_empty() {
             let batch = std::mem::take(&mut self.outbox);
             for &p in &batch {
-                let src = self.arena.get(p).src;
+                let pk = self.arena.get_mut(p);
+                if pk.kind == PacketKind::Data {
+                    if let Some(m) = self.flows[pk.flow.0 as usize].meter.as_mut() {
+                        pk.class = m.classify(self.now, pk.size);
+                    }
+                }
+                let src = pk.src;
                 self.forward(src, p);
             }
             let mut batch = batch;

@@ -17,6 +17,15 @@ pub mod registry;
 
 // RED family and price/rate-based AQMs: red, gred, ared, nlred, lired, wred,
 // rio, modred, rem, avq, pi. Modules go below this line.
+pub mod ared;
+pub mod avq;
+pub mod modred;
+pub mod pi;
+pub mod red;
+pub mod red_core;
+pub mod rem;
+pub mod rio;
+pub mod wred;
 
 // Fair queueing, schedulers and delay-based AQMs: blue, sfb, sred, fred,
 // choke, sfq, drr, rr, codel, fq_codel, pie. Modules go below this line.
