@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 
@@ -143,9 +144,13 @@ def test_guard_raises_simulation_error(small_scenario: Path) -> None:
         small_scenario.read_text().replace('duration = "2s"', 'duration = "60s"') + "\n[limits]\nmax_events = 100000\n"
     )
     small_scenario.write_text(text)
-    with pytest.raises(ccsim.SimulationError, match=r"^run stopped: more than 100000 events \(limits\.max_events\)"):
+    # The message names the scenario like every other error.
+    where = re.escape(str(small_scenario))
+    with pytest.raises(
+        ccsim.SimulationError, match=rf"^{where}: run stopped: more than 100000 events \(limits\.max_events\)"
+    ):
         ccsim.run(small_scenario)
-    with pytest.raises(ccsim.SimulationError, match=r"^run stopped: more than 70000 events"):
+    with pytest.raises(ccsim.SimulationError, match=rf"^{where}: run stopped: more than 70000 events"):
         ccsim.run(small_scenario, max_events=70000)
 
 

@@ -66,9 +66,7 @@ def flow(draw: st.DrawFn, n: int, duration_ms: int) -> dict[str, Any]:
         "packet_size": draw(st.integers(40, 1500)),
     }
     start_ms = draw(st.integers(0, duration_ms // 2))
-    spec["start"] = (
-        {"uniform": [f"{start_ms}ms", f"{duration_ms // 2}ms"]} if draw(st.booleans()) else f"{start_ms}ms"
-    )
+    spec["start"] = {"uniform": [f"{start_ms}ms", f"{duration_ms // 2}ms"]} if draw(st.booleans()) else f"{start_ms}ms"
     if draw(st.booleans()):
         spec["stop"] = f"{draw(st.integers(duration_ms // 2 + 1, duration_ms))}ms"
     if app == "onoff":

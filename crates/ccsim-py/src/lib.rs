@@ -75,7 +75,11 @@ fn run_scenario<'py>(
     let fmt = fmt.to_string();
     let out = py.detach(move || {
         let v = scenario_value(&text, &source, &fmt, seed)?;
-        ccsim_core::run_value(v, &source, g)
+        // Guard messages do not name the scenario; errors here all start with it.
+        ccsim_core::run_value(v, &source, g).map_err(|e| match e {
+            Error::Guard(m) => Error::Guard(format!("{source}: {m}")),
+            other => other,
+        })
     });
     output(py, out.map_err(to_py)?)
 }
