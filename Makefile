@@ -28,8 +28,9 @@ $(DEPS_STAMP): requirements-dev.lock | $(BIN)/python
 
 # Build the Rust extension (release: LTO, codegen-units=1) into the venv as an
 # editable install; cargo makes this a few seconds when nothing changed.
+# (PIP_QUIET: maturin re-checks the dependencies with pip every time.)
 ext: $(DEPS_STAMP)
-	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet
+	VIRTUAL_ENV=$(abspath $(VENV)) PIP_QUIET=1 $(BIN)/maturin develop --release --quiet
 
 rust-test:
 	cargo test --workspace

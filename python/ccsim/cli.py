@@ -105,6 +105,10 @@ def interruptible() -> Iterator[None]:
     status 130, before any result file is written; the handler is restored
     afterwards so an interrupt while writing becomes KeyboardInterrupt.
     """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # Started with interrupts ignored (nohup, a background job): keep it that way.
+        yield
+        return
     try:
         previous = signal.signal(signal.SIGINT, signal.SIG_DFL)
     except ValueError:  # not the main thread (e.g. main() called from a worker): leave signals alone
@@ -133,7 +137,7 @@ def show_run(result: Result, out_dir: Path, out: Console) -> None:
     """Print a run's tables and where its results went."""
     for t in display.run_tables(result):
         out.print(t)
-    out.print(f"results written to {out_dir}{'' if str(out_dir).endswith('/') else '/'}: {', '.join(result.files())}")
+    out.print(f"results written to {out_dir}{'' if str(out_dir).endswith('/') else '/'}", soft_wrap=True)
 
 
 def cmd_validate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:

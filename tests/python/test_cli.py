@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from contract import FLOW_KEYS, LINK_KEYS, PERF_KEYS, QUEUE_KEYS, RESULT_FILES, SUMMARY_KEYS, TOP_KEYS
 
-from ccsim.cli import main, safe_dirname
+from ccsim.cli import interruptible, main, safe_dirname
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
@@ -203,3 +204,41 @@ def test_process_usage_error_exits_2_without_traceback(tmp_path: Path) -> None:
     assert p.returncode == 2
     assert p.stderr.endswith("ccsim run: error: argument --seed: expected an integer in 0..2^64-1, got -5\n")
     assert "Traceback" not in p.stderr
+
+
+def test_interrupts_end_the_process_while_the_engine_runs() -> None:
+    # While the engine runs, SIGINT has its default action (the process ends with status 130 at once);
+    # afterwards Python's handler is back, so an interrupt elsewhere becomes KeyboardInterrupt (exit 130).
+    before = signal.getsignal(signal.SIGINT)
+    with interruptible():
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_DFL
+    assert signal.getsignal(signal.SIGINT) is before
+    # A process started with interrupts ignored (nohup) keeps ignoring them.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with interruptible():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_keyboard_interrupt_exits_130(monkeypatch: pytest.MonkeyPatch, small_scenario: Path) -> None:
+    def interrupted(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("ccsim.run", interrupted)
+    assert cli("run", str(small_scenario)) == (130, "", "interrupted\n")
+
+
+def test_internal_errors_are_one_line(monkeypatch: pytest.MonkeyPatch, small_scenario: Path) -> None:
+    def broken(*_: object, **__: object) -> None:
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr("ccsim.run", broken)
+    assert cli("run", str(small_scenario)) == (
+        1,
+        "",
+        "error: internal error (ZeroDivisionError: division by zero); rerun with --traceback and report it\n",
+    )
+    with pytest.raises(ZeroDivisionError):
+        cli("--traceback", "run", str(small_scenario))
