@@ -117,7 +117,7 @@ def test_the_largest_seed_is_accepted(small_scenario: Path) -> None:
 def test_validate(small_scenario: Path, write_scenario: object) -> None:
     ccsim.validate(small_scenario)
     ccsim.validate(tomllib.loads(small_scenario.read_text()))
-    with pytest.raises(ccsim.ScenarioError, match=r"^<dict>: \(top level\): missing field `name`$"):
+    with pytest.raises(ccsim.ScenarioError, match=r'^<dict>: \(top level\): missing key "name"$'):
         ccsim.validate({"duration": "1s"})
 
 
@@ -147,7 +147,8 @@ def test_guard_raises_simulation_error(small_scenario: Path) -> None:
     # The message names the scenario like every other error.
     where = re.escape(str(small_scenario))
     with pytest.raises(
-        ccsim.SimulationError, match=rf"^{where}: run stopped: more than 100000 events \(limits\.max_events\)"
+        ccsim.SimulationError,
+        match=rf"^{where}: run stopped: more than 100000 events \(limits\.max_events, or --max-events\)",
     ):
         ccsim.run(small_scenario)
     with pytest.raises(ccsim.SimulationError, match=rf"^{where}: run stopped: more than 70000 events"):

@@ -115,7 +115,7 @@ def test_validate_reports_each_file(small_scenario: Path, write_scenario: object
     status, out, err = cli("validate", str(small_scenario), str(bad))
     assert status == 2
     assert out == f"{small_scenario}: ok\n"
-    assert err == f"error: {bad}: (top level): missing field `duration`\n"
+    assert err == f'error: {bad}: (top level): missing key "duration"\n'
     assert cli("validate", str(small_scenario)) == (0, f"{small_scenario}: ok\n", "")
 
 
@@ -190,7 +190,7 @@ def test_process_run_and_json(small_scenario: Path, tmp_path: Path) -> None:
     [
         (["run", "missing.toml"], "error: missing.toml: cannot read the scenario: No such file or directory\n"),
         (["validate", "."], "error: .: cannot read the scenario: Is a directory\n"),
-        (["run", "bad.toml"], "error: bad.toml: (top level): missing field `duration`\n"),
+        (["run", "bad.toml"], 'error: bad.toml: (top level): missing key "duration"\n'),
     ],
 )
 def test_process_errors_exit_2_without_traceback(tmp_path: Path, argv: list[str], stderr: str) -> None:

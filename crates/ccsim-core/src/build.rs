@@ -28,6 +28,12 @@ pub const ACCESS_QUEUE_LIMIT: u64 = 1000;
 pub const BOTTLENECK_QUEUE_LIMIT: u64 = 100;
 /// Default limit of explicit-graph link queues, packets.
 pub const LINK_QUEUE_LIMIT: u64 = 100;
+/// Largest dumbbell (a guard against typos that would exhaust memory).
+pub const MAX_PAIRS: u32 = 100_000;
+/// Most flows in one scenario.
+pub const MAX_FLOWS: usize = 1_000_000;
+/// Most samples per time series.
+pub const MAX_SAMPLES: u64 = 10_000_000;
 /// Default time-series sampling interval.
 pub const SAMPLE_INTERVAL: SimTime = SimTime::from_millis(100);
 
@@ -136,7 +142,12 @@ impl<'a> Builder<'a> {
             params: &spec.params,
             link_rate_bps: rate,
         };
-        let disc = queues::build(&kind, &args).map_err(|e| self.param_err(path, e))?;
+        let disc = queues::build(&kind, &args).map_err(|mut e| {
+            if e.message.starts_with("unknown key") {
+                e.message = format!("{} (queue kind \"{kind}\")", e.message);
+            }
+            self.param_err(path, e)
+        })?;
         Ok(Queue::new(disc, stream(self.seed, &format!("queue:{label}"))))
     }
 
@@ -207,6 +218,9 @@ impl<'a> Builder<'a> {
                     t.kind
                 ),
             ));
+        }
+        if t.pairs > MAX_PAIRS {
+            return Err(self.e("topology.pairs", format!("at most {MAX_PAIRS} pairs, got {}", t.pairs)));
         }
         if t.pairs == 0 {
             return Err(self.e("topology.pairs", "a dumbbell needs at least 1 pair"));
@@ -589,6 +603,13 @@ fn add_flows(b: &Builder, spec: &ScenarioSpec, duration: SimTime, pairs: Option<
         let path = format!("flows[{gi}]");
         let count = match g.count {
             None => 1,
+            Some(c) if c > MAX_FLOWS as i64 || global + c as usize > MAX_FLOWS => {
+                return Err(err(
+                    file,
+                    format!("{path}.count"),
+                    format!("at most {MAX_FLOWS} flows in a scenario, got {c} more"),
+                ))
+            }
             Some(c) if c >= 1 => c as usize,
             Some(c) => {
                 return Err(err(
@@ -681,7 +702,14 @@ fn add_flows(b: &Builder, spec: &ScenarioSpec, duration: SimTime, pairs: Option<
                 } else {
                     format!("{path}.{}", e.path)
                 };
-                err(file, p, e.message)
+                let message = match e.message.split_once(", expected ") {
+                    Some((head, keys)) if head.starts_with("unknown key") => format!(
+                        "{head} for a flow group with transport \"{transport}\" and app \"{app}\"; \
+                         the transport's own keys are {keys} (flow and application keys: docs/scenarios.md)"
+                    ),
+                    _ => e.message,
+                };
+                err(file, p, message)
             })?;
             let fairness = g.fairness.unwrap_or(application.greedy());
             flows.push(Flow {
@@ -811,11 +839,20 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
         ));
     }
     let interval = out.sample_interval.map(|t| t.0).unwrap_or(SAMPLE_INTERVAL);
+    let samples = duration.0 / interval.0.max(1);
     let sampler = if interval == SimTime::ZERO {
         return Err(err(
             file,
             "output.sample_interval",
             "the sampling interval must be positive",
+        ));
+    } else if samples > MAX_SAMPLES {
+        return Err(err(
+            file,
+            "output.sample_interval",
+            format!(
+                "{interval} would take {samples} samples of every series; at most {MAX_SAMPLES}: sample less often"
+            ),
         ));
     } else {
         let links = match &out.sample_links {

@@ -74,6 +74,9 @@ pub struct Guards {
     pub max_events: u64,
     /// Maximum wall-clock seconds.
     pub max_wall_s: f64,
+    /// Polled every 65536 events; returning true stops the run (the Python
+    /// bindings use it to honour Ctrl-C).
+    pub interrupt: Option<fn() -> bool>,
 }
 
 impl Default for Guards {
@@ -81,6 +84,7 @@ impl Default for Guards {
         Guards {
             max_events: 20_000_000_000,
             max_wall_s: 3600.0,
+            interrupt: None,
         }
     }
 }
@@ -304,16 +308,19 @@ impl Simulation {
     }
 
     fn check_guards(&self, events: u64, wall: &std::time::Instant) -> Result<()> {
+        if self.guards.interrupt.is_some_and(|f| f()) {
+            return Err(Error::Interrupted);
+        }
         if events >= self.guards.max_events {
             return Err(Error::Guard(format!(
-                "run stopped: more than {} events (limits.max_events) at simulated time {}",
+                "run stopped: more than {} events (limits.max_events, or --max-events) at simulated time {}",
                 self.guards.max_events, self.now
             )));
         }
         let w = wall.elapsed().as_secs_f64();
         if w > self.guards.max_wall_s {
             return Err(Error::Guard(format!(
-                "run stopped: wall time {:.1}s exceeded limits.max_wall ({:.1}s) at simulated time {}",
+                "run stopped: wall time {:.1}s exceeded limits.max_wall, or --max-wall ({:.1}s) at simulated time {}",
                 w, self.guards.max_wall_s, self.now
             )));
         }

@@ -14,12 +14,23 @@ create_exception!(_core, SimulationError, PyRuntimeError, "A run was stopped by 
 fn to_py(e: Error) -> PyErr {
     match e {
         Error::Guard(m) => SimulationError::new_err(m),
+        Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("simulation interrupted"),
         other => ScenarioError::new_err(other.to_string()),
     }
 }
 
+/// Whether Python has a pending signal (Ctrl-C); polled by the engine every
+/// 65536 events, so a long run stays interruptible from a shell or Jupyter.
+fn python_interrupted() -> bool {
+    Python::attach(|py| py.check_signals().is_err())
+}
+
 fn guards(max_events: Option<u64>, max_wall_s: Option<f64>) -> GuardOverrides {
-    GuardOverrides { max_events, max_wall_s }
+    GuardOverrides {
+        max_events,
+        max_wall_s,
+        interrupt: Some(python_interrupted),
+    }
 }
 
 /// Parse scenario text into the common data model and apply a seed override
