@@ -197,7 +197,10 @@ impl<'a> Builder<'a> {
         if s.packets.is_some() && s.model != "drop_list" {
             return Err(self.e(
                 format!("{path}.packets"),
-                format!("key \"packets\" is only used by loss model \"drop_list\", not \"{}\"", s.model),
+                format!(
+                    "key \"packets\" is only used by loss model \"drop_list\", not \"{}\"",
+                    s.model
+                ),
             ));
         }
         Ok(Some(Loss::new(model, stream(self.seed, &format!("loss:{label}")))))

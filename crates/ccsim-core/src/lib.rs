@@ -10,6 +10,7 @@
 
 pub mod app;
 pub mod build;
+pub mod cc;
 pub mod error;
 pub mod event;
 pub mod link;
@@ -23,6 +24,7 @@ pub mod routing;
 pub mod sampler;
 pub mod scenario;
 pub mod sim;
+pub mod tcp;
 pub mod time;
 pub mod transport;
 pub mod units;
