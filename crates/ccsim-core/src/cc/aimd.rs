@@ -11,13 +11,15 @@
 //!   AIMD(1, 1/2) is standard TCP, TCP(1/8) has a = 0.3125 and TCP(1/256)
 //!   a = 0.0104.
 //!
-//! Slow start, timeouts and recovery are standard (RFC 5681); the timeout
-//! sets ssthresh to (1 - b) times the flight, as ns-2's `decrease_num_`
-//! applies to every window reduction. The reduced window is (1 - b) times
-//! min(cwnd, receiver window) (ns-2's `window()`), not the integer
-//! FlightSize, so that small b are not swamped by rounding.
+//! Slow start, timeouts and recovery are standard (RFC 5681). As in ns-2
+//! (`TcpAgent::slowdown` with `decrease_num_` = 1 - b), the reduction is
+//! (1 - b) of min(cwnd, receiver window) (`windowd()`), on losses and
+//! timeouts alike, except that the first decrease, one that ends slow start
+//! and one following a timeout halve the window (see [`super::HalveFirst`]).
+//! The window rather than the integer FlightSize is reduced so that small b
+//! are not swamped by rounding.
 
-use super::{check_range, AckInfo, CcInit, CongestionControl, CongestionEvent, Window};
+use super::{check_range, AckInfo, CcInit, CongestionControl, CongestionEvent, HalveFirst, Window};
 use crate::params::ParamError;
 use crate::rng::SimRng;
 use serde::Deserialize;
@@ -49,6 +51,7 @@ pub struct Aimd {
     a: f64,
     b: f64,
     w: Window,
+    first: HalveFirst,
 }
 
 impl Aimd {
@@ -63,6 +66,7 @@ impl Aimd {
             a,
             b,
             w: Window::new(init),
+            first: HalveFirst::default(),
         })
     }
 
@@ -93,10 +97,12 @@ impl CongestionControl for Aimd {
         }
     }
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
-        self.w.reduce((1.0 - self.b) * ev.window, ev);
+        let f = if self.first.standard(&self.w, false) { 0.5 } else { 1.0 - self.b };
+        self.w.reduce(f * ev.window, ev);
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
-        self.w.timeout((1.0 - self.b) * ev.flight, ev);
+        let f = if self.first.standard(&self.w, true) { 0.5 } else { 1.0 - self.b };
+        self.w.timeout(f * ev.window, ev);
     }
 }
 
@@ -123,6 +129,9 @@ mod tests {
         let mut c = Aimd::new(AimdConfig { a: None, b: 0.125 }, &init).unwrap();
         c.on_ack(&ack(0, 100), &mut rng);
         assert!((c.cwnd() - (20.0 + 0.3125 / 20.0)).abs() < 1e-12);
+        // The first decrease halves (ns-2); later ones remove b.
+        c.on_congestion_event(&loss(0, 16.0));
+        assert_eq!(c.cwnd(), 8.0);
         c.on_congestion_event(&loss(0, 16.0));
         assert_eq!(c.cwnd(), 14.0);
         assert!(AimdConfig { a: None, b: 1.5 }.b > 1.0 && Aimd::new(AimdConfig { a: None, b: 1.5 }, &init).is_err());

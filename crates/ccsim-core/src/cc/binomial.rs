@@ -16,13 +16,15 @@
 //! TCP's sqrt(3 / (2p)) needs a = 1.5 b. For k + l != 1 no constant makes
 //! the algorithm TCP-compatible and `a` defaults to 1.
 //!
-//! Slow start, timeouts and recovery are standard; a timeout sets ssthresh
-//! to w - b w^l of the flight. The window reduced on loss is
-//! min(cwnd, receiver window) (ns-2's `window()`), not the integer
-//! FlightSize, because for IIAD the decrease (half a segment) is smaller
-//! than FlightSize's rounding.
+//! Slow start, timeouts and recovery are standard. As ns-2's binomial
+//! controls (`wnd_option_ 6` in `TcpAgent::slowdown`), the decrease applies
+//! to min(cwnd, receiver window) (`windowd()`), on losses and timeouts
+//! alike, except that the first decrease, one that ends slow start and one
+//! following a timeout halve the window (see [`super::HalveFirst`]); the
+//! window rather than the integer FlightSize is reduced because for IIAD
+//! the decrease (half a segment) is smaller than FlightSize's rounding.
 
-use super::{check_range, AckInfo, CcInit, CongestionControl, CongestionEvent, Window};
+use super::{check_range, AckInfo, CcInit, CongestionControl, CongestionEvent, HalveFirst, Window};
 use crate::params::ParamError;
 use crate::rng::SimRng;
 use serde::Deserialize;
@@ -63,6 +65,7 @@ pub struct Binomial {
     a: f64,
     b: f64,
     w: Window,
+    first: HalveFirst,
 }
 
 impl Binomial {
@@ -109,6 +112,7 @@ impl Binomial {
             a,
             b,
             w: Window::new(init),
+            first: HalveFirst::default(),
         })
     }
 
@@ -150,11 +154,19 @@ impl CongestionControl for Binomial {
         }
     }
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
-        let target = self.decreased(ev.window);
+        let target = if self.first.standard(&self.w, false) {
+            ev.window / 2.0
+        } else {
+            self.decreased(ev.window)
+        };
         self.w.reduce(target, ev);
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
-        let target = self.decreased(ev.flight);
+        let target = if self.first.standard(&self.w, true) {
+            ev.window / 2.0
+        } else {
+            self.decreased(ev.window)
+        };
         self.w.timeout(target, ev);
     }
 }

@@ -155,8 +155,9 @@ pub struct CongestionEvent {
     /// Tahoe recovery: restart from a loss window of one segment after
     /// setting ssthresh.
     pub collapse: bool,
-    /// A timeout that repeats an earlier one for the same data (RFC 5681
-    /// section 3.1: ssthresh is held, not halved again).
+    /// A timeout after which ssthresh must be held, not reduced again: it
+    /// repeats an earlier one for the same data (RFC 5681 section 3.1), or
+    /// it happened during fast recovery, which already reduced ssthresh.
     pub repeated: bool,
     /// Smoothed RTT, if known.
     pub srtt: Option<SimTime>,
@@ -261,6 +262,28 @@ impl Window {
             self.ssthresh = ssthresh.max(MIN_SSTHRESH);
         }
         self.cwnd = 1.0;
+    }
+}
+
+/// ns-2's rule for non-standard decreases (`TcpAgent::slowdown`): "for the
+/// first decrease, decrease by half even for non-standard values of
+/// decrease_num_", and also when the loss ends slow start or follows a
+/// timeout. Slowly-responsive controllers (AIMD with small b, binomial)
+/// would otherwise keep most of a slow-start overshoot of up to twice the
+/// path's capacity and lose packets for many round trips.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct HalveFirst {
+    decreased: bool,
+    after_timeout: bool,
+}
+
+impl HalveFirst {
+    /// Whether this decrease must be a standard halving; records it.
+    pub fn standard(&mut self, w: &Window, timeout: bool) -> bool {
+        let halve = !self.decreased || w.in_slow_start() || self.after_timeout;
+        self.decreased = true;
+        self.after_timeout = timeout;
+        halve
     }
 }
 

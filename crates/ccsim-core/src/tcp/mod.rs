@@ -71,7 +71,8 @@ pub struct TcpConfig {
     pub delayed_ack_count: u32,
     /// Delayed-ACK timer (default 200 ms).
     pub delayed_ack_timeout: Time,
-    /// SACK option (RFC 2018; default false, true for cc = "sack" and "bbr").
+    /// SACK option (RFC 2018; default false, true for cc = "sack" and for
+    /// the controllers taken from Linux, "bic", "cubic" and "bbr").
     pub sack: Option<bool>,
     /// Most SACK blocks per ACK (default 3, ns-2's `maxsackblocks_`).
     pub max_sack_blocks: u32,
@@ -164,6 +165,9 @@ impl TcpConfig {
                 ),
             ));
         }
+        // Linux always negotiates SACK, and its BIC, CUBIC and BBR are what
+        // ccsim implements; ns-2's own agents default to no SACK.
+        let linux_cc = matches!(self.cc.as_str(), "bic" | "cubic" | "bbr");
         let recovery = match &self.recovery {
             Some(r) => Recovery::parse(r).ok_or_else(|| {
                 ParamError::at(
@@ -173,7 +177,7 @@ impl TcpConfig {
             })?,
             None => match Recovery::parse(&self.cc) {
                 Some(r) => r,
-                None if self.sack.unwrap_or(self.cc == "bbr") => Recovery::Sack,
+                None if self.sack.unwrap_or(linux_cc) => Recovery::Sack,
                 None => Recovery::NewReno,
             },
         };
@@ -185,7 +189,7 @@ impl TcpConfig {
                 ))
             }
             (Some(s), _) => s,
-            (None, r) => r == Recovery::Sack || self.cc == "bbr",
+            (None, r) => r == Recovery::Sack || linux_cc,
         };
         if self.mss == 0 || self.mss > 1_000_000 {
             return Err(ParamError::at(

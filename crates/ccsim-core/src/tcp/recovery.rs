@@ -24,9 +24,9 @@
 //!   RecoveryPoint.
 //!
 //! Common rules: after a timeout no fast retransmit starts until the ACK
-//! reaches what was outstanding at the timeout (RFC 6582 section 3.2 step 1
-//! and RFC 6675 section 5.1; ns-2's `bugfix_`), and NewReno, SACK and Tahoe
-//! apply the same guard after a fast retransmit. Plain Reno does not (RFC
+//! passes what was outstanding at the timeout (RFC 6582 section 3.2 step 1
+//! and RFC 6675 section 5.1; ns-2's `bugfix_`; see `fast_retransmit_allowed`),
+//! and NewReno, SACK and Tahoe apply the same guard after a fast retransmit. Plain Reno does not (RFC
 //! 5681 has no `recover`), so a second loss in the window may trigger a
 //! second fast retransmit when enough duplicate ACKs arrive. Duplicate ACKs
 //! are counted per RFC 5681 (any ACK that does not advance snd_una while data
@@ -134,7 +134,7 @@ impl TcpSender {
                 if is_dup {
                     self.dupacks += 1;
                     let head_lost = self.uses_sack() && self.board.is_lost(self.snd_una, self.cfg.dupthresh);
-                    if self.snd_una >= self.recover && (self.dupacks >= self.cfg.dupthresh || head_lost) {
+                    if self.fast_retransmit_allowed() && (self.dupacks >= self.cfg.dupthresh || head_lost) {
                         self.enter_recovery(ctx);
                         if !self.uses_sack() {
                             out.losses += 1;
@@ -144,6 +144,22 @@ impl TcpSender {
             }
         }
         out
+    }
+
+    /// The guard against a new fast retransmit for data sent before the
+    /// last recovery or timeout. Without SACK: the cumulative ACK must cover
+    /// more than `recover` (RFC 6582 section 3.2 step 1, read as ns-2's
+    /// `highest_ack_ > recover_`), so duplicate ACKs caused by go-back-N
+    /// retransmissions of data the receiver already holds (their ACK equals
+    /// `recover` exactly) cannot start a spurious recovery. With SACK: HighACK
+    /// must have reached RecoveryPoint (RFC 6675 section 5.1); such
+    /// duplicates SACK nothing new and are not duplicate ACKs there.
+    fn fast_retransmit_allowed(&self) -> bool {
+        if self.uses_sack() {
+            self.snd_una >= self.recover
+        } else {
+            self.snd_una > self.recover || self.recover == 0
+        }
     }
 
     fn exit_recovery(&mut self, ctx: &mut FlowCtx) {

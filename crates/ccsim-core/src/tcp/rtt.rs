@@ -3,9 +3,18 @@
 //! - First sample R: SRTT = R, RTTVAR = R/2 (section 2.2).
 //! - Later samples R': RTTVAR = 3/4 RTTVAR + 1/4 |SRTT - R'|, then
 //!   SRTT = 7/8 SRTT + 1/8 R' (section 2.3).
-//! - RTO = max(min_rto, SRTT + max(G, 4 RTTVAR)), at most max_rto; before
-//!   any sample RTO = initial_rto (1 s, section 2.1). The simulator's clock is
-//!   exact, so the clock granularity G is 0 (min_rto bounds the RTO anyway).
+//! - RTO = SRTT + max(G, 4 RTTVAR) (section 2.3), at most max_rto; before
+//!   any sample RTO = initial_rto (1 s, section 2.1).
+//!
+//! The minimum RTO: ccsim takes `min_rto` as G, the floor of the variance
+//! term, as Linux does (`tcp_rto_min` bounds `rttvar`, so RTO >= SRTT +
+//! 200 ms), rather than as a floor of the whole RTO (section 2.4's reading,
+//! ns-2's `minrto_`). The sender samples the RTT on every ACK, so on a
+//! stable path RTTVAR decays to almost nothing; with the floor on the whole
+//! RTO, any path with SRTT above min_rto would then time out before a fast
+//! retransmission could be acknowledged (it leaves a few packet times after
+//! the last ACK of new data). On paths with SRTT + 4 RTTVAR below min_rto
+//! the two readings differ by at most SRTT.
 //! - Each expiry doubles the RTO (section 5.5, capped at max_rto) and the
 //!   backed-off value is kept until a valid sample arrives (Karn's
 //!   algorithm; the sender never samples retransmitted segments, section 3).
@@ -73,8 +82,8 @@ impl RttEstimator {
         match self.srtt {
             None => self.initial_rto.min(self.max_rto),
             Some(s) => {
-                let rto = SimTime::from_nanos((s + 4.0 * self.rttvar).round() as u64);
-                rto.max(self.min_rto).min(self.max_rto)
+                let var = (4.0 * self.rttvar).max(self.min_rto.0 as f64);
+                SimTime::from_nanos((s + var).round() as u64).min(self.max_rto)
             }
         }
     }
@@ -121,18 +130,18 @@ mod tests {
         e.on_sample(SimTime::from_millis(100));
         assert_eq!(e.srtt(), Some(SimTime::from_millis(100)));
         assert_eq!(e.rttvar(), SimTime::from_millis(50));
-        // 100 + 4 * 50 = 300 ms
+        // 100 + max(200, 4 * 50) = 300 ms
         assert_eq!(e.rto(), SimTime::from_millis(300));
         e.on_sample(SimTime::from_millis(200));
         // rttvar = 0.75*50 + 0.25*100 = 62.5; srtt = 87.5 + 25 = 112.5
         assert_eq!(e.rttvar(), SimTime::from_micros(62_500));
         assert_eq!(e.srtt(), Some(SimTime::from_micros(112_500)));
         assert_eq!(e.rto(), SimTime::from_micros(362_500));
-        // many equal samples: rttvar decays, min_rto takes over
-        for _ in 0..100 {
-            e.on_sample(SimTime::from_millis(10));
+        // many equal samples: rttvar decays, min_rto bounds the variance term
+        for _ in 0..200 {
+            e.on_sample(SimTime::from_millis(400));
         }
-        assert_eq!(e.rto(), SimTime::from_millis(200));
+        assert_eq!(e.rto(), SimTime::from_millis(600));
     }
 
     #[test]
@@ -141,6 +150,7 @@ mod tests {
         e.on_sample(SimTime::from_millis(100));
         e.back_off();
         e.back_off();
+        // (100 + 200) * 4
         assert_eq!(e.rto(), SimTime::from_millis(1200));
         for _ in 0..20 {
             e.back_off();

@@ -93,8 +93,8 @@ impl Scoreboard {
         self.count
     }
 
-    /// Forget all SACK information (after a timeout, RFC 2018 section 8 /
-    /// RFC 6675 section 5.1, as ns-2's Sack1).
+    /// Forget all SACK information (RFC 2018 section 8's advice after a
+    /// timeout, for receivers that renege; ccsim's do not, so the sender keeps it).
     pub fn clear(&mut self) {
         for s in self.sacked.iter_mut() {
             *s = false;

@@ -9,9 +9,10 @@
 //! RFC 3042, on the first duplicate ACKs; plus the inflation of Reno and
 //! NewReno fast recovery). After a timeout, and after Tahoe's fast
 //! retransmit, the sender goes back to the first unacknowledged segment and
-//! resends from there (go-back-N, as ns-2 and BSD; a SACK sender skips
-//! segments SACKed since). During SACK recovery the pipe rule of RFC 6675
-//! decides.
+//! resends from there (go-back-N, as ns-2 and BSD; a SACK sender skips the
+//! segments the receiver has SACKed: it keeps its scoreboard across the
+//! timeout, as Linux, since ccsim's receiver never reneges). During SACK
+//! recovery the pipe rule of RFC 6675 decides.
 //!
 //! Timers: the retransmission timer follows RFC 6298 section 5 (started when
 //! data is sent and none is running, restarted on each ACK of new data,
@@ -434,7 +435,12 @@ impl TcpSender {
             ctx.stats.timeouts += 1;
         }
         let flight = self.snd_max - self.snd_una;
-        let ev = self.congestion_event(ctx.now, flight, self.rto_streak > 0, false);
+        // ssthresh is held on a repeated timeout (RFC 5681 section 3.1) and
+        // on a timeout during fast recovery, which already reduced it for
+        // this loss (Linux `tcp_enter_loss`): FlightSize then counts the
+        // new data that window inflation sent and would raise ssthresh.
+        let hold = self.rto_streak > 0 || self.state == CaState::Recovery;
+        let ev = self.congestion_event(ctx.now, flight, hold, false);
         self.cc.on_rto(&ev);
         self.rtt.back_off();
         self.rto_streak += 1;
@@ -445,9 +451,9 @@ impl TcpSender {
         self.dupacks = 0;
         self.lt_sent = 0;
         self.partial_acks = 0;
-        if self.uses_sack() {
-            self.board.clear();
-        }
+        // The SACK scoreboard is kept (RFC 6675 section 5.1 allows it when
+        // reneging is detected; ccsim's receiver never reneges), so the
+        // go-back-N after the timeout skips what the receiver holds, as Linux.
         self.high_rxt_end = self.snd_una;
         self.rescue_rxt = None;
         self.snd_nxt = self.snd_una;
