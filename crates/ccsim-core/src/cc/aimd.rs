@@ -97,11 +97,19 @@ impl CongestionControl for Aimd {
         }
     }
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
-        let f = if self.first.standard(&self.w, false) { 0.5 } else { 1.0 - self.b };
+        let f = if self.first.standard(&self.w, false) {
+            0.5
+        } else {
+            1.0 - self.b
+        };
         self.w.reduce(f * ev.window, ev);
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
-        let f = if self.first.standard(&self.w, true) { 0.5 } else { 1.0 - self.b };
+        let f = if self.first.standard(&self.w, true) {
+            0.5
+        } else {
+            1.0 - self.b
+        };
         self.w.timeout(f * ev.window, ev);
     }
 }

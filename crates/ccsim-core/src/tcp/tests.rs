@@ -342,7 +342,10 @@ fn timeout_backoff_and_karn() {
     // before the fast retransmission; RTO = SRTT + max(min_rto, 4 RTTVAR)
     // with SRTT ~ 21 ms. The second waits exactly twice the first RTO.
     let (first, second) = (t1 - t0, t2 - t1);
-    assert!(first < SimTime::from_millis(240) && first > SimTime::from_millis(200), "{first}");
+    assert!(
+        first < SimTime::from_millis(240) && first > SimTime::from_millis(200),
+        "{first}"
+    );
     let rto = second.0 / 2;
     assert_eq!(second.0, 2 * rto);
     assert!(rto >= first.0 && rto < first.0 + 10_000_000, "{first} then {second}");
@@ -425,4 +428,3 @@ fn finite_transfer_completes_with_partial_last_segment() {
         );
     }
 }
-
