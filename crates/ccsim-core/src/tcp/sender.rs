@@ -162,9 +162,10 @@ impl TcpSender {
     }
 
     /// The window used for sending, segments: cwnd plus the fast-recovery
-    /// inflation (what ns-2 reports as `cwnd_`).
+    /// inflation (what ns-2 reports as `cwnd_`), at least one segment
+    /// (NewReno's partial-ACK deflation may take the sum lower).
     pub fn effective_cwnd(&self) -> f64 {
-        self.cc.cwnd() + self.inflation
+        (self.cc.cwnd() + self.inflation).max(1.0)
     }
 
     /// The loss-recovery state.
@@ -196,7 +197,7 @@ impl TcpSender {
     }
 
     fn window(&self) -> u64 {
-        (self.effective_cwnd().floor() as i64).max(1) as u64
+        self.effective_cwnd().floor() as u64
     }
 
     fn has_new_data(&self) -> bool {
