@@ -4,8 +4,6 @@
 //! transmission and the window after every ACK are logged, so the tests
 //! can check exactly which segments each recovery variant retransmits.
 
-use super::receiver::TcpReceiver;
-use super::sender::TcpSender;
 use super::{build_from, TcpConfig};
 use crate::event::{Endpoint, EventKind, EventQueue};
 use crate::metrics::FlowStats;
@@ -184,10 +182,6 @@ impl Harness {
             .fold(f64::INFINITY, f64::min)
     }
 }
-
-// Keep the concrete types referenced (the harness builds them through build_from).
-#[allow(dead_code)]
-fn _types(_: &TcpSender, _: &TcpReceiver) {}
 
 /// The textbook setting (Fall and Floyd 1996): the window is limited by
 /// cwnd, not by the receiver, and the flow is in congestion avoidance
