@@ -176,13 +176,45 @@ impl<'a> Builder<'a> {
                 loss_good: prob(s.loss_good, "loss_good", Some(0.0))?,
                 loss_bad: prob(s.loss_bad, "loss_bad", Some(1.0))?,
             },
+            "drop_list" => {
+                let Some(list) = &s.packets else {
+                    return Err(self.e(
+                        format!("{path}.packets"),
+                        "missing key \"packets\" for loss model \"drop_list\" (data packet numbers, from 1)",
+                    ));
+                };
+                let mut packets = Vec::with_capacity(list.len());
+                for (i, &n) in list.iter().enumerate() {
+                    if n < 1 {
+                        return Err(self.e(
+                            format!("{path}.packets[{i}]"),
+                            format!("expected a data packet number counting from 1, got {n}"),
+                        ));
+                    }
+                    packets.push(n as u64);
+                }
+                packets.sort_unstable();
+                packets.dedup();
+                LossModel::DropList { packets }
+            }
             other => {
                 return Err(self.e(
                     format!("{path}.model"),
-                    format!("unknown loss model \"{other}\"; expected \"bernoulli\" or \"gilbert-elliott\""),
+                    format!(
+                        "unknown loss model \"{other}\"; expected \"bernoulli\", \"gilbert-elliott\" or \"drop_list\""
+                    ),
                 ))
             }
         };
+        if s.packets.is_some() && s.model != "drop_list" {
+            return Err(self.e(
+                format!("{path}.packets"),
+                format!(
+                    "key \"packets\" is only used by loss model \"drop_list\", not \"{}\"",
+                    s.model
+                ),
+            ));
+        }
         Ok(Some(Loss::new(model, stream(self.seed, &format!("loss:{label}")))))
     }
 

@@ -10,6 +10,7 @@
 
 pub mod app;
 pub mod build;
+pub mod cc;
 pub mod error;
 pub mod event;
 pub mod histogram;
@@ -25,6 +26,7 @@ pub mod routing;
 pub mod sampler;
 pub mod scenario;
 pub mod sim;
+pub mod tcp;
 pub mod time;
 pub mod transport;
 pub mod units;

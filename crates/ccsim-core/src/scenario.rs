@@ -117,7 +117,7 @@ pub struct QueueSpec {
 #[derive(Debug, Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct LossSpec {
-    /// "bernoulli" or "gilbert-elliott".
+    /// "bernoulli", "gilbert-elliott" or "drop_list".
     pub model: String,
     /// Bernoulli loss probability.
     #[serde(default)]
@@ -134,6 +134,9 @@ pub struct LossSpec {
     /// Gilbert-Elliott: loss probability in the bad state (default 1).
     #[serde(default)]
     pub loss_bad: Option<f64>,
+    /// drop_list: the data packets to drop, numbered from 1 in the order they cross the link.
+    #[serde(default)]
+    pub packets: Option<Vec<i64>>,
 }
 
 /// `[[nodes]]`.

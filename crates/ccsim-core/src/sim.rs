@@ -392,7 +392,7 @@ impl Simulation {
         let l = &mut self.links[link.0 as usize];
         let to = l.to;
         if let Some(loss) = l.loss.as_mut() {
-            if loss.lose() {
+            if loss.lose(self.arena.get(pkt)) {
                 if self.now >= self.warmup {
                     l.stats.lost_packets += 1;
                 }
