@@ -252,9 +252,12 @@ pub struct OutputSpec {
     /// Sample per-flow series (default true).
     #[serde(default)]
     pub sample_flows: Option<bool>,
-    /// Packet trace format: "none" (default).
+    /// Packet trace format: "none" (default), "ns2" or "pcap" (see [`crate::trace`]).
     #[serde(default)]
     pub trace: Option<String>,
+    /// Link directions traced ("a->b"; default: all).
+    #[serde(default)]
+    pub trace_links: Option<Vec<String>>,
 }
 
 /// `[limits]`: guards against runaway runs.

@@ -22,6 +22,7 @@ use crate::queue::DropReason;
 use crate::rng::SimRng;
 use crate::sampler::Sampler;
 use crate::time::{tx_time, SimTime};
+use crate::trace::{TracePlan, Tracer};
 use crate::transport::{FlowCtx, Receiver, Sender};
 
 /// Timer kinds the kernel uses for applications.
@@ -124,6 +125,12 @@ pub struct Simulation {
     pub guards: Guards,
     /// Performance counters.
     pub perf: Perf,
+    /// The packet trace the scenario asks for (`[output] trace`); its files
+    /// are created by [`Simulation::open_trace`].
+    pub trace_plan: Option<TracePlan>,
+    /// The open trace, if any: every hook below is one branch on this when
+    /// there is none.
+    tracer: Option<Box<Tracer>>,
     pub(crate) now: SimTime,
     pub(crate) events: EventQueue,
     pub(crate) arena: PacketArena,
@@ -178,12 +185,23 @@ impl Simulation {
             sampler,
             guards,
             perf: Perf::default(),
+            trace_plan: None,
+            tracer: None,
             now: SimTime::ZERO,
             events: EventQueue::new(),
             arena: PacketArena::new(),
             outbox: Vec::new(),
             dropped: Vec::new(),
         }
+    }
+
+    /// Create the files of the trace the scenario asks for in `dir` (a no-op
+    /// without one). Call before [`Simulation::run`].
+    pub fn open_trace(&mut self, dir: &std::path::Path) -> Result<()> {
+        if let Some(plan) = self.trace_plan.take() {
+            self.tracer = Some(Box::new(Tracer::open(plan, dir)?));
+        }
+        Ok(())
     }
 
     /// Current simulated time.
@@ -302,6 +320,9 @@ impl Simulation {
         for l in &mut self.links {
             l.queue.close_window(self.duration);
         }
+        if let Some(t) = self.tracer.as_deref_mut() {
+            t.finish(self.duration)?;
+        }
         self.perf.events = events;
         self.perf.wall_s = wall.elapsed().as_secs_f64();
         Ok(())
@@ -396,9 +417,15 @@ impl Simulation {
                 if self.now >= self.warmup {
                     l.stats.lost_packets += 1;
                 }
+                if let Some(t) = self.tracer.as_deref_mut() {
+                    t.drop(link, self.now, self.arena.get(pkt));
+                }
                 self.lose(pkt);
                 return;
             }
+        }
+        if let Some(t) = self.tracer.as_deref_mut() {
+            t.receive(link, self.now, self.arena.get(pkt));
         }
         if let Some(r) = l.notify_reverse {
             let now = self.now;
@@ -433,8 +460,11 @@ impl Simulation {
             return;
         }
         let rate = l.rate_bps;
+        if let Some(t) = self.tracer.as_deref_mut() {
+            t.enqueue(link, now, self.arena.get(pkt));
+        }
         l.queue.enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
-        self.process_drops();
+        self.process_drops(link);
         let l = &mut self.links[li];
         if l.busy_until <= now && !l.free_pending {
             self.start_tx(link);
@@ -453,9 +483,20 @@ impl Simulation {
         let now = self.now;
         let l = &mut self.links[link.0 as usize];
         let start = l.busy_until.max(now);
+        if let Some(t) = self.tracer.as_deref_mut() {
+            t.enqueue(link, now, self.arena.get(pkt));
+        }
         if !l.queue.fast_offer(pkt, now, start, &self.arena) {
+            if let Some(t) = self.tracer.as_deref_mut() {
+                t.drop(link, now, self.arena.get(pkt));
+            }
             self.lose(pkt);
             return;
+        }
+        if let Some(t) = self.tracer.as_deref_mut() {
+            if start <= self.duration {
+                t.dequeue_at(link, now, start, self.arena.get(pkt));
+            }
         }
         let size = self.arena.get(pkt).size;
         let tx = tx_time(size, l.rate_bps);
@@ -481,9 +522,12 @@ impl Simulation {
         let rate = l.rate_bps;
         let next = l.queue.dequeue(now, &mut self.arena, rate, &mut self.dropped);
         if !self.dropped.is_empty() {
-            self.process_drops();
+            self.process_drops(link);
         }
         let Some(p) = next else { return };
+        if let Some(t) = self.tracer.as_deref_mut() {
+            t.dequeue(link, now, self.arena.get(p));
+        }
         let l = &mut self.links[li];
         let size = self.arena.get(p).size;
         let tx = tx_time(size, l.rate_bps);
@@ -507,14 +551,20 @@ impl Simulation {
         let l = &mut self.links[li];
         let rate = l.rate_bps;
         let next = l.queue.on_timer(kind, now, &mut self.arena, rate, &mut self.dropped);
-        self.process_drops();
+        self.process_drops(link);
         if let Some(d) = next {
             self.events
                 .push(now + d.max(SimTime(1)), EventKind::QueueTimer { link, kind });
         }
     }
 
-    fn process_drops(&mut self) {
+    /// Account and free the packets the queue of `link` dropped.
+    fn process_drops(&mut self, link: LinkId) {
+        if let Some(t) = self.tracer.as_deref_mut() {
+            for &(p, _) in &self.dropped {
+                t.drop(link, self.now, self.arena.get(p));
+            }
+        }
         while let Some((p, _)) = self.dropped.pop() {
             self.lose(p);
         }

@@ -15,6 +15,7 @@ fn to_py(e: Error) -> PyErr {
     match e {
         Error::Guard(m) => SimulationError::new_err(m),
         Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("simulation interrupted"),
+        Error::Io(m) => pyo3::exceptions::PyOSError::new_err(m),
         other => ScenarioError::new_err(other.to_string()),
     }
 }
@@ -67,10 +68,12 @@ fn output<'py>(py: Python<'py>, out: RunOutput) -> PyResult<(String, Bound<'py, 
 }
 
 /// Run a scenario given as `text` in `fmt` ("toml" or "json"); `source` names
-/// it in error messages; `seed` overrides the scenario's seed. Returns
+/// it in error messages; `seed` overrides the scenario's seed; `trace_dir` is
+/// the folder for the packet trace the scenario may ask for. Returns
 /// (summary_json, timeseries dict).
 #[pyfunction]
-#[pyo3(signature = (text, source, fmt="toml", max_events=None, max_wall_s=None, seed=None))]
+#[pyo3(signature = (text, source, fmt="toml", max_events=None, max_wall_s=None, seed=None, trace_dir=None))]
+#[allow(clippy::too_many_arguments)]
 fn run_scenario<'py>(
     py: Python<'py>,
     text: &str,
@@ -79,6 +82,7 @@ fn run_scenario<'py>(
     max_events: Option<u64>,
     max_wall_s: Option<f64>,
     seed: Option<u64>,
+    trace_dir: Option<std::path::PathBuf>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let g = guards(max_events, max_wall_s);
     let text = text.to_string();
@@ -87,7 +91,7 @@ fn run_scenario<'py>(
     let out = py.detach(move || {
         let v = scenario_value(&text, &source, &fmt, seed)?;
         // Guard messages do not name the scenario; errors here all start with it.
-        ccsim_core::run_value(v, &source, g).map_err(|e| match e {
+        ccsim_core::run_value_in(v, &source, g, trace_dir.as_deref()).map_err(|e| match e {
             Error::Guard(m) => Error::Guard(format!("{source}: {m}")),
             other => other,
         })

@@ -1,0 +1,301 @@
+//! ns-2's wired trace format, as ns-2.35 writes it (trace/trace.cc,
+//! `Trace::format`, the default `show_tcphdr_ = 0` branch):
+//!
+//! ```text
+//! + 1.84375 0 2 tcp 1040 ------- 0 0.0 3.0 225 610
+//! ```
+//!
+//! Twelve fields separated by one space: the event (`+` enqueue, `-`
+//! dequeue, `r` receive, `d` drop), the time, the link's from and to node,
+//! the packet type, the size in bytes, seven flag characters, the flow id,
+//! source and destination as `node.port`, the sequence number and the
+//! packet's unique id.
+//!
+//! - **Time** is printed as ns-2 does: rounded half up to the microsecond
+//!   (`BaseTrace::round`, precision 1e6) and printed with `%.15g` (trailing
+//!   zeros dropped, `1e-05` style below 0.0001 s). ccsim's integer
+//!   nanoseconds make this exact, without floating point.
+//! - **Flags** (`-------`): position 0 `C` ECN-Echo (an ACK with ECE),
+//!   1 `P` priority (never set), 2 unused, 3 `A` congestion action (CWR),
+//!   4 `E` congestion experienced (CE), 5 `F` fast start (never set),
+//!   6 `N` ECN-capable transport (ECT or CE), as ns-2's hdr_flags.
+//! - **Flow id** is the flow's index (ns-2's `fid_`).
+//! - **Sequence number**: data packets carry their segment (TCP) or datagram
+//!   (UDP) number, counted from 0 as in ns-2. A TCP ACK carries what an ns-2
+//!   TcpSink puts there: the highest in-order segment received, i.e. ccsim's
+//!   cumulative ACK minus one (-1 before anything arrived). Other feedback
+//!   carries its own `seq`.
+//! - **Packet id** is the packet's `uid` (emission order, unique in the run).
+
+use super::{push_i64, push_u64, FlowTrace, Sink};
+use crate::error::Result;
+use crate::packet::{flags, Ecn, Packet, PacketKind};
+use crate::time::SimTime;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// One line's fields, copied from the packet (a deferred dequeue must not
+/// read the arena later: the packet may be gone by then).
+#[derive(Copy, Clone, Debug)]
+struct Record {
+    time: SimTime,
+    /// Tie-break of deferred records at the same time: the order they were deferred.
+    order: u64,
+    event: u8,
+    from: u32,
+    to: u32,
+    ptype: &'static str,
+    size: u32,
+    flags: [u8; 7],
+    fid: u32,
+    src: u32,
+    sport: u32,
+    dst: u32,
+    dport: u32,
+    seq: i64,
+    uid: u64,
+}
+
+impl PartialEq for Record {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Record {}
+impl PartialOrd for Record {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Record {
+    /// Reversed, so that the max-heap pops the earliest record first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.time, other.order).cmp(&(self.time, self.order))
+    }
+}
+
+fn record(event: u8, time: SimTime, from: u32, to: u32, p: &Packet, f: &FlowTrace) -> Record {
+    let ack = p.kind == PacketKind::Ack;
+    let mut fl = [b'-'; 7];
+    if p.flags & flags::ECE != 0 {
+        fl[0] = b'C';
+    }
+    if p.flags & flags::CWR != 0 {
+        fl[3] = b'A';
+    }
+    if p.ecn == Ecn::Ce {
+        fl[4] = b'E';
+    }
+    if p.ecn != Ecn::NotEct {
+        fl[6] = b'N';
+    }
+    let seq = match (ack, f.tcp) {
+        (true, true) => p.ack as i64 - 1,
+        _ => p.seq as i64,
+    };
+    Record {
+        time,
+        order: 0,
+        event,
+        from,
+        to,
+        ptype: if ack { f.ack_type } else { f.data_type },
+        size: p.size,
+        flags: fl,
+        fid: p.flow.0,
+        // An ACK's src is the flow's destination (FlowCtx::send): it comes
+        // from the receiver's agent to the sender's.
+        src: p.src.0,
+        sport: if ack { f.dst_port } else { f.src_port },
+        dst: p.dst.0,
+        dport: if ack { f.src_port } else { f.dst_port },
+        seq,
+        uid: p.uid,
+    }
+}
+
+/// Append a time as ns-2 prints it: `%.15g` of the time rounded to the microsecond.
+pub fn push_time(out: &mut Vec<u8>, t: SimTime) {
+    let us = t.0 / 1000 + u64::from(t.0 % 1000 >= 500);
+    if us == 0 {
+        out.push(b'0');
+    } else if us < 100 {
+        // Below 1e-4 s %g switches to scientific notation: d[.d]e-0X.
+        let (hi, lo) = (us / 10, us % 10);
+        if hi == 0 {
+            push_u64(out, lo);
+            out.extend_from_slice(b"e-06");
+        } else {
+            push_u64(out, hi);
+            if lo != 0 {
+                out.push(b'.');
+                push_u64(out, lo);
+            }
+            out.extend_from_slice(b"e-05");
+        }
+    } else {
+        push_u64(out, us / 1_000_000);
+        let mut frac = us % 1_000_000;
+        if frac != 0 {
+            out.push(b'.');
+            let mut width = 6;
+            while frac % 10 == 0 {
+                frac /= 10;
+                width -= 1;
+            }
+            let mut digits = [b'0'; 6];
+            for d in digits[..width].iter_mut().rev() {
+                *d = b'0' + (frac % 10) as u8;
+                frac /= 10;
+            }
+            out.extend_from_slice(&digits[..width]);
+        }
+    }
+}
+
+/// The writer of `trace.tr`.
+pub(crate) struct Ns2Writer {
+    sink: Sink,
+    line: Vec<u8>,
+    /// Dequeues fixed in advance by the FIFO fast path, earliest first.
+    pending: BinaryHeap<Record>,
+    deferred: u64,
+}
+
+impl Ns2Writer {
+    pub(crate) fn new(sink: Sink) -> Self {
+        Ns2Writer {
+            sink,
+            line: Vec::with_capacity(160),
+            pending: BinaryHeap::new(),
+            deferred: 0,
+        }
+    }
+
+    /// Write an event that happens now.
+    #[inline]
+    pub(crate) fn event(&mut self, ev: u8, now: SimTime, from: u32, to: u32, p: &Packet, f: &FlowTrace) {
+        self.flush_until(now);
+        let r = record(ev, now, from, to, p, f);
+        self.write(&r);
+    }
+
+    /// Keep a dequeue that happens at `start` (in the future) until the trace reaches it.
+    #[inline]
+    pub(crate) fn defer_dequeue(&mut self, start: SimTime, from: u32, to: u32, p: &Packet, f: &FlowTrace) {
+        let mut r = record(b'-', start, from, to, p, f);
+        r.order = self.deferred;
+        self.deferred += 1;
+        self.pending.push(r);
+    }
+
+    /// Write the deferred dequeues up to and including `t`.
+    #[inline]
+    fn flush_until(&mut self, t: SimTime) {
+        while self.pending.peek().is_some_and(|r| r.time <= t) {
+            if let Some(r) = self.pending.pop() {
+                self.write(&r);
+            }
+        }
+    }
+
+    fn write(&mut self, r: &Record) {
+        let l = &mut self.line;
+        l.clear();
+        l.push(r.event);
+        l.push(b' ');
+        push_time(l, r.time);
+        l.push(b' ');
+        push_u64(l, r.from as u64);
+        l.push(b' ');
+        push_u64(l, r.to as u64);
+        l.push(b' ');
+        l.extend_from_slice(r.ptype.as_bytes());
+        l.push(b' ');
+        push_u64(l, r.size as u64);
+        l.push(b' ');
+        l.extend_from_slice(&r.flags);
+        l.push(b' ');
+        push_u64(l, r.fid as u64);
+        l.push(b' ');
+        push_u64(l, r.src as u64);
+        l.push(b'.');
+        push_u64(l, r.sport as u64);
+        l.push(b' ');
+        push_u64(l, r.dst as u64);
+        l.push(b'.');
+        push_u64(l, r.dport as u64);
+        l.push(b' ');
+        push_i64(l, r.seq);
+        l.push(b' ');
+        push_u64(l, r.uid);
+        l.push(b'\n');
+        self.sink.write(&self.line);
+    }
+
+    /// Write the dequeues deferred up to `end` (later ones never happened
+    /// inside the run), then flush the file.
+    pub(crate) fn finish(&mut self, end: SimTime) -> Result<()> {
+        self.flush_until(end);
+        self.pending.clear();
+        self.sink.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn time(ns: u64) -> String {
+        let mut out = Vec::new();
+        push_time(&mut out, SimTime(ns));
+        String::from_utf8(out).unwrap()
+    }
+
+    /// What C's printf("%.15g", floor(x * 1e6 + 0.5) / 1e6) prints, for the
+    /// times where the two branches of push_time meet.
+    #[test]
+    fn times_print_as_ns2_prints_them() {
+        assert_eq!(time(0), "0");
+        assert_eq!(time(499), "0");
+        assert_eq!(time(500), "1e-06");
+        assert_eq!(time(5_000), "5e-06");
+        assert_eq!(time(10_000), "1e-05");
+        assert_eq!(time(12_000), "1.2e-05");
+        assert_eq!(time(99_000), "9.9e-05");
+        assert_eq!(time(100_000), "0.0001");
+        assert_eq!(time(1_843_750_000), "1.84375");
+        assert_eq!(time(1_846_094_400), "1.846094");
+        assert_eq!(time(1_846_094_600), "1.846095");
+        assert_eq!(time(2_000_000_000), "2");
+        assert_eq!(time(100_500_000_000), "100.5");
+        assert_eq!(time(10_000_001_000), "10.000001");
+        // 0.9999996 s rounds up to the next whole second.
+        assert_eq!(time(999_999_600), "1");
+    }
+
+    #[test]
+    fn a_tcp_ack_carries_the_highest_in_order_segment() {
+        let f = FlowTrace {
+            data_type: "tcp",
+            ack_type: "ack",
+            tcp: true,
+            mss: 1460,
+            src_port: 0,
+            dst_port: 1,
+        };
+        let p = Packet {
+            kind: PacketKind::Ack,
+            ack: 5,
+            size: 40,
+            flags: flags::ACK | flags::ECE,
+            uid: 9,
+            src: crate::packet::NodeId(0),
+            dst: crate::packet::NodeId(3),
+            ..Packet::default()
+        };
+        let r = record(b'r', SimTime::from_millis(1500), 2, 1, &p, &f);
+        assert_eq!((r.seq, r.ptype, r.src, r.sport, r.dst, r.dport), (4, "ack", 3, 1, 0, 0));
+        assert_eq!(&r.flags, b"C------");
+    }
+}
