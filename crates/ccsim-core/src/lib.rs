@@ -110,6 +110,7 @@ pub fn run_value_in(
     sim.run()?;
     let result = RunResult::collect(&sim);
     let timeseries = TimeSeries {
+        delays: results::DelayHistogram::collect(&sim),
         time_s: std::mem::take(&mut sim.sampler.times),
         series: std::mem::take(&mut sim.sampler.series),
     };

@@ -64,6 +64,15 @@ fn output<'py>(py: Python<'py>, out: RunOutput) -> PyResult<(String, Bound<'py, 
         series.append((s.entity_kind, s.entity, s.metric, values))?;
     }
     ts.set_item("series", series)?;
+    let delays = PyList::empty(py);
+    for d in out.timeseries.delays {
+        delays.append((
+            d.flow,
+            PyArray1::from_vec(py, d.upper_s),
+            PyArray1::from_vec(py, d.counts),
+        ))?;
+    }
+    ts.set_item("delays", delays)?;
     Ok((json, ts))
 }
 

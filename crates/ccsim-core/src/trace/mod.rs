@@ -46,7 +46,6 @@ use crate::packet::{LinkId, Packet};
 use crate::sim::{Flow, Node};
 use crate::time::SimTime;
 use std::fs::File;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 /// The ns-2 trace's file name in the output folder.
@@ -54,7 +53,10 @@ pub const NS2_FILE: &str = "trace.tr";
 /// Most pcap files one run may open (one per traced link direction).
 pub const MAX_PCAP_FILES: usize = 1000;
 /// Bytes of write buffer per trace file.
-const BUFFER_BYTES: usize = 1 << 16;
+const BUFFER_BYTES: usize = 1 << 17;
+/// Room left in the buffer for one record: a writer formats a record
+/// straight into the buffer after [`Sink::buffer`] made this much room.
+const RECORD_ROOM: usize = 512;
 
 /// The trace formats.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -78,8 +80,12 @@ pub struct FlowTrace {
     /// Payload bytes per TCP segment: segment numbers times this are the
     /// byte sequence numbers of the pcap trace.
     pub mss: u32,
+    /// The sender's node.
+    pub src: u32,
     /// The sender's agent number at its node.
     pub src_port: u32,
+    /// The receiver's node.
+    pub dst: u32,
     /// The receiver's agent number at its node.
     pub dst_port: u32,
 }
@@ -168,7 +174,9 @@ impl TracePlan {
                     ack_type,
                     tcp: transport == "tcp",
                     mss: mss.get(i).copied().unwrap_or(crate::DEFAULT_MSS).max(1),
+                    src: f.src.0,
                     src_port,
+                    dst: f.dst.0,
                     dst_port,
                 }
             })
@@ -183,11 +191,13 @@ impl TracePlan {
     }
 }
 
-/// A trace file being written: its path (for messages) and the first error.
+/// A trace file being written: a buffer the writers format into, the
+/// file, its path (for messages) and the first error.
 pub(crate) struct Sink {
-    pub(crate) path: PathBuf,
-    pub(crate) out: BufWriter<File>,
-    pub(crate) error: Option<std::io::Error>,
+    path: PathBuf,
+    file: File,
+    buf: Vec<u8>,
+    error: Option<std::io::Error>,
 }
 
 impl Sink {
@@ -201,27 +211,36 @@ impl Sink {
         })?;
         Ok(Sink {
             path,
-            out: BufWriter::with_capacity(BUFFER_BYTES, file),
+            file,
+            buf: Vec::with_capacity(BUFFER_BYTES),
             error: None,
         })
     }
 
-    /// Write all of `bytes`; the first failure is kept and later writes are skipped.
+    /// The buffer, with room for at least one more record (at most
+    /// `RECORD_ROOM` bytes) appended without reallocating: the writers
+    /// format records straight into it.
     #[inline]
-    pub(crate) fn write(&mut self, bytes: &[u8]) {
+    pub(crate) fn buffer(&mut self) -> &mut Vec<u8> {
+        if self.buf.len() + RECORD_ROOM > self.buf.capacity() {
+            self.drain();
+        }
+        &mut self.buf
+    }
+
+    /// Write the buffer to the file; the first failure is kept and later
+    /// writes are skipped.
+    fn drain(&mut self) {
         if self.error.is_none() {
-            if let Err(e) = std::io::Write::write_all(&mut self.out, bytes) {
+            if let Err(e) = std::io::Write::write_all(&mut self.file, &self.buf) {
                 self.error = Some(e);
             }
         }
+        self.buf.clear();
     }
 
     fn finish(&mut self) -> Result<()> {
-        if self.error.is_none() {
-            if let Err(e) = std::io::Write::flush(&mut self.out) {
-                self.error = Some(e);
-            }
-        }
+        self.drain();
         match &self.error {
             None => Ok(()),
             Some(e) => Err(Error::Io(format!(
@@ -250,7 +269,6 @@ enum Writers {
 /// The open trace of a running simulation.
 pub struct Tracer {
     links: Vec<bool>,
-    ends: Vec<(u32, u32)>,
     flows: Vec<FlowTrace>,
     writers: Writers,
 }
@@ -266,7 +284,11 @@ impl Tracer {
             ))
         })?;
         let writers = match plan.format {
-            TraceFormat::Ns2 => Writers::Ns2(Box::new(ns2::Ns2Writer::new(Sink::create(dir.join(NS2_FILE))?))),
+            TraceFormat::Ns2 => Writers::Ns2(Box::new(ns2::Ns2Writer::new(
+                Sink::create(dir.join(NS2_FILE))?,
+                &plan.ends,
+                &plan.flows,
+            ))),
             TraceFormat::Pcap => {
                 let mut w = Vec::with_capacity(plan.files.len());
                 for f in &plan.files {
@@ -280,7 +302,6 @@ impl Tracer {
         };
         Ok(Tracer {
             links: plan.links,
-            ends: plan.ends,
             flows: plan.flows,
             writers,
         })
@@ -295,8 +316,7 @@ impl Tracer {
     #[inline]
     fn ns2_line(&mut self, ev: u8, link: LinkId, now: SimTime, p: &Packet) {
         if let Writers::Ns2(w) = &mut self.writers {
-            let (from, to) = self.ends[link.0 as usize];
-            w.event(ev, now, from, to, p, &self.flows[p.flow.0 as usize]);
+            w.event(ev, now, link.0, p, &self.flows[p.flow.0 as usize]);
         }
     }
 
@@ -341,11 +361,10 @@ impl Tracer {
         let flow = &self.flows[p.flow.0 as usize];
         match &mut self.writers {
             Writers::Ns2(w) => {
-                let (from, to) = self.ends[li];
                 if start <= now {
-                    w.event(b'-', now, from, to, p, flow);
+                    w.event(b'-', now, link.0, p, flow);
                 } else {
-                    w.defer_dequeue(start, from, to, p, flow);
+                    w.defer_dequeue(start, link.0, p, flow);
                 }
             }
             Writers::Pcap(ws) => {
@@ -375,18 +394,31 @@ impl Tracer {
     }
 }
 
+/// "00" to "99": two digits per division when formatting integers.
+const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
 /// Append the decimal digits of `v` to `out` (no allocation).
 #[inline]
 pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
     let mut buf = [0u8; 20];
     let mut i = buf.len();
-    loop {
+    while v >= 100 {
+        let d = (v % 100) as usize * 2;
+        v /= 100;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&PAIRS[d..d + 2]);
+    }
+    if v >= 10 {
+        let d = v as usize * 2;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&PAIRS[d..d + 2]);
+    } else {
         i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
+        buf[i] = b'0' + v as u8;
     }
     out.extend_from_slice(&buf[i..]);
 }
@@ -412,7 +444,7 @@ mod tests {
 
     #[test]
     fn integers_print_as_decimal() {
-        for v in [0, 7, 10, 1234567890123, -1, -42, i64::MAX, i64::MIN] {
+        for v in [0, 7, 9, 10, 99, 100, 101, 1234567890123, -1, -42, i64::MAX, i64::MIN] {
             assert_eq!(digits(v), v.to_string());
         }
     }

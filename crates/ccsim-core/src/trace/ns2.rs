@@ -35,25 +35,21 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// One line's fields, copied from the packet (a deferred dequeue must not
-/// read the arena later: the packet may be gone by then).
+/// read the arena later: the packet may be gone by then). The fields that
+/// only depend on the link or on the flow are formatted once, up front.
 #[derive(Copy, Clone, Debug)]
 struct Record {
     time: SimTime,
     /// Tie-break of deferred records at the same time: the order they were deferred.
     order: u64,
-    event: u8,
-    from: u32,
-    to: u32,
-    ptype: &'static str,
-    size: u32,
-    flags: [u8; 7],
-    fid: u32,
-    src: u32,
-    sport: u32,
-    dst: u32,
-    dport: u32,
-    seq: i64,
     uid: u64,
+    seq: i64,
+    link: u32,
+    flow: u32,
+    size: u32,
+    event: u8,
+    ack: bool,
+    flags: [u8; 7],
 }
 
 impl PartialEq for Record {
@@ -74,8 +70,7 @@ impl Ord for Record {
     }
 }
 
-fn record(event: u8, time: SimTime, from: u32, to: u32, p: &Packet, f: &FlowTrace) -> Record {
-    let ack = p.kind == PacketKind::Ack;
+fn ns2_flags(p: &Packet) -> [u8; 7] {
     let mut fl = [b'-'; 7];
     if p.flags & flags::ECE != 0 {
         fl[0] = b'C';
@@ -89,6 +84,11 @@ fn record(event: u8, time: SimTime, from: u32, to: u32, p: &Packet, f: &FlowTrac
     if p.ecn != Ecn::NotEct {
         fl[6] = b'N';
     }
+    fl
+}
+
+fn record(event: u8, time: SimTime, link: u32, p: &Packet, f: &FlowTrace) -> Record {
+    let ack = p.kind == PacketKind::Ack;
     let seq = match (ack, f.tcp) {
         (true, true) => p.ack as i64 - 1,
         _ => p.seq as i64,
@@ -96,23 +96,20 @@ fn record(event: u8, time: SimTime, from: u32, to: u32, p: &Packet, f: &FlowTrac
     Record {
         time,
         order: 0,
-        event,
-        from,
-        to,
-        ptype: if ack { f.ack_type } else { f.data_type },
-        size: p.size,
-        flags: fl,
-        fid: p.flow.0,
-        // An ACK's src is the flow's destination (FlowCtx::send): it comes
-        // from the receiver's agent to the sender's.
-        src: p.src.0,
-        sport: if ack { f.dst_port } else { f.src_port },
-        dst: p.dst.0,
-        dport: if ack { f.src_port } else { f.dst_port },
-        seq,
         uid: p.uid,
+        seq,
+        link,
+        flow: p.flow.0,
+        size: p.size,
+        event,
+        ack,
+        flags: ns2_flags(p),
     }
 }
+
+/// A span of [`Ns2Writer::text`].
+#[derive(Copy, Clone, Debug, Default)]
+struct Span(u32, u32);
 
 /// Append a time as ns-2 prints it: `%.15g` of the time rounded to the microsecond.
 pub fn push_time(out: &mut Vec<u8>, t: SimTime) {
@@ -156,34 +153,85 @@ pub fn push_time(out: &mut Vec<u8>, t: SimTime) {
 /// The writer of `trace.tr`.
 pub(crate) struct Ns2Writer {
     sink: Sink,
-    line: Vec<u8>,
     /// Dequeues fixed in advance by the FIFO fast path, earliest first.
     pending: BinaryHeap<Record>,
     deferred: u64,
+    /// The constant parts of the lines, formatted once: per link " from to ",
+    /// per flow and direction " type" and " fid src.port dst.port ".
+    text: Vec<u8>,
+    links: Vec<Span>,
+    /// Per flow: (data type, data addresses, ack type, ack addresses).
+    flows: Vec<[Span; 4]>,
 }
 
 impl Ns2Writer {
-    pub(crate) fn new(sink: Sink) -> Self {
+    pub(crate) fn new(sink: Sink, ends: &[(u32, u32)], flows: &[FlowTrace]) -> Self {
+        let mut text = Vec::new();
+        let mut span = |text: &mut Vec<u8>, f: &dyn Fn(&mut Vec<u8>)| {
+            let a = text.len();
+            f(text);
+            Span(a as u32, text.len() as u32)
+        };
+        let links = ends
+            .iter()
+            .map(|&(a, b)| {
+                span(&mut text, &|t| {
+                    t.push(b' ');
+                    push_u64(t, a as u64);
+                    t.push(b' ');
+                    push_u64(t, b as u64);
+                    t.push(b' ');
+                })
+            })
+            .collect();
+        let flows = flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                // Data goes from the sender's agent to the receiver's, feedback back.
+                let addresses = |t: &mut Vec<u8>, src: u32, sport: u32, dst: u32, dport: u32| {
+                    t.push(b' ');
+                    push_u64(t, i as u64);
+                    t.push(b' ');
+                    push_u64(t, src as u64);
+                    t.push(b'.');
+                    push_u64(t, sport as u64);
+                    t.push(b' ');
+                    push_u64(t, dst as u64);
+                    t.push(b'.');
+                    push_u64(t, dport as u64);
+                    t.push(b' ');
+                };
+                [
+                    span(&mut text, &|t| t.extend_from_slice(f.data_type.as_bytes())),
+                    span(&mut text, &|t| addresses(t, f.src, f.src_port, f.dst, f.dst_port)),
+                    span(&mut text, &|t| t.extend_from_slice(f.ack_type.as_bytes())),
+                    span(&mut text, &|t| addresses(t, f.dst, f.dst_port, f.src, f.src_port)),
+                ]
+            })
+            .collect();
         Ns2Writer {
             sink,
-            line: Vec::with_capacity(160),
             pending: BinaryHeap::new(),
             deferred: 0,
+            text,
+            links,
+            flows,
         }
     }
 
     /// Write an event that happens now.
     #[inline]
-    pub(crate) fn event(&mut self, ev: u8, now: SimTime, from: u32, to: u32, p: &Packet, f: &FlowTrace) {
+    pub(crate) fn event(&mut self, ev: u8, now: SimTime, link: u32, p: &Packet, f: &FlowTrace) {
         self.flush_until(now);
-        let r = record(ev, now, from, to, p, f);
+        let r = record(ev, now, link, p, f);
         self.write(&r);
     }
 
     /// Keep a dequeue that happens at `start` (in the future) until the trace reaches it.
     #[inline]
-    pub(crate) fn defer_dequeue(&mut self, start: SimTime, from: u32, to: u32, p: &Packet, f: &FlowTrace) {
-        let mut r = record(b'-', start, from, to, p, f);
+    pub(crate) fn defer_dequeue(&mut self, start: SimTime, link: u32, p: &Packet, f: &FlowTrace) {
+        let mut r = record(b'-', start, link, p, f);
         r.order = self.deferred;
         self.deferred += 1;
         self.pending.push(r);
@@ -200,37 +248,31 @@ impl Ns2Writer {
     }
 
     fn write(&mut self, r: &Record) {
-        let l = &mut self.line;
-        l.clear();
+        // A line is at most about 150 bytes (short type names, numbers of at
+        // most 20 digits): it fits the room the sink keeps for a record.
+        let l = self.sink.buffer();
+        let text = &self.text;
+        let part = |s: Span| &text[s.0 as usize..s.1 as usize];
+        let spans = &self.flows[r.flow as usize];
+        let (ptype, addresses) = if r.ack {
+            (spans[2], spans[3])
+        } else {
+            (spans[0], spans[1])
+        };
         l.push(r.event);
         l.push(b' ');
         push_time(l, r.time);
-        l.push(b' ');
-        push_u64(l, r.from as u64);
-        l.push(b' ');
-        push_u64(l, r.to as u64);
-        l.push(b' ');
-        l.extend_from_slice(r.ptype.as_bytes());
+        l.extend_from_slice(part(self.links[r.link as usize]));
+        l.extend_from_slice(part(ptype));
         l.push(b' ');
         push_u64(l, r.size as u64);
         l.push(b' ');
         l.extend_from_slice(&r.flags);
-        l.push(b' ');
-        push_u64(l, r.fid as u64);
-        l.push(b' ');
-        push_u64(l, r.src as u64);
-        l.push(b'.');
-        push_u64(l, r.sport as u64);
-        l.push(b' ');
-        push_u64(l, r.dst as u64);
-        l.push(b'.');
-        push_u64(l, r.dport as u64);
-        l.push(b' ');
+        l.extend_from_slice(part(addresses));
         push_i64(l, r.seq);
         l.push(b' ');
         push_u64(l, r.uid);
         l.push(b'\n');
-        self.sink.write(&self.line);
     }
 
     /// Write the dequeues deferred up to `end` (later ones never happened
@@ -281,7 +323,9 @@ mod tests {
             ack_type: "ack",
             tcp: true,
             mss: 1460,
+            src: 0,
             src_port: 0,
+            dst: 3,
             dst_port: 1,
         };
         let p = Packet {
@@ -294,8 +338,8 @@ mod tests {
             dst: crate::packet::NodeId(3),
             ..Packet::default()
         };
-        let r = record(b'r', SimTime::from_millis(1500), 2, 1, &p, &f);
-        assert_eq!((r.seq, r.ptype, r.src, r.sport, r.dst, r.dport), (4, "ack", 3, 1, 0, 0));
+        let r = record(b'r', SimTime::from_millis(1500), 2, &p, &f);
+        assert_eq!((r.seq, r.ack), (4, true));
         assert_eq!(&r.flags, b"C------");
     }
 }

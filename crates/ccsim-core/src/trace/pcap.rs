@@ -50,7 +50,6 @@ pub fn node_address(index: u32) -> [u8; 4] {
 /// The writer of one link direction's pcap file.
 pub(crate) struct PcapWriter {
     sink: Sink,
-    buf: Vec<u8>,
 }
 
 fn ip_checksum(h: &[u8]) -> u16 {
@@ -74,18 +73,16 @@ impl PcapWriter {
         h.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
         h.extend_from_slice(&SNAPLEN.to_le_bytes());
         h.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
-        sink.write(&h);
-        PcapWriter {
-            sink,
-            buf: Vec::with_capacity(16 + SNAPLEN as usize),
-        }
+        sink.buffer().extend_from_slice(&h);
+        PcapWriter { sink }
     }
 
     /// Write the record of `p`, whose transmission starts at `t`.
     #[inline]
     pub(crate) fn record(&mut self, t: SimTime, p: &Packet, f: &FlowTrace) {
-        let b = &mut self.buf;
-        b.clear();
+        // At most 16 + 80 bytes, formatted straight into the file's buffer.
+        let b = self.sink.buffer();
+        let rec = b.len();
         // Record header; the lengths are filled in below.
         b.extend_from_slice(&((t.0 / 1_000_000_000) as u32).to_le_bytes());
         b.extend_from_slice(&((t.0 % 1_000_000_000) as u32).to_le_bytes());
@@ -147,9 +144,8 @@ impl PcapWriter {
         }
         let sum = ip_checksum(&b[ip..ip + 20]);
         b[ip + 10..ip + 12].copy_from_slice(&sum.to_be_bytes());
-        b[8..12].copy_from_slice(&headers.to_le_bytes());
-        b[12..16].copy_from_slice(&total.to_le_bytes());
-        self.sink.write(&self.buf);
+        b[rec + 8..rec + 12].copy_from_slice(&headers.to_le_bytes());
+        b[rec + 12..rec + 16].copy_from_slice(&total.to_le_bytes());
     }
 
     pub(crate) fn finish(&mut self) -> Result<()> {
