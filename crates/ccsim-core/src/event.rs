@@ -53,6 +53,16 @@ pub enum EventKind {
         /// The timer's kind.
         kind: u32,
     },
+    /// An event of a wireless LAN's MAC (see [`crate::wlan`]): contention or
+    /// the end of a frame exchange.
+    Mac {
+        /// The WLAN.
+        wlan: u32,
+        /// The event's kind, defined by the WLAN module.
+        kind: u16,
+        /// Token the WLAN compares against to ignore superseded events.
+        token: u64,
+    },
     /// Take a time-series sample.
     Sample,
     /// The metrics window opens (end of warmup).

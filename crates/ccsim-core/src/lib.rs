@@ -26,6 +26,7 @@ pub mod sim;
 pub mod time;
 pub mod transport;
 pub mod units;
+pub mod wlan;
 
 pub use error::{Error, Result};
 pub use results::{RunResult, TimeSeries};

@@ -11,6 +11,10 @@
 //! Events per hop: one `Arrive`; plus one `LinkFree` only while the link has
 //! a backlog (an idle link starts transmitting at once, and a link that
 //! empties schedules nothing).
+//!
+//! A hop over a wireless LAN (a link with a [`Link::medium`]) is handed to
+//! the WLAN's interface queue and MAC instead (see [`crate::wlan`]); the MAC
+//! schedules its own `Mac` events and the packet's `Arrive` at the next hop.
 
 use crate::app::Application;
 use crate::error::{Error, Result};
@@ -23,6 +27,7 @@ use crate::rng::SimRng;
 use crate::sampler::Sampler;
 use crate::time::{tx_time, SimTime};
 use crate::transport::{FlowCtx, Receiver, Sender};
+use crate::wlan::{MacCtx, Medium, Wlan};
 
 /// Timer kinds the kernel uses for applications.
 pub(crate) const APP_START: u32 = u16::MAX as u32 - 1;
@@ -117,11 +122,14 @@ pub struct Simulation {
     pub guards: Guards,
     /// Performance counters.
     pub perf: Perf,
+    /// Wireless LANs.
+    pub wlans: Vec<Wlan>,
     pub(crate) now: SimTime,
     pub(crate) events: EventQueue,
     pub(crate) arena: PacketArena,
     outbox: Vec<PacketRef>,
     dropped: Vec<(PacketRef, DropReason)>,
+    mac_lost: Vec<PacketRef>,
 }
 
 /// Borrow the parts of the simulation a flow callback needs, disjointly.
@@ -171,11 +179,13 @@ impl Simulation {
             sampler,
             guards,
             perf: Perf::default(),
+            wlans: Vec::new(),
             now: SimTime::ZERO,
             events: EventQueue::new(),
             arena: PacketArena::new(),
             outbox: Vec::new(),
             dropped: Vec::new(),
+            mac_lost: Vec::new(),
         }
     }
 
@@ -225,6 +235,14 @@ impl Simulation {
                 self.events.push(delay, EventKind::QueueTimer { link: l.id, kind });
             }
         }
+        for w in &self.wlans {
+            for f in &w.ifaces {
+                if let Some((delay, kind)) = f.queue.initial_timer() {
+                    let link = f.timer_link;
+                    self.events.push(delay, EventKind::QueueTimer { link, kind });
+                }
+            }
+        }
         if self.warmup > SimTime::ZERO {
             self.events.push(self.warmup, EventKind::WindowStart);
         } else {
@@ -250,6 +268,9 @@ impl Simulation {
         }
         for f in &mut self.flows {
             f.stats.open_window();
+        }
+        for w in &mut self.wlans {
+            w.open_window(now);
         }
     }
 
@@ -280,8 +301,10 @@ impl Simulation {
                     token,
                 } => self.on_timer(flow, endpoint, kind as u32, token),
                 EventKind::QueueTimer { link, kind } => self.on_queue_timer(link, kind),
+                EventKind::Mac { wlan, kind, token } => self.on_mac(wlan, kind, token),
                 EventKind::Sample => {
-                    self.sampler.sample(self.now, &mut self.links, &mut self.flows);
+                    self.sampler
+                        .sample(self.now, &mut self.links, &mut self.flows, &mut self.wlans);
                     if let Some(iv) = self.sampler.interval() {
                         if self.now < self.duration {
                             self.events.push((self.now + iv).min(self.duration), EventKind::Sample);
@@ -294,6 +317,9 @@ impl Simulation {
         self.now = self.duration;
         for l in &mut self.links {
             l.queue.close_window(self.duration);
+        }
+        for w in &mut self.wlans {
+            w.close_window(self.duration);
         }
         self.perf.events = events;
         self.perf.wall_s = wall.elapsed().as_secs_f64();
@@ -416,6 +442,10 @@ impl Simulation {
             self.enqueue_fast(link, pkt);
             return;
         }
+        if let Some(m) = l.medium {
+            self.wlan_enqueue(m, pkt);
+            return;
+        }
         let rate = l.rate_bps;
         l.queue.enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
         self.process_drops();
@@ -485,13 +515,50 @@ impl Simulation {
         }
     }
 
+    /// The WLAN's view of the kernel for one call.
+    fn with_mac<R>(&mut self, wlan: u32, f: impl FnOnce(&mut Wlan, &mut MacCtx) -> R) -> R {
+        let mut ctx = MacCtx {
+            now: self.now,
+            arena: &mut self.arena,
+            events: &mut self.events,
+            dropped: &mut self.dropped,
+            lost: &mut self.mac_lost,
+            links: &self.links,
+            routes: &self.routes,
+            n_nodes: self.nodes.len(),
+            warmup: self.warmup,
+            end: self.duration,
+            hops: &mut self.perf.packets_forwarded,
+        };
+        let r = f(&mut self.wlans[wlan as usize], &mut ctx);
+        self.process_drops();
+        while let Some(p) = self.mac_lost.pop() {
+            self.lose(p);
+        }
+        r
+    }
+
+    /// A packet routed over a wireless hop enters the transmitting interface.
+    fn wlan_enqueue(&mut self, m: Medium, pkt: PacketRef) {
+        self.with_mac(m.wlan, |w, ctx| w.enqueue(m.tx as usize, pkt, ctx));
+    }
+
+    fn on_mac(&mut self, wlan: u32, kind: u16, token: u64) {
+        self.with_mac(wlan, |w, ctx| w.on_event(kind, token, ctx));
+    }
+
     fn on_queue_timer(&mut self, link: LinkId, kind: u32) {
         let li = link.0 as usize;
         let now = self.now;
         let l = &mut self.links[li];
-        let rate = l.rate_bps;
-        let next = l.queue.on_timer(kind, now, &mut self.arena, rate, &mut self.dropped);
-        self.process_drops();
+        let next = if let Some(m) = l.medium {
+            self.with_mac(m.wlan, |w, ctx| w.queue_timer(m.tx as usize, kind, ctx))
+        } else {
+            let rate = l.rate_bps;
+            let next = l.queue.on_timer(kind, now, &mut self.arena, rate, &mut self.dropped);
+            self.process_drops();
+            next
+        };
         if let Some(d) = next {
             self.events
                 .push(now + d.max(SimTime(1)), EventKind::QueueTimer { link, kind });

@@ -257,6 +257,15 @@ impl Queue {
         }
     }
 
+    /// Wrap a discipline for a transmitter that is not a plain serializer
+    /// (an 802.11 interface, whose MAC decides when the next packet leaves):
+    /// always the general path, even for a tail-drop FIFO.
+    pub fn general(disc: Box<dyn QueueDisc>, rng: SimRng) -> Self {
+        let mut q = Queue::new(disc, rng);
+        q.fast = None;
+        q
+    }
+
     /// The discipline's name.
     pub fn kind(&self) -> &'static str {
         self.disc.kind()
