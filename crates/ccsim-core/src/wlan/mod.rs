@@ -15,7 +15,11 @@
 //! above a threshold; collisions when stations end their backoff in the same
 //! slot; frame errors from a per-frame or per-bit error rate on top. Two MAC
 //! events per frame exchange: the contention (the earliest end of backoff
-//! among the stations with a frame) and the end of the exchange.
+//! among the stations with a frame) and, for each transmitter, the moment it
+//! learns the outcome (ACK received or timeout). A station waiting for its
+//! response takes no part in contention; the others may contend as soon as
+//! their own IFS and backoff allow, which can be before a slower colliding
+//! transmitter's timeout expires.
 //!
 //! Simplifications (documented in docs/algorithms.md): one collision domain
 //! with no propagation delay and no hidden stations, no capture, no
@@ -32,7 +36,7 @@ use crate::packet::{LinkId, NodeId, PacketArena, PacketRef};
 use crate::queue::{DropReason, Queue};
 use crate::rng::{uniform01, SimRng};
 use crate::time::SimTime;
-use channel::{Attempt, FrameKind, Plan, Timing};
+use channel::{Attempt, FrameKind, Outcome, Plan, Timing};
 use dcf::{AfterFailure, Dcf, DcfParams};
 use phy::{Phy, DATA_OVERHEAD};
 
@@ -49,8 +53,9 @@ pub struct Medium {
 
 /// MAC event: contention (the earliest backoff ends now).
 pub const EV_CONTEND: u16 = 0;
-/// MAC event: the current frame exchange is over.
-pub const EV_EXCHANGE_END: u16 = 1;
+/// MAC event: a transmitter learns the outcome of its attempt (the token is
+/// the interface's index).
+pub const EV_OUTCOME: u16 = 1;
 
 /// Frame error model of a WLAN.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -139,6 +144,8 @@ pub struct Iface {
     pub timer_link: LinkId,
     dcf: Dcf,
     frame: Option<Frame>,
+    /// The outcome of the attempt in progress, until the station learns it.
+    pending: Option<Outcome>,
     rng: SimRng,
     /// Counters over the window.
     pub stats: IfaceStats,
@@ -201,7 +208,8 @@ pub struct Wlan {
     timing: Timing,
     errors: Option<FrameErrors>,
     err_rng: SimRng,
-    in_exchange: bool,
+    /// End of the last transmission on the channel.
+    busy_until: SimTime,
     contend_at: Option<SimTime>,
     token: u64,
     plan: Plan,
@@ -230,7 +238,7 @@ impl Wlan {
             busy_ns: 0,
             errors,
             err_rng,
-            in_exchange: false,
+            busy_until: SimTime::ZERO,
             contend_at: None,
             token: 0,
             plan: Plan::default(),
@@ -249,6 +257,7 @@ impl Wlan {
             timer_link: LinkId(u32::MAX),
             dcf: Dcf::new(&self.params),
             frame: None,
+            pending: None,
             rng,
             stats: IfaceStats::default(),
         });
@@ -263,9 +272,7 @@ impl Wlan {
         if ifc.frame.is_none() && self.pull(i, ctx) {
             let ifc = &mut self.ifaces[i];
             ifc.dcf.frame_ready(ctx.now, &self.params, &mut ifc.rng);
-            if !self.in_exchange {
-                self.schedule(ctx);
-            }
+            self.schedule(ctx);
         }
     }
 
@@ -303,16 +310,24 @@ impl Wlan {
         false
     }
 
-    /// (Re)schedule the contention at the earliest end of backoff.
+    /// (Re)schedule the contention at the earliest end of backoff among the
+    /// stations with a frame that are not waiting for a response. If a
+    /// station learns its outcome no later than that, its outcome event
+    /// reschedules, so nothing is scheduled now (one event less per exchange).
     fn schedule(&mut self, ctx: &mut MacCtx) {
         let p = &self.params;
         let next = self
             .ifaces
             .iter()
-            .filter(|f| f.frame.is_some())
+            .filter(|f| f.frame.is_some() && f.pending.is_none())
             .map(|f| f.dcf.tx_at(p))
             .min()
             .map(|t| t.max(ctx.now));
+        let learn = self.ifaces.iter().filter_map(|f| f.pending.map(|o| o.learn_at)).min();
+        let next = match (next, learn) {
+            (Some(t), Some(l)) if l <= t => None,
+            (n, _) => n,
+        };
         if next != self.contend_at {
             self.token += 1;
             self.contend_at = next;
@@ -333,12 +348,12 @@ impl Wlan {
     pub fn on_event(&mut self, kind: u16, token: u64, ctx: &mut MacCtx) {
         match kind {
             EV_CONTEND => {
-                if token == self.token && !self.in_exchange {
+                if token == self.token {
                     self.contend_at = None;
                     self.start_exchange(ctx);
                 }
             }
-            _ => self.finish_exchange(ctx),
+            _ => self.outcome(token as usize, ctx),
         }
     }
 
@@ -349,7 +364,7 @@ impl Wlan {
         let p = self.params;
         self.attempts.clear();
         for (i, ifc) in self.ifaces.iter().enumerate() {
-            if let Some(f) = &ifc.frame {
+            if let (Some(f), None) = (&ifc.frame, &ifc.pending) {
                 if ifc.dcf.tx_at(&p) == t {
                     self.attempts.push(Attempt {
                         iface: i as u32,
@@ -365,6 +380,8 @@ impl Wlan {
             self.schedule(ctx);
             return;
         }
+        // Carrier sense: every station's IFS follows the last busy period.
+        debug_assert!(t >= self.busy_until, "contention while the channel is busy");
         for ifc in &mut self.ifaces {
             ifc.dcf.freeze(t, &p);
         }
@@ -386,12 +403,22 @@ impl Wlan {
         }
         for &(s, e) in &plan.busy {
             self.busy_ns += overlap(s, e, ctx.warmup, ctx.end);
+            self.busy_until = self.busy_until.max(e);
         }
         for &(i, s, e) in &plan.airtime {
             self.ifaces[i as usize].stats.airtime_ns += overlap(s, e, ctx.warmup, ctx.end);
         }
         for (o, a) in plan.outcomes.iter().zip(&self.attempts) {
             let ifc = &mut self.ifaces[o.iface as usize];
+            ifc.pending = Some(*o);
+            ctx.events.push(
+                o.learn_at.max(t),
+                EventKind::Mac {
+                    wlan: self.id,
+                    kind: EV_OUTCOME,
+                    token: o.iface as u64,
+                },
+            );
             let s = &mut ifc.stats;
             s.attempts += 1;
             s.rts_attempts += a.rts as u64;
@@ -410,50 +437,39 @@ impl Wlan {
                 ifc.stats.delivered_bytes += f.msdu as u64;
             }
         }
-        self.in_exchange = true;
-        ctx.events.push(
-            plan.end.max(t),
-            EventKind::Mac {
-                wlan: self.id,
-                kind: EV_EXCHANGE_END,
-                token: 0,
-            },
-        );
+        // The other stations may have frames whose backoff now ends later.
+        self.schedule(ctx);
     }
 
-    /// Every transmitter knows its result: success, retry or discard; a new
-    /// backoff for each; the next packet into service; the next contention.
-    fn finish_exchange(&mut self, ctx: &mut MacCtx) {
-        self.in_exchange = false;
+    /// Interface `i` learns the outcome of its attempt: success, retry or
+    /// discard; a new backoff; the next packet into service; the next contention.
+    fn outcome(&mut self, i: usize, ctx: &mut MacCtx) {
         let p = self.params;
-        for k in 0..self.plan.outcomes.len() {
-            let o = self.plan.outcomes[k];
-            let i = o.iface as usize;
-            let ifc = &mut self.ifaces[i];
-            match o.failure {
-                None => {
-                    ifc.dcf.success(&p, &mut ifc.rng);
-                    ifc.frame = None;
+        let Some(ifc) = self.ifaces.get_mut(i) else { return };
+        let Some(o) = ifc.pending.take() else { return };
+        match o.failure {
+            None => {
+                ifc.dcf.success(&p, &mut ifc.rng);
+                ifc.frame = None;
+            }
+            Some(kind) => {
+                if o.cts_received {
+                    ifc.dcf.cts_received();
                 }
-                Some(kind) => {
-                    if o.cts_received {
-                        ifc.dcf.cts_received();
-                    }
-                    if ifc.dcf.failure(kind, &p, &mut ifc.rng) == AfterFailure::Discard {
-                        match ifc.frame.take().and_then(|f| f.pkt) {
-                            Some(pkt) => {
-                                ctx.lost.push(pkt);
-                                ifc.stats.mac_drops += 1;
-                            }
-                            None => ifc.stats.mac_drops_delivered += 1,
+                if ifc.dcf.failure(kind, &p, &mut ifc.rng) == AfterFailure::Discard {
+                    match ifc.frame.take().and_then(|f| f.pkt) {
+                        Some(pkt) => {
+                            ctx.lost.push(pkt);
+                            ifc.stats.mac_drops += 1;
                         }
+                        None => ifc.stats.mac_drops_delivered += 1,
                     }
                 }
             }
-            if self.ifaces[i].frame.is_none() {
-                // A backoff was just drawn: the next frame contends with it.
-                self.pull(i, ctx);
-            }
+        }
+        if self.ifaces[i].frame.is_none() {
+            // A backoff was just drawn: the next frame contends with it.
+            self.pull(i, ctx);
         }
         self.schedule(ctx);
     }
