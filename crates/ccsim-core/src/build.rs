@@ -6,6 +6,7 @@
 use crate::app::{Application, Bulk, Dist, Finite, OnOff, Paced, Schedule};
 use crate::error::{Error, Result};
 use crate::link::{Link, Loss, LossModel};
+use crate::meter::TokenBucket;
 use crate::packet::{LinkId, NodeId};
 use crate::params::{ParamError, Params};
 use crate::queue::droptail::{DropTail, Limit};
@@ -34,6 +35,12 @@ pub const LINK_QUEUE_LIMIT: u64 = 100;
 /// default of 500 would hide the AP bottleneck behind seconds of delay at
 /// 802.11b rates, ccsim uses its usual 100-packet default here too).
 pub const WLAN_QUEUE_LIMIT: u64 = 100;
+/// Largest dumbbell (a guard against typos that would exhaust memory).
+pub const MAX_PAIRS: u32 = 100_000;
+/// Most flows in one scenario.
+pub const MAX_FLOWS: usize = 1_000_000;
+/// Most samples per time series.
+pub const MAX_SAMPLES: u64 = 10_000_000;
 /// Default time-series sampling interval.
 pub const SAMPLE_INTERVAL: SimTime = SimTime::from_millis(100);
 
@@ -154,7 +161,12 @@ impl<'a> Builder<'a> {
             params: &spec.params,
             link_rate_bps: rate,
         };
-        queues::build(&kind, &args).map_err(|e| self.param_err(path, e))
+        queues::build(&kind, &args).map_err(|mut e| {
+            if e.message.starts_with("unknown key") {
+                e.message = format!("{} (queue kind \"{kind}\")", e.message);
+            }
+            self.param_err(path, e)
+        })
     }
 
     fn loss(&self, spec: Option<&LossSpec>, path: &str, label: &str) -> Result<Option<Loss>> {
@@ -182,13 +194,45 @@ impl<'a> Builder<'a> {
                 loss_good: prob(s.loss_good, "loss_good", Some(0.0))?,
                 loss_bad: prob(s.loss_bad, "loss_bad", Some(1.0))?,
             },
+            "drop_list" => {
+                let Some(list) = &s.packets else {
+                    return Err(self.e(
+                        format!("{path}.packets"),
+                        "missing key \"packets\" for loss model \"drop_list\" (data packet numbers, from 1)",
+                    ));
+                };
+                let mut packets = Vec::with_capacity(list.len());
+                for (i, &n) in list.iter().enumerate() {
+                    if n < 1 {
+                        return Err(self.e(
+                            format!("{path}.packets[{i}]"),
+                            format!("expected a data packet number counting from 1, got {n}"),
+                        ));
+                    }
+                    packets.push(n as u64);
+                }
+                packets.sort_unstable();
+                packets.dedup();
+                LossModel::DropList { packets }
+            }
             other => {
                 return Err(self.e(
                     format!("{path}.model"),
-                    format!("unknown loss model \"{other}\"; expected \"bernoulli\" or \"gilbert-elliott\""),
+                    format!(
+                        "unknown loss model \"{other}\"; expected \"bernoulli\", \"gilbert-elliott\" or \"drop_list\""
+                    ),
                 ))
             }
         };
+        if s.packets.is_some() && s.model != "drop_list" {
+            return Err(self.e(
+                format!("{path}.packets"),
+                format!(
+                    "key \"packets\" is only used by loss model \"drop_list\", not \"{}\"",
+                    s.model
+                ),
+            ));
+        }
         Ok(Some(Loss::new(model, stream(self.seed, &format!("loss:{label}")))))
     }
 
@@ -234,6 +278,9 @@ impl<'a> Builder<'a> {
                     t.kind
                 ),
             ));
+        }
+        if t.pairs > MAX_PAIRS {
+            return Err(self.e("topology.pairs", format!("at most {MAX_PAIRS} pairs, got {}", t.pairs)));
         }
         if t.pairs == 0 {
             return Err(self.e("topology.pairs", "a dumbbell needs at least 1 pair"));
@@ -799,6 +846,13 @@ fn add_flows(b: &Builder, spec: &ScenarioSpec, duration: SimTime, pairs: Option<
         let path = format!("flows[{gi}]");
         let count = match g.count {
             None => 1,
+            Some(c) if c > MAX_FLOWS as i64 || global + c as usize > MAX_FLOWS => {
+                return Err(err(
+                    file,
+                    format!("{path}.count"),
+                    format!("at most {MAX_FLOWS} flows in a scenario, got {c} more"),
+                ))
+            }
             Some(c) if c >= 1 => c as usize,
             Some(c) => {
                 return Err(err(
@@ -828,6 +882,22 @@ fn add_flows(b: &Builder, spec: &ScenarioSpec, duration: SimTime, pairs: Option<
                 ))
             }
         };
+        if let Some(pr) = &g.profile {
+            if g.class.is_some() {
+                return Err(err(
+                    file,
+                    format!("{path}.profile"),
+                    "give either \"class\" or \"profile\" (the profile meter sets the class)",
+                ));
+            }
+            if pr.burst.0 == 0 {
+                return Err(err(
+                    file,
+                    format!("{path}.profile.burst"),
+                    "the bucket must hold at least 1 byte",
+                ));
+            }
+        }
         let stop = match &g.stop {
             None => duration,
             Some(t) => t.0,
@@ -875,7 +945,14 @@ fn add_flows(b: &Builder, spec: &ScenarioSpec, duration: SimTime, pairs: Option<
                 } else {
                     format!("{path}.{}", e.path)
                 };
-                err(file, p, e.message)
+                let message = match e.message.split_once(", expected ") {
+                    Some((head, keys)) if head.starts_with("unknown key") => format!(
+                        "{head} for a flow group with transport \"{transport}\" and app \"{app}\"; \
+                         the transport's own keys are {keys} (flow and application keys: docs/scenarios.md)"
+                    ),
+                    _ => e.message,
+                };
+                err(file, p, message)
             })?;
             let fairness = g.fairness.unwrap_or(application.greedy());
             flows.push(Flow {
@@ -892,6 +969,7 @@ fn add_flows(b: &Builder, spec: &ScenarioSpec, duration: SimTime, pairs: Option<
                 start,
                 stop,
                 class,
+                meter: g.profile.as_ref().map(|p| TokenBucket::new(p.rate.0, p.burst.0)),
             });
         }
     }
@@ -1006,11 +1084,20 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
         ));
     }
     let interval = out.sample_interval.map(|t| t.0).unwrap_or(SAMPLE_INTERVAL);
+    let samples = duration.0 / interval.0.max(1);
     let sampler = if interval == SimTime::ZERO {
         return Err(err(
             file,
             "output.sample_interval",
             "the sampling interval must be positive",
+        ));
+    } else if samples > MAX_SAMPLES {
+        return Err(err(
+            file,
+            "output.sample_interval",
+            format!(
+                "{interval} would take {samples} samples of every series; at most {MAX_SAMPLES}: sample less often"
+            ),
         ));
     } else {
         // Wireless hops have no queue of their own: their interfaces' queues are sampled instead.

@@ -26,6 +26,9 @@ pub enum Error {
     /// The run was stopped by a guard (event or wall-time limit).
     #[error("{0}")]
     Guard(String),
+    /// The run was interrupted (Ctrl-C).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// Result alias.

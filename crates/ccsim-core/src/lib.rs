@@ -10,9 +10,12 @@
 
 pub mod app;
 pub mod build;
+pub mod cc;
 pub mod error;
 pub mod event;
+pub mod histogram;
 pub mod link;
+pub mod meter;
 pub mod metrics;
 pub mod packet;
 pub mod params;
@@ -23,6 +26,7 @@ pub mod routing;
 pub mod sampler;
 pub mod scenario;
 pub mod sim;
+pub mod tcp;
 pub mod time;
 pub mod transport;
 pub mod units;
@@ -44,6 +48,8 @@ pub struct GuardOverrides {
     pub max_events: Option<u64>,
     /// Maximum wall seconds.
     pub max_wall_s: Option<f64>,
+    /// Polled during the run; true stops it with [`Error::Interrupted`].
+    pub interrupt: Option<fn() -> bool>,
 }
 
 /// The outcome of a run.
@@ -74,6 +80,7 @@ pub fn run_value(v: serde_json::Value, file: &str, guards: GuardOverrides) -> Re
     if let Some(w) = guards.max_wall_s {
         sim.guards.max_wall_s = w;
     }
+    sim.guards.interrupt = guards.interrupt;
     sim.run()?;
     let result = RunResult::collect(&sim);
     let timeseries = TimeSeries {

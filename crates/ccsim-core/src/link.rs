@@ -4,7 +4,7 @@
 //! holds many packets in flight.
 
 use crate::metrics::LinkStats;
-use crate::packet::{LinkId, NodeId};
+use crate::packet::{LinkId, NodeId, Packet, PacketKind};
 use crate::queue::Queue;
 use crate::rng::{uniform01, SimRng};
 use crate::time::SimTime;
@@ -28,6 +28,13 @@ pub enum LossModel {
         /// Loss probability in the bad state.
         loss_bad: f64,
     },
+    /// Deterministic drops for scripted experiments: the n-th, m-th, ... data
+    /// packets (counting from 1, retransmissions included, acknowledgements
+    /// not counted) that cross this link direction are lost.
+    DropList {
+        /// Ascending, distinct data-packet numbers (1-based).
+        packets: Vec<u64>,
+    },
 }
 
 /// A loss model with its state and random stream.
@@ -35,18 +42,39 @@ pub struct Loss {
     model: LossModel,
     bad: bool,
     rng: SimRng,
+    /// Data packets seen so far (drop_list).
+    data_seen: u64,
+    /// Index of the next entry of the drop list.
+    next_drop: usize,
 }
 
 impl Loss {
     /// A loss process starting in the good state.
     pub fn new(model: LossModel, rng: SimRng) -> Self {
-        Loss { model, bad: false, rng }
+        Loss {
+            model,
+            bad: false,
+            rng,
+            data_seen: 0,
+            next_drop: 0,
+        }
     }
 
     /// Decide the fate of the next packet: true means lost.
     #[inline]
-    pub fn lose(&mut self) -> bool {
+    pub fn lose(&mut self, pkt: &Packet) -> bool {
         match self.model {
+            LossModel::DropList { ref packets } => {
+                if pkt.kind != PacketKind::Data {
+                    return false;
+                }
+                self.data_seen += 1;
+                if packets.get(self.next_drop) == Some(&self.data_seen) {
+                    self.next_drop += 1;
+                    return true;
+                }
+                false
+            }
             LossModel::Bernoulli { rate } => uniform01(&mut self.rng) < rate,
             LossModel::GilbertElliott {
                 p_gb,

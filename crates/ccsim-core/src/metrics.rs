@@ -31,8 +31,8 @@ pub struct FlowStats {
     pub acks_sent: u64,
     /// Acknowledgement packets dropped in the network.
     pub acks_lost: u64,
-    /// One-way delays of data packets received, ns.
-    pub delays_ns: Vec<u64>,
+    /// One-way delays of data packets received, ns (bounded memory).
+    pub delays_ns: crate::histogram::Histogram,
     /// Sum of |d_i - d_{i-1}| over consecutive received data packets, ns.
     pub jitter_sum_ns: u128,
     /// Number of terms in `jitter_sum_ns`.
@@ -105,7 +105,7 @@ impl FlowStats {
         if self.counting {
             self.received_packets += 1;
             self.received_bytes += size as u64;
-            self.delays_ns.push(delay_ns);
+            self.delays_ns.record(delay_ns);
             if let Some(last) = self.last_delay_ns {
                 self.jitter_sum_ns += last.abs_diff(delay_ns) as u128;
                 self.jitter_n += 1;
@@ -160,17 +160,6 @@ pub struct LinkStats {
     pub busy_ns: u64,
 }
 
-/// Exact percentile (nearest-rank) of unsorted samples; sorts a copy.
-pub fn percentile(samples: &[u64], q: f64) -> Option<u64> {
-    if samples.is_empty() {
-        return None;
-    }
-    let mut v = samples.to_vec();
-    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
-    let (_, x, _) = v.select_nth_unstable(rank - 1);
-    Some(*x)
-}
-
 /// Jain's fairness index (sum x)^2 / (n sum x^2); 1 for an empty or all-zero set.
 pub fn jain_index(xs: &[f64]) -> f64 {
     let n = xs.len() as f64;
@@ -186,15 +175,6 @@ pub fn jain_index(xs: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn percentile_nearest_rank() {
-        let v: Vec<u64> = (1..=100).collect();
-        assert_eq!(percentile(&v, 0.99), Some(99));
-        assert_eq!(percentile(&v, 1.0), Some(100));
-        assert_eq!(percentile(&[5], 0.99), Some(5));
-        assert_eq!(percentile(&[], 0.5), None);
-    }
 
     #[test]
     fn jain() {

@@ -34,7 +34,7 @@ pub fn parse<T: DeserializeOwned>(params: &Params) -> Result<T, ParamError> {
         let path = if path == "." { String::new() } else { path };
         ParamError {
             path,
-            message: e.into_inner().to_string(),
+            message: crate::scenario::friendly_message(&e.into_inner().to_string()),
         }
     })
 }
@@ -43,6 +43,9 @@ pub fn parse<T: DeserializeOwned>(params: &Params) -> Result<T, ParamError> {
 pub fn no_params(params: &Params) -> Result<(), ParamError> {
     match params.keys().next() {
         None => Ok(()),
-        Some(k) => Err(ParamError::at(k.clone(), "unknown parameter for this algorithm")),
+        Some(k) => Err(ParamError::at(
+            k.clone(),
+            format!("unknown key `{k}`: this algorithm takes no parameters"),
+        )),
     }
 }

@@ -4,7 +4,7 @@
 //! Wireless hops have no queue or transmitter of their own: they appear in
 //! `wlans`, not in `queues` or `links`.
 
-use crate::metrics::{jain_index, percentile};
+use crate::metrics::jain_index;
 use crate::queue::Queue;
 use crate::sampler::Series;
 use crate::sim::Simulation;
@@ -57,7 +57,8 @@ pub struct FlowResult {
     pub delay_min_s: Option<f64>,
     /// Maximum one-way delay, s.
     pub delay_max_s: Option<f64>,
-    /// 99th percentile (nearest rank) one-way delay, s.
+    /// 99th percentile one-way delay (nearest rank, from a log-linear
+    /// histogram: at most 0.4% above the exact value), s.
     pub delay_p99_s: Option<f64>,
     /// Mean absolute difference of consecutive one-way delays, s.
     pub jitter_s: Option<f64>,
@@ -314,7 +315,6 @@ impl RunResult {
             .map(|f| {
                 let s = &f.stats;
                 let d = &s.delays_ns;
-                let n = d.len() as f64;
                 FlowResult {
                     name: f.name.clone(),
                     group: f.group.clone(),
@@ -335,10 +335,10 @@ impl RunResult {
                     in_flight_end: s.in_flight,
                     acks_sent: s.acks_sent,
                     acks_lost: s.acks_lost,
-                    delay_mean_s: (!d.is_empty()).then(|| d.iter().map(|&x| x as f64).sum::<f64>() / n * 1e-9),
-                    delay_min_s: d.iter().min().map(|&x| secs(x)),
-                    delay_max_s: d.iter().max().map(|&x| secs(x)),
-                    delay_p99_s: percentile(d, 0.99).map(secs),
+                    delay_mean_s: d.mean().map(|m| m * 1e-9),
+                    delay_min_s: d.min().map(secs),
+                    delay_max_s: d.max().map(secs),
+                    delay_p99_s: d.quantile(0.99).map(secs),
                     jitter_s: (s.jitter_n > 0).then(|| s.jitter_sum_ns as f64 / s.jitter_n as f64 * 1e-9),
                     retransmits: s.retransmits,
                     timeouts: s.timeouts,

@@ -120,7 +120,7 @@ pub struct QueueSpec {
 #[derive(Debug, Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct LossSpec {
-    /// "bernoulli" or "gilbert-elliott".
+    /// "bernoulli", "gilbert-elliott" or "drop_list".
     pub model: String,
     /// Bernoulli loss probability.
     #[serde(default)]
@@ -137,6 +137,9 @@ pub struct LossSpec {
     /// Gilbert-Elliott: loss probability in the bad state (default 1).
     #[serde(default)]
     pub loss_bad: Option<f64>,
+    /// drop_list: the data packets to drop, numbered from 1 in the order they cross the link.
+    #[serde(default)]
+    pub packets: Option<Vec<i64>>,
 }
 
 /// `[[nodes]]`.
@@ -271,9 +274,24 @@ pub struct FlowGroupSpec {
     /// Precedence/class carried by the data packets (default 0).
     #[serde(default)]
     pub class: Option<i64>,
+    /// Edge profile meter: data packets conforming to the token bucket are
+    /// class 1 (IN), the others class 0 (OUT). Exclusive with `class`.
+    #[serde(default)]
+    pub profile: Option<ProfileSpec>,
     /// Every other key: application and transport parameters.
     #[serde(flatten)]
     pub params: Params,
+}
+
+/// `profile = { rate = "1Mbps", burst = "15KB" }` of a flow group: one
+/// token bucket per flow (see [`crate::meter`]).
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileSpec {
+    /// Token rate.
+    pub rate: Rate,
+    /// Bucket depth.
+    pub burst: Bytes,
 }
 
 /// `[output]`.
@@ -306,10 +324,62 @@ pub struct LimitsSpec {
     pub max_wall: Option<Time>,
 }
 
+/// Reword serde's generic messages in the terms of a scenario file.
+pub fn friendly_message(msg: &str) -> String {
+    let between = |s: &str, a: &str, b: &str| -> Option<String> {
+        let i = s.find(a)? + a.len();
+        let j = s[i..].find(b)? + i;
+        Some(s[i..j].to_string())
+    };
+    if msg.starts_with("invalid value: integer") && (msg.ends_with("expected u32") || msg.ends_with("expected u64")) {
+        if let Some(v) = between(msg, "`", "`") {
+            return format!("expected a whole number >= 0, got {v}");
+        }
+    }
+    if msg.starts_with("invalid type: floating point") && msg.contains("expected i64") || msg.ends_with("expected u64")
+    {
+        if let Some(v) = between(msg, "`", "`") {
+            return format!("expected a whole number, got {v}");
+        }
+    }
+    if let Some(k) = msg.strip_prefix("missing field `").and_then(|r| r.strip_suffix('`')) {
+        return format!("missing key \"{k}\"");
+    }
+    msg.replace("unknown field", "unknown key")
+        .replace("invalid type: ", "wrong type: ")
+}
+
+/// Catch the commonest TOML slip: single vs double brackets.
+fn check_brackets(v: &serde_json::Value, file: &str) -> Result<()> {
+    let err = |key: &str, message: String| Error::Scenario {
+        file: file.into(),
+        path: key.into(),
+        message,
+    };
+    for key in ["topology", "output", "limits"] {
+        if v.get(key).is_some_and(|x| x.is_array()) {
+            return Err(err(
+                key,
+                format!("expected one table: write [{key}] (single brackets), not [[{key}]]"),
+            ));
+        }
+    }
+    for key in ["nodes", "links", "flows"] {
+        if v.get(key).is_some_and(|x| x.is_object()) {
+            return Err(err(
+                key,
+                format!("expected a list of tables: write [[{key}]] (double brackets) for each entry"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn spec_from_value(v: serde_json::Value, file: &str) -> Result<ScenarioSpec> {
+    check_brackets(&v, file)?;
     serde_path_to_error::deserialize(v).map_err(|e| {
         let path = e.path().to_string();
-        let msg = e.into_inner().to_string();
+        let msg = friendly_message(&e.into_inner().to_string());
         Error::Scenario {
             file: file.to_string(),
             path: if path == "." { "(top level)".into() } else { path },

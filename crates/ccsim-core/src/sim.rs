@@ -67,6 +67,9 @@ pub struct Flow {
     pub stop: SimTime,
     /// Precedence stamped on data packets.
     pub class: u8,
+    /// Edge profile meter: when present it stamps each data packet's class
+    /// (IN/OUT) instead of `class`.
+    pub meter: Option<crate::meter::TokenBucket>,
 }
 
 /// Guards against runaway runs.
@@ -76,6 +79,9 @@ pub struct Guards {
     pub max_events: u64,
     /// Maximum wall-clock seconds.
     pub max_wall_s: f64,
+    /// Polled every 65536 events; returning true stops the run (the Python
+    /// bindings use it to honour Ctrl-C).
+    pub interrupt: Option<fn() -> bool>,
 }
 
 impl Default for Guards {
@@ -83,6 +89,7 @@ impl Default for Guards {
         Guards {
             max_events: 20_000_000_000,
             max_wall_s: 3600.0,
+            interrupt: None,
         }
     }
 }
@@ -327,16 +334,19 @@ impl Simulation {
     }
 
     fn check_guards(&self, events: u64, wall: &std::time::Instant) -> Result<()> {
+        if self.guards.interrupt.is_some_and(|f| f()) {
+            return Err(Error::Interrupted);
+        }
         if events >= self.guards.max_events {
             return Err(Error::Guard(format!(
-                "run stopped: more than {} events (limits.max_events) at simulated time {}",
+                "run stopped: more than {} events (limits.max_events, or --max-events) at simulated time {}",
                 self.guards.max_events, self.now
             )));
         }
         let w = wall.elapsed().as_secs_f64();
         if w > self.guards.max_wall_s {
             return Err(Error::Guard(format!(
-                "run stopped: wall time {:.1}s exceeded limits.max_wall ({:.1}s) at simulated time {}",
+                "run stopped: wall time {:.1}s exceeded limits.max_wall, or --max-wall ({:.1}s) at simulated time {}",
                 w, self.guards.max_wall_s, self.now
             )));
         }
@@ -386,7 +396,13 @@ impl Simulation {
         while !self.outbox.is_empty() {
             let batch = std::mem::take(&mut self.outbox);
             for &p in &batch {
-                let src = self.arena.get(p).src;
+                let pk = self.arena.get_mut(p);
+                if pk.kind == PacketKind::Data {
+                    if let Some(m) = self.flows[pk.flow.0 as usize].meter.as_mut() {
+                        pk.class = m.classify(self.now, pk.size);
+                    }
+                }
+                let src = pk.src;
                 self.forward(src, p);
             }
             let mut batch = batch;
@@ -402,7 +418,7 @@ impl Simulation {
         let l = &mut self.links[link.0 as usize];
         let to = l.to;
         if let Some(loss) = l.loss.as_mut() {
-            if loss.lose() {
+            if loss.lose(self.arena.get(pkt)) {
                 if self.now >= self.warmup {
                     l.stats.lost_packets += 1;
                 }

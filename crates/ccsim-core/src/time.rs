@@ -91,8 +91,15 @@ impl Sub for SimTime {
 }
 
 impl fmt::Display for SimTime {
+    /// Seconds with as many decimals as needed: "2s", "1.5s", "0.000000001s".
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:.9}s", self.secs_f64())
+        let (s, ns) = (self.0 / 1_000_000_000, self.0 % 1_000_000_000);
+        if ns == 0 {
+            write!(f, "{s}s")
+        } else {
+            let frac = format!("{ns:09}");
+            write!(f, "{s}.{}s", frac.trim_end_matches('0'))
+        }
     }
 }
 
@@ -118,6 +125,13 @@ mod tests {
         assert_eq!(tx_time(1500, 1_000_000_000), SimTime::from_nanos(12_000));
         // 1 byte at 3 bps = 2.666..s, rounded up
         assert_eq!(tx_time(1, 3), SimTime::from_nanos(2_666_666_667));
+    }
+
+    #[test]
+    fn display_trims() {
+        assert_eq!(SimTime::from_secs(2).to_string(), "2s");
+        assert_eq!(SimTime::from_millis(1500).to_string(), "1.5s");
+        assert_eq!(SimTime(1).to_string(), "0.000000001s");
     }
 
     #[test]

@@ -35,8 +35,11 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
         _ => return Err(err()),
     };
     let bps = v * mult;
-    if !bps.is_finite() || bps < 1.0 {
+    if bps < 1.0 {
         return Err(format!("a rate must be at least 1bps, got \"{s}\""));
+    }
+    if !bps.is_finite() || bps > 1e15 {
+        return Err(format!("a rate must be at most 1000Tbps, got \"{s}\""));
     }
     Ok(bps.round() as u64)
 }
@@ -53,10 +56,16 @@ pub fn parse_time(s: &str) -> Result<SimTime, String> {
         "min" => 60e9,
         _ => return Err(err()),
     };
-    if v < 0.0 || !v.is_finite() {
+    if v < 0.0 {
         return Err(format!("a time must not be negative, got \"{s}\""));
     }
-    Ok(SimTime((v * mult).round() as u64))
+    let ns = v * mult;
+    // 1e18 ns is about 31 years of simulated time: far beyond any study,
+    // well inside the 64-bit clock.
+    if !ns.is_finite() || ns > 1e18 {
+        return Err(format!("a time must be at most 1e9s, got \"{s}\""));
+    }
+    Ok(SimTime(ns.round() as u64))
 }
 
 /// Parse a size such as "1500B", "64KB", "1MiB" into bytes.
@@ -74,10 +83,14 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "GiB" => 1024.0 * 1024.0 * 1024.0,
         _ => return Err(err()),
     };
-    if v < 0.0 || !v.is_finite() {
+    if v < 0.0 {
         return Err(format!("a size must not be negative, got \"{s}\""));
     }
-    Ok((v * mult).round() as u64)
+    let b = v * mult;
+    if !b.is_finite() || b > 1e15 {
+        return Err(format!("a size must be at most 1PB, got \"{s}\""));
+    }
+    Ok(b.round() as u64)
 }
 
 /// A rate in bits per second, written "10Mbps" in scenario files.
@@ -165,6 +178,8 @@ mod tests {
         assert_eq!(parse_time("0s"), Ok(SimTime::ZERO));
         assert!(parse_time("-2s").is_err());
         assert!(parse_time("2 hours").is_err());
+        assert!(parse_time("1e400s").unwrap_err().contains("at most"));
+        assert!(parse_rate("1e30Gbps").unwrap_err().contains("at most"));
     }
 
     #[test]

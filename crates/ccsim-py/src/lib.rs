@@ -14,12 +14,43 @@ create_exception!(_core, SimulationError, PyRuntimeError, "A run was stopped by 
 fn to_py(e: Error) -> PyErr {
     match e {
         Error::Guard(m) => SimulationError::new_err(m),
+        Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("simulation interrupted"),
         other => ScenarioError::new_err(other.to_string()),
     }
 }
 
+/// Whether Python has a pending signal (Ctrl-C); polled by the engine every
+/// 65536 events, so a long run stays interruptible from a shell or Jupyter.
+fn python_interrupted() -> bool {
+    Python::attach(|py| py.check_signals().is_err())
+}
+
 fn guards(max_events: Option<u64>, max_wall_s: Option<f64>) -> GuardOverrides {
-    GuardOverrides { max_events, max_wall_s }
+    GuardOverrides {
+        max_events,
+        max_wall_s,
+        interrupt: Some(python_interrupted),
+    }
+}
+
+/// Parse scenario text into the common data model and apply a seed override
+/// (the command line's `--seed`), so the override goes through the same
+/// validation as a seed written in the file.
+fn scenario_value(text: &str, source: &str, fmt: &str, seed: Option<u64>) -> Result<serde_json::Value, Error> {
+    let mut v = match fmt {
+        "json" => ccsim_core::scenario::json_text_to_value(text, source)?,
+        "toml" => ccsim_core::scenario::toml_text_to_value(text, source)?,
+        other => {
+            return Err(Error::Syntax {
+                file: source.to_string(),
+                message: format!("unknown scenario format \"{other}\"; expected \"toml\" or \"json\""),
+            })
+        }
+    };
+    if let (Some(s), Some(obj)) = (seed, v.as_object_mut()) {
+        obj.insert("seed".into(), serde_json::Value::from(s));
+    }
+    Ok(v)
 }
 
 fn output<'py>(py: Python<'py>, out: RunOutput) -> PyResult<(String, Bound<'py, PyDict>)> {
@@ -36,9 +67,10 @@ fn output<'py>(py: Python<'py>, out: RunOutput) -> PyResult<(String, Bound<'py, 
 }
 
 /// Run a scenario given as `text` in `fmt` ("toml" or "json"); `source` names
-/// it in error messages. Returns (summary_json, timeseries dict).
+/// it in error messages; `seed` overrides the scenario's seed. Returns
+/// (summary_json, timeseries dict).
 #[pyfunction]
-#[pyo3(signature = (text, source, fmt="toml", max_events=None, max_wall_s=None))]
+#[pyo3(signature = (text, source, fmt="toml", max_events=None, max_wall_s=None, seed=None))]
 fn run_scenario<'py>(
     py: Python<'py>,
     text: &str,
@@ -46,27 +78,28 @@ fn run_scenario<'py>(
     fmt: &str,
     max_events: Option<u64>,
     max_wall_s: Option<f64>,
+    seed: Option<u64>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let g = guards(max_events, max_wall_s);
     let text = text.to_string();
     let source = source.to_string();
     let fmt = fmt.to_string();
-    let out = py.detach(move || match fmt.as_str() {
-        "json" => ccsim_core::run_json(&text, &source, g),
-        _ => ccsim_core::run_toml(&text, &source, g),
+    let out = py.detach(move || {
+        let v = scenario_value(&text, &source, &fmt, seed)?;
+        // Guard messages do not name the scenario; errors here all start with it.
+        ccsim_core::run_value(v, &source, g).map_err(|e| match e {
+            Error::Guard(m) => Error::Guard(format!("{source}: {m}")),
+            other => other,
+        })
     });
     output(py, out.map_err(to_py)?)
 }
 
 /// Check a scenario without running it; raises ScenarioError.
 #[pyfunction]
-#[pyo3(signature = (text, source, fmt="toml"))]
-fn validate_scenario(text: &str, source: &str, fmt: &str) -> PyResult<()> {
-    let v = match fmt {
-        "json" => ccsim_core::scenario::json_text_to_value(text, source),
-        _ => ccsim_core::scenario::toml_text_to_value(text, source),
-    }
-    .map_err(to_py)?;
+#[pyo3(signature = (text, source, fmt="toml", seed=None))]
+fn validate_scenario(text: &str, source: &str, fmt: &str, seed: Option<u64>) -> PyResult<()> {
+    let v = scenario_value(text, source, fmt, seed).map_err(to_py)?;
     ccsim_core::validate_value(v, source).map_err(to_py)
 }
 

@@ -17,9 +17,31 @@ pub mod registry;
 
 // RED family and price/rate-based AQMs: red, gred, ared, nlred, lired, wred,
 // rio, modred, rem, avq, pi. Modules go below this line.
+pub mod ared;
+pub mod avq;
+pub mod modred;
+pub mod pi;
+pub mod red;
+pub mod red_core;
+pub mod rem;
+pub mod rio;
+pub mod wred;
 
 // Fair queueing, schedulers and delay-based AQMs: blue, sfb, sred, fred,
 // choke, sfq, drr, rr, codel, fq_codel, pie. Modules go below this line.
+pub mod blue;
+pub mod choke;
+pub mod classq;
+pub mod codel;
+pub mod drr;
+pub mod flowq;
+pub mod fq_codel;
+pub mod fred;
+pub mod pie;
+pub mod rr;
+pub mod sfb;
+pub mod sfq;
+pub mod sred;
 
 use crate::packet::{Ecn, PacketArena, PacketRef};
 use crate::rng::SimRng;

@@ -69,22 +69,52 @@ fn build_basic(kind: &str, args: &QueueArgs) -> Option<Built> {
     )
 }
 
-/// RED family and price/rate-based AQMs.
-const RED_FAMILY_KINDS: &[&str] = &[];
+/// RED family and price/rate-based AQMs. (`lired` is not here: its
+/// definition could not be found; see docs/algorithms.md.)
+const RED_FAMILY_KINDS: &[&str] = &[
+    "red", "gred", "nlred", "ared", "wred", "rio", "modred", "rem", "avq", "pi",
+];
 
-fn build_red_family(kind: &str, _args: &QueueArgs) -> Option<Built> {
-    #[allow(clippy::match_single_binding)]
-    match kind {
-        _ => None,
-    }
+fn build_red_family(kind: &str, args: &QueueArgs) -> Option<Built> {
+    use super::{avq, modred, pi, red, rem, rio, wred};
+    Some(match kind {
+        "red" => red::build("red", args),
+        "gred" => red::build("gred", args),
+        "nlred" => red::build("nlred", args),
+        "ared" => red::build("ared", args),
+        "wred" => wred::build(args),
+        "rio" => rio::build(args),
+        "modred" => modred::build(args),
+        "rem" => rem::build(args),
+        "avq" => avq::build(args),
+        "pi" => pi::build(args),
+        _ => return None,
+    })
 }
 
 /// Fair queueing, schedulers and delay-based AQMs.
-const FAIR_AND_DELAY_KINDS: &[&str] = &[];
+const FAIR_AND_DELAY_KINDS: &[&str] = &[
+    "blue", "sfb", "sred", "fred", "choke", "sfq", "drr", "rr", "codel", "fq_codel", "pie",
+];
 
-fn build_fair_and_delay(kind: &str, _args: &QueueArgs) -> Option<Built> {
-    #[allow(clippy::match_single_binding)]
-    match kind {
-        _ => None,
+fn build_fair_and_delay(kind: &str, args: &QueueArgs) -> Option<Built> {
+    use super::{blue, choke, codel, drr, fq_codel, fred, pie, rr, sfb, sfq, sred};
+    fn boxed<T: QueueDisc + 'static>(r: Result<T, ParamError>) -> Built {
+        r.map(|d| Box::new(d) as Box<dyn QueueDisc>)
     }
+    let (l, p, rate) = (args.limit, args.params, args.link_rate_bps);
+    Some(match kind {
+        "blue" => boxed(blue::Blue::from_params(l, p)),
+        "sfb" => boxed(sfb::Sfb::from_params(l, p)),
+        "sred" => boxed(sred::Sred::from_params(l, p)),
+        "fred" => boxed(fred::Fred::from_params(l, p, rate)),
+        "choke" => boxed(choke::Choke::from_params(l, p, rate)),
+        "sfq" => boxed(sfq::Sfq::from_params(l, p)),
+        "drr" => boxed(drr::Drr::from_params(l, p, rate)),
+        "rr" => boxed(rr::RoundRobin::from_params(l, p, rate)),
+        "codel" => boxed(codel::Codel::from_params(l, p)),
+        "fq_codel" => boxed(fq_codel::FqCodel::from_params(l, p)),
+        "pie" => boxed(pie::Pie::from_params(l, p)),
+        _ => return None,
+    })
 }

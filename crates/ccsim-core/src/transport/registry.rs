@@ -7,7 +7,7 @@ use crate::params::{parse, ParamError, Params};
 use serde::Deserialize;
 
 /// Names accepted as `transport`.
-pub const KINDS: &[&str] = &["udp"];
+pub const KINDS: &[&str] = &["udp", "tcp"];
 
 /// What a transport's constructor receives.
 pub struct TransportArgs<'a> {
@@ -40,6 +40,7 @@ pub fn build(kind: &str, args: &TransportArgs) -> Result<Endpoints, ParamError> 
             }
             Ok((Box::new(UdpSender::new(cfg.ecn)), Box::new(UdpReceiver)))
         }
+        "tcp" => crate::tcp::build(args),
         other => Err(ParamError::at(
             "transport",
             format!("unknown transport \"{other}\"; expected one of: {}", KINDS.join(", ")),

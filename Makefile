@@ -1,0 +1,61 @@
+# Two entry points (see README): `make demo` and `make test`.
+# Both work from a fresh clone on a machine with cargo and python3.11 (+ pip):
+# the Python tools come from requirements-dev.lock into .venv.
+
+PYTHON ?= python3.11
+VENV ?= .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip --disable-pip-version-check
+DEMO ?= examples/dumbbell_udp.toml
+# The stamp is newer than the lock file once the locked versions are installed.
+DEPS_STAMP := $(VENV)/.deps-installed
+
+.PHONY: demo test venv ext rust-test clippy fmt-check lint pytest fmt clean clean-venv
+
+demo: ext
+	$(BIN)/ccsim run $(DEMO)
+
+test: rust-test clippy fmt-check ext lint pytest
+
+venv: $(DEPS_STAMP)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(DEPS_STAMP): requirements-dev.lock | $(BIN)/python
+	$(PIP) install --quiet -r requirements-dev.lock
+	touch $@
+
+# Build the Rust extension (release: LTO, codegen-units=1) into the venv as an
+# editable install; cargo makes this a few seconds when nothing changed.
+# (PIP_QUIET: maturin re-checks the dependencies with pip every time.)
+ext: $(DEPS_STAMP)
+	VIRTUAL_ENV=$(abspath $(VENV)) PIP_QUIET=1 $(BIN)/maturin develop --release --quiet
+
+rust-test:
+	cargo test --workspace
+
+clippy:
+	cargo clippy --workspace --all-targets -- -D warnings
+
+fmt-check:
+	cargo fmt --all -- --check
+
+lint: $(DEPS_STAMP)
+	$(BIN)/ruff check python tests
+	$(BIN)/ruff format --check python tests
+
+pytest: ext
+	$(BIN)/python -m pytest tests/python
+
+# Apply formatting (not part of `make test`, which only checks).
+fmt: $(DEPS_STAMP)
+	cargo fmt --all
+	$(BIN)/ruff format python tests
+	$(BIN)/ruff check --fix python tests
+
+clean:
+	rm -rf results build python/ccsim/*.so
+
+clean-venv:
+	rm -rf $(VENV)

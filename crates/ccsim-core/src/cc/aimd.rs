@@ -1,0 +1,147 @@
+//! Generalized AIMD, "TCP(b)" in the slowly-responsive congestion control
+//! literature (Floyd, Handley and Padhye, "A Comparison of Equation-Based and
+//! AIMD Congestion Control", 2000; Bansal, Balakrishnan, Floyd and Shenker,
+//! "Dynamic Behavior of Slowly-Responsive Congestion Control Algorithms",
+//! SIGCOMM 2001; the mehta seed in ../shared/seeds).
+//!
+//! - Increase: `a` segments per RTT in congestion avoidance (cwnd += a/cwnd per ACK).
+//! - Decrease on loss or ECN: the window is multiplied by (1 - b).
+//! - When `a` is omitted it takes the TCP-compatible value
+//!   a = 4(2b - b^2)/3 given in the mehta seed (Floyd et al.'s formula):
+//!   AIMD(1, 1/2) is standard TCP, TCP(1/8) has a = 0.3125 and TCP(1/256)
+//!   a = 0.0104.
+//!
+//! Slow start, timeouts and recovery are standard (RFC 5681). As in ns-2
+//! (`TcpAgent::slowdown` with `decrease_num_` = 1 - b), the reduction is
+//! (1 - b) of min(cwnd, receiver window) (`windowd()`), on losses and
+//! timeouts alike, except that the first decrease, one that ends slow start
+//! and one following a timeout halve the window (see [`super::HalveFirst`]).
+//! The window rather than the integer FlightSize is reduced so that small b
+//! are not swamped by rounding.
+
+use super::{check_range, AckInfo, CcInit, CongestionControl, CongestionEvent, HalveFirst, Window};
+use crate::params::ParamError;
+use crate::rng::SimRng;
+use serde::Deserialize;
+
+/// AIMD parameters.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields, default)]
+pub struct AimdConfig {
+    /// Increase per RTT, segments (default: the TCP-compatible value for `b`).
+    pub a: Option<f64>,
+    /// Decrease fraction (default 1/2, standard TCP).
+    pub b: f64,
+}
+
+impl Default for AimdConfig {
+    fn default() -> Self {
+        AimdConfig { a: None, b: 0.5 }
+    }
+}
+
+/// The TCP-compatible increase for decrease fraction `b` (mehta seed; Floyd,
+/// Handley and Padhye 2000): a = 4(2b - b^2)/3.
+pub fn tcp_compatible_a(b: f64) -> f64 {
+    4.0 * (2.0 * b - b * b) / 3.0
+}
+
+/// AIMD(a, b).
+pub struct Aimd {
+    a: f64,
+    b: f64,
+    w: Window,
+    first: HalveFirst,
+}
+
+impl Aimd {
+    /// Build from a config.
+    pub fn new(cfg: AimdConfig, init: &CcInit) -> Result<Self, ParamError> {
+        let b = check_range("b", cfg.b, 1e-6, 1.0 - 1e-6)?;
+        let a = match cfg.a {
+            Some(a) => check_range("a", a, 1e-6, 1e6)?,
+            None => tcp_compatible_a(b),
+        };
+        Ok(Aimd {
+            a,
+            b,
+            w: Window::new(init),
+            first: HalveFirst::default(),
+        })
+    }
+
+    /// The increase per RTT in use.
+    pub fn a(&self) -> f64 {
+        self.a
+    }
+}
+
+impl CongestionControl for Aimd {
+    fn name(&self) -> &'static str {
+        "aimd"
+    }
+    fn cwnd(&self) -> f64 {
+        self.w.cwnd
+    }
+    fn ssthresh(&self) -> f64 {
+        self.w.ssthresh
+    }
+    fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
+        if !ack.may_raise_cwnd() {
+            return;
+        }
+        if self.w.in_slow_start() {
+            self.w.slow_start(ack.acked);
+        } else {
+            self.w.additive_increase(self.a);
+        }
+    }
+    fn on_congestion_event(&mut self, ev: &CongestionEvent) {
+        let f = if self.first.standard(&self.w, false) {
+            0.5
+        } else {
+            1.0 - self.b
+        };
+        self.w.reduce(f * ev.window, ev);
+    }
+    fn on_rto(&mut self, ev: &CongestionEvent) {
+        let f = if self.first.standard(&self.w, true) {
+            0.5
+        } else {
+            1.0 - self.b
+        };
+        self.w.timeout(f * ev.window, ev);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::*;
+    use crate::rng::stream;
+
+    #[test]
+    fn tcp_compatible_increase() {
+        // Standard TCP is AIMD(1, 1/2).
+        assert!((tcp_compatible_a(0.5) - 1.0).abs() < 1e-12);
+        // TCP(1/8): 4(1/4 - 1/64)/3 = 0.3125; TCP(1/256): 4(2/256 - 1/65536)/3.
+        assert!((tcp_compatible_a(0.125) - 0.3125).abs() < 1e-12);
+        assert!((tcp_compatible_a(1.0 / 256.0) - 4.0 * (2.0 / 256.0 - 1.0 / 65536.0) / 3.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn increase_and_decrease() {
+        let mut rng = stream(1, "t");
+        let mut init = init(20.0);
+        init.initial_ssthresh = 10.0;
+        let mut c = Aimd::new(AimdConfig { a: None, b: 0.125 }, &init).unwrap();
+        c.on_ack(&ack(0, 100), &mut rng);
+        assert!((c.cwnd() - (20.0 + 0.3125 / 20.0)).abs() < 1e-12);
+        // The first decrease halves (ns-2); later ones remove b.
+        c.on_congestion_event(&loss(0, 16.0));
+        assert_eq!(c.cwnd(), 8.0);
+        c.on_congestion_event(&loss(0, 16.0));
+        assert_eq!(c.cwnd(), 14.0);
+        assert!(AimdConfig { a: None, b: 1.5 }.b > 1.0 && Aimd::new(AimdConfig { a: None, b: 1.5 }, &init).is_err());
+    }
+}

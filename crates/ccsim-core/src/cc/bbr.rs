@@ -1,0 +1,567 @@
+//! BBR v1 (Cardwell, Cheng, Gunn, Hassas Yeganeh and Jacobson, "BBR:
+//! Congestion-Based Congestion Control", ACM Queue 14(5), 2016), following
+//! the reference implementation Linux `net/ipv4/tcp_bbr.c` (`bbr_main`):
+//!
+//! - Model: BtlBw = windowed max of delivery-rate samples over 10 rounds
+//!   (app-limited samples only when they raise it); RTprop = min RTT over 10 s.
+//! - STARTUP paces and sizes cwnd with gain 2/ln 2 until the bandwidth has
+//!   not grown by 25% for 3 rounds; DRAIN paces at ln 2 / 2 until in-flight
+//!   falls to one BDP; PROBE_BW cycles pacing gains
+//!   [5/4, 3/4, 1, 1, 1, 1, 1, 1], each phase one RTprop long (the 5/4
+//!   phase until in-flight reaches 5/4 BDP or a loss, the 3/4 phase until it
+//!   falls to one BDP), starting at a random phase other than 3/4;
+//!   PROBE_RTT, entered when RTprop is 10 s old, caps cwnd at 4 segments for
+//!   max(200 ms, one round).
+//! - cwnd = cwnd_gain (2) * BDP + 3 * send quantum, rounded up to even,
+//!   +2 in the 5/4 phase (Linux `bbr_quantization_budget`; the send quantum
+//!   is Linux's TSO goal: 1 segment below 1.2 Mbit/s, else max(2,
+//!   pacing rate * 1 ms / MSS)); cwnd grows towards the target by the
+//!   segments acknowledged, never below 4.
+//! - Loss recovery: packet conservation for the first round of fast
+//!   recovery (cwnd = in flight + acknowledged), cwnd restored to its value
+//!   before recovery on exit; a timeout sets cwnd to 1 and restores on
+//!   recovery (Linux `bbr_set_cwnd_to_recover_or_restore`).
+//! - The pacing rate is gain * BtlBw * 99% (a 1% margin), never lowered
+//!   before the pipe is full; before any RTT sample it is
+//!   high_gain * initial_cwnd / 1 ms.
+//!
+//! Not implemented (later Linux additions, not in the 2016 paper): the
+//! long-term policer detector (`lt_bw`) and the ACK-aggregation cwnd
+//! allowance (`extra_acked`); and idle-restart handling.
+
+use super::{AckInfo, CaState, CcInit, CongestionControl, CongestionEvent};
+use crate::params::ParamError;
+use crate::rng::SimRng;
+use crate::time::SimTime;
+use crate::units::Time;
+use rand::Rng;
+use serde::Deserialize;
+
+/// The PROBE_BW pacing gain cycle.
+pub const PACING_GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+/// Smallest cwnd BBR keeps (segments), and the PROBE_RTT cap.
+pub const CWND_MIN_TARGET: f64 = 4.0;
+
+/// BBR parameters (Linux defaults).
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields, default)]
+pub struct BbrConfig {
+    /// STARTUP gain (default 2/ln 2 = 2.885).
+    pub high_gain: f64,
+    /// PROBE_BW cwnd gain (default 2).
+    pub cwnd_gain: f64,
+    /// Rounds in the bandwidth filter window (default 10).
+    pub bw_rtts: u64,
+    /// Length of the RTprop filter (default 10 s).
+    pub min_rtt_win: Time,
+    /// Time spent at 4 segments in PROBE_RTT (default 200 ms).
+    pub probe_rtt_time: Time,
+}
+
+impl Default for BbrConfig {
+    fn default() -> Self {
+        BbrConfig {
+            high_gain: 2.0 / std::f64::consts::LN_2,
+            cwnd_gain: 2.0,
+            bw_rtts: 10,
+            min_rtt_win: Time(SimTime::from_secs(10)),
+            probe_rtt_time: Time(SimTime::from_millis(200)),
+        }
+    }
+}
+
+/// BBR's modes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Ramp up.
+    Startup,
+    /// Drain the startup queue.
+    Drain,
+    /// Steady state, gain cycling.
+    ProbeBw,
+    /// Measure RTprop.
+    ProbeRtt,
+}
+
+/// Kathleen Nichols' windowed max filter (Linux `lib/win_minmax.c`): the
+/// best, second and third best samples of the window.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct MaxFilter {
+    s: [(u64, f64); 3],
+}
+
+impl MaxFilter {
+    /// The current maximum.
+    pub fn get(&self) -> f64 {
+        self.s[0].1
+    }
+
+    fn reset(&mut self, t: u64, v: f64) -> f64 {
+        self.s = [(t, v); 3];
+        v
+    }
+
+    /// `minmax_running_max`: add sample `v` at time `t` for a window `win`.
+    pub fn update(&mut self, win: u64, t: u64, v: f64) -> f64 {
+        if v >= self.s[0].1 || t.saturating_sub(self.s[2].0) > win {
+            return self.reset(t, v);
+        }
+        if v >= self.s[1].1 {
+            self.s[2] = (t, v);
+            self.s[1] = (t, v);
+        } else if v >= self.s[2].1 {
+            self.s[2] = (t, v);
+        }
+        // minmax_subwin_update
+        let dt = t.saturating_sub(self.s[0].0);
+        if dt > win {
+            self.s[0] = self.s[1];
+            self.s[1] = self.s[2];
+            self.s[2] = (t, v);
+            if t.saturating_sub(self.s[0].0) > win {
+                self.s[0] = self.s[1];
+                self.s[1] = self.s[2];
+                self.s[2] = (t, v);
+            }
+        } else if self.s[1].0 == self.s[0].0 && dt > win / 4 {
+            self.s[2] = (t, v);
+            self.s[1] = (t, v);
+        } else if self.s[2].0 == self.s[1].0 && dt > win / 2 {
+            self.s[2] = (t, v);
+        }
+        self.s[0].1
+    }
+}
+
+/// BBR v1.
+pub struct Bbr {
+    cfg: BbrConfig,
+    init_cwnd: f64,
+    mss: u32,
+    wire_size: u32,
+    cwnd: f64,
+    ssthresh: f64,
+    mode: Mode,
+    bw: MaxFilter,
+    rtt_cnt: u64,
+    next_rtt_delivered: u64,
+    round_start: bool,
+    min_rtt: Option<SimTime>,
+    min_rtt_stamp: Option<SimTime>,
+    probe_rtt_done_stamp: Option<SimTime>,
+    probe_rtt_round_done: bool,
+    packet_conservation: bool,
+    prev_state: CaState,
+    prior_cwnd: f64,
+    full_bw_reached: bool,
+    full_bw: f64,
+    full_bw_cnt: u32,
+    cycle_idx: usize,
+    cycle_stamp: SimTime,
+    pacing_gain: f64,
+    cwnd_gain: f64,
+    /// Pacing rate, segments per second.
+    pacing_pps: f64,
+    has_seen_rtt: bool,
+}
+
+impl Bbr {
+    /// Build from a config.
+    pub fn new(cfg: BbrConfig, init: &CcInit) -> Result<Self, ParamError> {
+        super::check_range("high_gain", cfg.high_gain, 1.0, 100.0)?;
+        super::check_range("cwnd_gain", cfg.cwnd_gain, 1.0, 100.0)?;
+        if cfg.bw_rtts == 0 {
+            return Err(ParamError::at("bw_rtts", "expected at least 1 round"));
+        }
+        let mut b = Bbr {
+            init_cwnd: init.initial_cwnd,
+            mss: init.mss,
+            wire_size: init.wire_size,
+            cwnd: init.initial_cwnd,
+            ssthresh: f64::INFINITY,
+            mode: Mode::Startup,
+            bw: MaxFilter::default(),
+            rtt_cnt: 0,
+            next_rtt_delivered: 0,
+            round_start: false,
+            min_rtt: None,
+            min_rtt_stamp: None,
+            probe_rtt_done_stamp: None,
+            probe_rtt_round_done: false,
+            packet_conservation: false,
+            prev_state: CaState::Open,
+            prior_cwnd: 0.0,
+            full_bw_reached: false,
+            full_bw: 0.0,
+            full_bw_cnt: 0,
+            cycle_idx: 0,
+            cycle_stamp: SimTime::ZERO,
+            pacing_gain: cfg.high_gain,
+            cwnd_gain: cfg.high_gain,
+            pacing_pps: 0.0,
+            has_seen_rtt: false,
+            cfg,
+        };
+        b.init_pacing_rate(None);
+        Ok(b)
+    }
+
+    /// The current mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Estimated bottleneck bandwidth, segments per second.
+    pub fn btl_bw(&self) -> f64 {
+        self.bw.get()
+    }
+
+    fn init_pacing_rate(&mut self, srtt: Option<SimTime>) {
+        let rtt = match srtt {
+            Some(r) => {
+                self.has_seen_rtt = true;
+                r.secs_f64().max(1e-6)
+            }
+            None => 1e-3,
+        };
+        self.pacing_pps = self.cfg.high_gain * self.cwnd / rtt * 0.99;
+    }
+
+    fn set_pacing_rate(&mut self, bw: f64, gain: f64, srtt: Option<SimTime>) {
+        let rate = bw * gain * 0.99;
+        if !self.has_seen_rtt && srtt.is_some() {
+            self.init_pacing_rate(srtt);
+        }
+        if self.full_bw_reached || rate > self.pacing_pps {
+            self.pacing_pps = rate;
+        }
+    }
+
+    /// Linux `bbr_tso_segs_goal`: the send quantum in segments.
+    fn tso_segs_goal(&self) -> f64 {
+        let bytes_per_s = self.pacing_pps * self.mss as f64;
+        let min_segs = if bytes_per_s < 1_200_000.0 / 8.0 { 1.0 } else { 2.0 };
+        let bytes = (bytes_per_s / 1024.0).min(65536.0 - 1.0 - 320.0);
+        (bytes / self.mss as f64).floor().max(min_segs).min(127.0)
+    }
+
+    /// ceil(bw * RTprop * gain); the initial window before any RTT sample.
+    fn bdp(&self, bw: f64, gain: f64) -> f64 {
+        match self.min_rtt {
+            None => self.init_cwnd,
+            Some(r) => (bw * r.secs_f64() * gain).ceil(),
+        }
+    }
+
+    fn quantization_budget(&self, cwnd: f64) -> f64 {
+        let mut c = cwnd + 3.0 * self.tso_segs_goal();
+        c = 2.0 * (c / 2.0).ceil();
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+            c += 2.0;
+        }
+        c
+    }
+
+    fn inflight(&self, bw: f64, gain: f64) -> f64 {
+        self.quantization_budget(self.bdp(bw, gain))
+    }
+
+    fn save_cwnd(&mut self) {
+        if self.prev_state == CaState::Open && self.mode != Mode::ProbeRtt {
+            self.prior_cwnd = self.cwnd;
+        } else {
+            self.prior_cwnd = self.prior_cwnd.max(self.cwnd);
+        }
+    }
+
+    fn advance_cycle_phase(&mut self, now: SimTime) {
+        self.cycle_idx = (self.cycle_idx + 1) % PACING_GAIN_CYCLE.len();
+        self.cycle_stamp = now;
+    }
+
+    fn reset_probe_bw_mode(&mut self, now: SimTime, rng: &mut SimRng) {
+        self.mode = Mode::ProbeBw;
+        self.cycle_idx = PACING_GAIN_CYCLE.len() - 1 - rng.random_range(0..7usize);
+        self.advance_cycle_phase(now);
+    }
+
+    fn reset_mode(&mut self, now: SimTime, rng: &mut SimRng) {
+        if self.full_bw_reached {
+            self.reset_probe_bw_mode(now, rng);
+        } else {
+            self.mode = Mode::Startup;
+        }
+    }
+
+    fn update_bw(&mut self, ack: &AckInfo) {
+        self.round_start = false;
+        let Some(rs) = ack.rate else { return };
+        let Some(bw) = rs.rate_pps() else { return };
+        if rs.prior_delivered >= self.next_rtt_delivered {
+            self.next_rtt_delivered = ack.delivered;
+            self.rtt_cnt += 1;
+            self.round_start = true;
+            self.packet_conservation = false;
+        }
+        if !rs.app_limited || bw >= self.bw.get() {
+            self.bw.update(self.cfg.bw_rtts, self.rtt_cnt, bw);
+        }
+    }
+
+    fn is_next_cycle_phase(&self, ack: &AckInfo) -> bool {
+        let full_length = match self.min_rtt {
+            Some(r) => ack.now - self.cycle_stamp > r,
+            None => true,
+        };
+        let gain = self.pacing_gain;
+        if gain == 1.0 {
+            return full_length;
+        }
+        let inflight = ack.prior_in_flight as f64;
+        let bw = self.bw.get();
+        if gain > 1.0 {
+            full_length && (ack.losses > 0 || inflight >= self.inflight(bw, gain))
+        } else {
+            full_length || inflight <= self.inflight(bw, 1.0)
+        }
+    }
+
+    fn check_full_bw_reached(&mut self, ack: &AckInfo) {
+        let app_limited = ack.rate.is_some_and(|r| r.app_limited);
+        if self.full_bw_reached || !self.round_start || app_limited {
+            return;
+        }
+        if self.bw.get() >= self.full_bw * 1.25 {
+            self.full_bw = self.bw.get();
+            self.full_bw_cnt = 0;
+            return;
+        }
+        self.full_bw_cnt += 1;
+        self.full_bw_reached = self.full_bw_cnt >= 3;
+    }
+
+    fn check_drain(&mut self, ack: &AckInfo, rng: &mut SimRng) {
+        if self.mode == Mode::Startup && self.full_bw_reached {
+            self.mode = Mode::Drain;
+            self.ssthresh = self.inflight(self.bw.get(), 1.0);
+        }
+        if self.mode == Mode::Drain && ack.in_flight as f64 <= self.inflight(self.bw.get(), 1.0) {
+            self.reset_probe_bw_mode(ack.now, rng);
+        }
+    }
+
+    fn check_probe_rtt_done(&mut self, now: SimTime, rng: &mut SimRng) {
+        if self.probe_rtt_done_stamp.is_none_or(|d| now <= d) {
+            return;
+        }
+        self.min_rtt_stamp = Some(now);
+        self.cwnd = self.cwnd.max(self.prior_cwnd);
+        self.reset_mode(now, rng);
+    }
+
+    fn update_min_rtt(&mut self, ack: &AckInfo, rng: &mut SimRng) {
+        let now = ack.now;
+        let expired = self.min_rtt_stamp.is_some_and(|s| now > s + self.cfg.min_rtt_win.0);
+        if let Some(r) = ack.rtt {
+            if self.min_rtt.is_none_or(|m| r <= m) || expired {
+                self.min_rtt = Some(r);
+                self.min_rtt_stamp = Some(now);
+            }
+        }
+        if self.cfg.probe_rtt_time.0 > SimTime::ZERO && expired && self.mode != Mode::ProbeRtt {
+            self.mode = Mode::ProbeRtt;
+            self.save_cwnd();
+            self.probe_rtt_done_stamp = None;
+        }
+        if self.mode == Mode::ProbeRtt {
+            if self.probe_rtt_done_stamp.is_none() && ack.in_flight as f64 <= CWND_MIN_TARGET {
+                self.probe_rtt_done_stamp = Some(now + self.cfg.probe_rtt_time.0);
+                self.probe_rtt_round_done = false;
+                self.next_rtt_delivered = ack.delivered;
+            } else if self.probe_rtt_done_stamp.is_some() {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                if self.probe_rtt_round_done {
+                    self.check_probe_rtt_done(now, rng);
+                }
+            }
+        }
+    }
+
+    fn update_gains(&mut self) {
+        let (p, c) = match self.mode {
+            Mode::Startup => (self.cfg.high_gain, self.cfg.high_gain),
+            Mode::Drain => (1.0 / self.cfg.high_gain, self.cfg.high_gain),
+            Mode::ProbeBw => (PACING_GAIN_CYCLE[self.cycle_idx], self.cfg.cwnd_gain),
+            Mode::ProbeRtt => (1.0, 1.0),
+        };
+        self.pacing_gain = p;
+        self.cwnd_gain = c;
+    }
+
+    /// `bbr_set_cwnd_to_recover_or_restore`; true when packet conservation sets cwnd.
+    fn recover_or_restore(&mut self, ack: &AckInfo, cwnd: &mut f64) -> bool {
+        let acked = ack.acked_sacked() as f64;
+        let (prev, state) = (self.prev_state, ack.state);
+        if ack.losses > 0 {
+            *cwnd = (*cwnd - ack.losses as f64).max(1.0);
+        }
+        if state == CaState::Recovery && prev != CaState::Recovery {
+            self.packet_conservation = true;
+            self.next_rtt_delivered = ack.delivered;
+            *cwnd = ack.in_flight as f64 + acked;
+        } else if prev != CaState::Open && state == CaState::Open {
+            *cwnd = cwnd.max(self.prior_cwnd);
+            self.packet_conservation = false;
+        }
+        self.prev_state = state;
+        if self.packet_conservation {
+            *cwnd = cwnd.max(ack.in_flight as f64 + acked);
+            return true;
+        }
+        false
+    }
+
+    fn set_cwnd(&mut self, ack: &AckInfo, bw: f64, gain: f64) {
+        let acked = ack.acked_sacked() as f64;
+        let mut cwnd = self.cwnd;
+        if acked > 0.0 && !self.recover_or_restore(ack, &mut cwnd) {
+            let target = self.quantization_budget(self.bdp(bw, gain));
+            if self.full_bw_reached {
+                cwnd = (cwnd + acked).min(target);
+            } else if cwnd < target || (ack.delivered as f64) < self.init_cwnd {
+                cwnd += acked;
+            }
+            cwnd = cwnd.max(CWND_MIN_TARGET);
+        }
+        self.cwnd = cwnd;
+        if self.mode == Mode::ProbeRtt {
+            self.cwnd = self.cwnd.min(CWND_MIN_TARGET);
+        }
+    }
+}
+
+impl CongestionControl for Bbr {
+    fn name(&self) -> &'static str {
+        "bbr"
+    }
+    fn cwnd(&self) -> f64 {
+        self.cwnd
+    }
+    fn ssthresh(&self) -> f64 {
+        self.ssthresh
+    }
+    fn on_ack(&mut self, ack: &AckInfo, rng: &mut SimRng) {
+        // bbr_update_model
+        self.update_bw(ack);
+        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(ack) {
+            self.advance_cycle_phase(ack.now);
+        }
+        self.check_full_bw_reached(ack);
+        self.check_drain(ack, rng);
+        self.update_min_rtt(ack, rng);
+        self.update_gains();
+        // bbr_main
+        let bw = self.bw.get();
+        self.set_pacing_rate(bw, self.pacing_gain, ack.srtt);
+        self.set_cwnd(ack, bw, self.cwnd_gain);
+    }
+    fn on_congestion_event(&mut self, _ev: &CongestionEvent) {
+        // bbr_ssthresh: remember the window; packet conservation starts on
+        // the next ACK, which sees the Recovery state.
+        self.save_cwnd();
+    }
+    fn on_ecn(&mut self, _ev: &CongestionEvent) {
+        // BBR v1 does not react to ECN.
+    }
+    fn on_rto(&mut self, _ev: &CongestionEvent) {
+        self.save_cwnd();
+        self.cwnd = 1.0;
+        self.prev_state = CaState::Loss;
+        self.full_bw = 0.0;
+        self.round_start = true;
+    }
+    fn pacing_rate_bps(&self) -> Option<f64> {
+        Some(self.pacing_pps * self.wire_size as f64 * 8.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::super::RateSample;
+    use super::*;
+    use crate::rng::stream;
+
+    #[test]
+    fn max_filter_windows() {
+        let mut f = MaxFilter::default();
+        f.update(10, 0, 5.0);
+        f.update(10, 1, 3.0);
+        assert_eq!(f.get(), 5.0);
+        f.update(10, 2, 7.0);
+        assert_eq!(f.get(), 7.0);
+        // 7 ages out after 10 rounds; the later, smaller samples take over.
+        for t in 3..=12 {
+            f.update(10, t, 4.0);
+        }
+        assert_eq!(f.get(), 7.0);
+        f.update(10, 13, 4.0);
+        assert_eq!(f.get(), 4.0);
+    }
+
+    /// ACKs of a flow delivering 1000 segments/s with RTprop 100 ms, one per segment.
+    #[test]
+    fn startup_finds_bandwidth_then_drains_and_probes() {
+        let mut rng = stream(3, "bbr");
+        let mut b = Bbr::new(BbrConfig::default(), &init(10.0)).unwrap();
+        let (rate, rtt) = (1000.0, SimTime::from_millis(100));
+        let mut delivered = 0u64;
+        for i in 0..20_000u64 {
+            delivered += 1;
+            let mut a = ack(0, 100);
+            a.now = SimTime::from_millis(i);
+            a.rtt = Some(rtt);
+            a.srtt = Some(rtt);
+            a.delivered = delivered;
+            // the segment acked now was sent one RTT (100 deliveries) ago
+            a.rate = Some(RateSample {
+                delivered: 100,
+                interval: SimTime::from_millis(100),
+                prior_delivered: delivered.saturating_sub(100),
+                app_limited: false,
+            });
+            a.in_flight = b.cwnd().min(100.0) as u64;
+            a.prior_in_flight = a.in_flight;
+            b.on_ack(&a, &mut rng);
+        }
+        assert!((b.btl_bw() - rate).abs() < 1e-6);
+        assert_eq!(b.mode(), Mode::ProbeBw);
+        // cwnd = 2 BDP (200) + quantum budget, rounded to even
+        let q = b.tso_segs_goal();
+        assert!(
+            b.cwnd() >= 200.0 + 3.0 * q && b.cwnd() <= 200.0 + 3.0 * q + 4.0,
+            "cwnd {}",
+            b.cwnd()
+        );
+    }
+
+    #[test]
+    fn packet_conservation_in_recovery() {
+        let mut rng = stream(3, "bbr");
+        let mut b = Bbr::new(BbrConfig::default(), &init(10.0)).unwrap();
+        b.cwnd = 50.0;
+        b.on_congestion_event(&loss(0, 50.0));
+        let mut a = ack(0, 100);
+        a.state = CaState::Recovery;
+        a.in_flight = 30;
+        a.acked = 1;
+        b.on_ack(&a, &mut rng);
+        assert_eq!(b.cwnd(), 31.0, "in flight + acked");
+        a.state = CaState::Open;
+        a.exited_recovery = true;
+        b.on_ack(&a, &mut rng);
+        assert!(b.cwnd() >= 50.0, "restored to the window before recovery");
+    }
+}

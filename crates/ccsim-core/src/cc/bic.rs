@@ -1,0 +1,242 @@
+//! BIC-TCP (Xu, Harfoush and Rhee, "Binary Increase Congestion Control for
+//! Fast, Long Distance Networks", IEEE INFOCOM 2004, section 3), as in Linux
+//! `net/ipv4/tcp_bic.c` (`bictcp_update`, `bictcp_recalc_ssthresh`):
+//!
+//! - Below `low_window` (14) segments BIC is Reno.
+//! - Otherwise, once per `cnt` ACKs cwnd grows by one segment, where cnt
+//!   encodes the binary search towards the last maximum W_max:
+//!   below W_max, the increase per RTT is (W_max - cwnd)/B (B = 4), clamped
+//!   to at most `max_increment` (16, additive increase when far) and at
+//!   least B/smooth_part (close to W_max); above W_max ("max probing") the
+//!   increase mirrors the search: slow near W_max, (cwnd - W_max)/(B-1) up
+//!   to `max_increment`.
+//! - Before the first loss, cnt is capped at 20 (5% growth per RTT).
+//! - cnt is scaled by the measured ACKs-per-packet ratio (Linux's
+//!   `delayed_ack` estimate, an EWMA with gain 1/16 starting at 2 packets
+//!   per ACK), so delayed ACKs do not halve the growth.
+//! - On loss: W_max = cwnd, or cwnd (1 + beta)/2 with fast convergence when
+//!   cwnd is below the previous W_max; ssthresh = cwnd * beta (beta =
+//!   819/1024 ~ 0.8), or cwnd/2 below `low_window`.
+//! - A timeout resets all BIC state (Linux `bictcp_state` on TCP_CA_Loss).
+//!
+//! Linux computes with integer windows; so does this implementation (the
+//! window is floored before computing cnt and ssthresh).
+
+use super::{check_range, AckInfo, CaState, CcInit, CongestionControl, CongestionEvent, Window};
+use crate::params::ParamError;
+use crate::rng::SimRng;
+use serde::Deserialize;
+
+/// The binary search divisor B of `bictcp_update`.
+pub const BICTCP_B: f64 = 4.0;
+
+/// BIC parameters (Linux module defaults).
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields, default)]
+pub struct BicConfig {
+    /// Multiplicative decrease factor (default 819/1024).
+    pub beta: f64,
+    /// Largest increase per RTT, segments (default 16).
+    pub max_increment: u32,
+    /// Below this window BIC behaves like Reno (default 14).
+    pub low_window: u32,
+    /// RTTs spent from W_max - B to W_max (default 20).
+    pub smooth_part: u32,
+    /// Fast convergence (default true).
+    pub fast_convergence: bool,
+}
+
+impl Default for BicConfig {
+    fn default() -> Self {
+        BicConfig {
+            beta: 819.0 / 1024.0,
+            max_increment: 16,
+            low_window: 14,
+            smooth_part: 20,
+            fast_convergence: true,
+        }
+    }
+}
+
+/// BIC-TCP.
+pub struct Bic {
+    cfg: BicConfig,
+    w: Window,
+    /// ACKs per cwnd increment.
+    cnt: f64,
+    last_max_cwnd: f64,
+    loss_cwnd: f64,
+    /// Packets per ACK << 4 (Linux fixed point kept as a float).
+    delayed_ack: f64,
+}
+
+impl Bic {
+    /// Build from a config.
+    pub fn new(cfg: BicConfig, init: &CcInit) -> Result<Self, ParamError> {
+        check_range("beta", cfg.beta, 0.01, 0.99)?;
+        if cfg.max_increment == 0 {
+            return Err(ParamError::at("max_increment", "expected at least 1"));
+        }
+        if cfg.smooth_part == 0 {
+            return Err(ParamError::at("smooth_part", "expected at least 1"));
+        }
+        let mut b = Bic {
+            cfg,
+            w: Window::new(init),
+            cnt: 0.0,
+            last_max_cwnd: 0.0,
+            loss_cwnd: 0.0,
+            delayed_ack: 0.0,
+        };
+        b.reset();
+        Ok(b)
+    }
+
+    fn reset(&mut self) {
+        self.cnt = 0.0;
+        self.last_max_cwnd = 0.0;
+        self.loss_cwnd = 0.0;
+        self.delayed_ack = 2.0 * 16.0;
+    }
+
+    /// The last maximum window W_max.
+    pub fn last_max(&self) -> f64 {
+        self.last_max_cwnd
+    }
+
+    /// `bictcp_update`: ACKs needed per one-segment increase at window `cwnd`.
+    pub fn update_cnt(&mut self, cwnd: f64) -> f64 {
+        let cwnd = cwnd.floor();
+        let (b, maxinc, smooth) = (BICTCP_B, self.cfg.max_increment as f64, self.cfg.smooth_part as f64);
+        let mut cnt = if cwnd <= self.cfg.low_window as f64 {
+            cwnd
+        } else if cwnd < self.last_max_cwnd {
+            let dist = ((self.last_max_cwnd - cwnd) / b).floor();
+            if dist > maxinc {
+                (cwnd / maxinc).floor()
+            } else if dist <= 1.0 {
+                (cwnd * smooth / b).floor()
+            } else {
+                (cwnd / dist).floor()
+            }
+        } else if cwnd < self.last_max_cwnd + b {
+            (cwnd * smooth / b).floor()
+        } else if cwnd < self.last_max_cwnd + maxinc * (b - 1.0) {
+            (cwnd * (b - 1.0) / (cwnd - self.last_max_cwnd)).floor()
+        } else {
+            (cwnd / maxinc).floor()
+        };
+        if self.loss_cwnd == 0.0 && cnt > 20.0 {
+            cnt = 20.0;
+        }
+        cnt = (cnt * 16.0 / self.delayed_ack).floor();
+        if cnt < 1.0 {
+            cnt = 1.0;
+        }
+        self.cnt = cnt;
+        cnt
+    }
+
+    /// `bictcp_recalc_ssthresh` for window `cwnd`.
+    fn recalc_ssthresh(&mut self, cwnd: f64) -> f64 {
+        let cwnd = cwnd.floor();
+        if cwnd < self.last_max_cwnd && self.cfg.fast_convergence {
+            self.last_max_cwnd = (cwnd * (1.0 + self.cfg.beta) / 2.0).floor();
+        } else {
+            self.last_max_cwnd = cwnd;
+        }
+        self.loss_cwnd = cwnd;
+        if cwnd <= self.cfg.low_window as f64 {
+            (cwnd / 2.0).floor().max(2.0)
+        } else {
+            (cwnd * self.cfg.beta).floor().max(2.0)
+        }
+    }
+}
+
+impl CongestionControl for Bic {
+    fn name(&self) -> &'static str {
+        "bic"
+    }
+    fn cwnd(&self) -> f64 {
+        self.w.cwnd
+    }
+    fn ssthresh(&self) -> f64 {
+        self.w.ssthresh
+    }
+    fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
+        // bictcp_acked: track packets per ACK in the open state
+        if ack.acked > 0 && ack.state == CaState::Open {
+            self.delayed_ack += ack.acked as f64 - self.delayed_ack / 16.0;
+        }
+        if !ack.may_raise_cwnd() {
+            return;
+        }
+        if self.w.cwnd <= self.w.ssthresh {
+            // Linux tcp_slow_start (BIC tests cwnd <= ssthresh)
+            self.w.slow_start(ack.acked);
+        } else {
+            let cnt = self.update_cnt(self.w.cwnd);
+            self.w.cwnd += 1.0 / cnt;
+        }
+    }
+    fn on_congestion_event(&mut self, ev: &CongestionEvent) {
+        let s = self.recalc_ssthresh(ev.window);
+        self.w.reduce(s, ev);
+    }
+    fn on_rto(&mut self, ev: &CongestionEvent) {
+        let s = self.recalc_ssthresh(ev.window);
+        self.w.timeout(s, ev);
+        self.reset();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::*;
+
+    fn bic() -> Bic {
+        let mut b = Bic::new(BicConfig::default(), &init(10.0)).unwrap();
+        // one ACK per packet (no delayed ACKs): ratio 1 << 4
+        b.delayed_ack = 16.0;
+        b
+    }
+
+    #[test]
+    fn binary_search_steps() {
+        let mut b = bic();
+        // A loss at 100 sets W_max = 100 and ssthresh = floor(100 * 819/1024) = 79.
+        assert_eq!(b.recalc_ssthresh(100.0), 79.0);
+        assert_eq!(b.last_max(), 100.0);
+        // At 79, dist = floor(21/4) = 5: increase 5 per RTT -> cnt = 79/5 = 15.
+        assert_eq!(b.update_cnt(79.0), 15.0);
+        // At 96, dist = 1 (<= 1): smoothed binary search: cnt = 96*20/4 = 480.
+        assert_eq!(b.update_cnt(96.0), 480.0);
+        // Just above W_max: slow start of max probing: 101*20/4 = 505.
+        assert_eq!(b.update_cnt(101.0), 505.0);
+        // W_max + 10: cnt = 110*3/10 = 33.
+        assert_eq!(b.update_cnt(110.0), 33.0);
+        // Far above W_max (>= W_max + 48): linear, max_increment per RTT: 200/16.
+        assert_eq!(b.update_cnt(200.0), 12.0);
+        // Far below: a loss at 1000 then window 500: dist = 125 > 16: cnt = 500/16.
+        b.recalc_ssthresh(1000.0);
+        assert_eq!(b.update_cnt(500.0), 31.0);
+        // Reno below low_window.
+        assert_eq!(b.update_cnt(10.0), 10.0);
+    }
+
+    #[test]
+    fn fast_convergence_and_first_loss_cap() {
+        let mut b = bic();
+        // Before any loss cnt is capped at 20 (5% per RTT).
+        assert_eq!(b.update_cnt(1000.0), 20.0);
+        b.recalc_ssthresh(100.0);
+        // A loss below the previous maximum: W_max = 90 * (1 + 0.8)/2 = 80.
+        b.recalc_ssthresh(90.0);
+        assert_eq!(b.last_max(), (90.0 * (1.0 + 819.0 / 1024.0) / 2.0_f64).floor());
+        // Delayed ACKs (2 packets per ACK) halve cnt.
+        b.delayed_ack = 32.0;
+        assert_eq!(b.update_cnt(10.0), 5.0);
+    }
+}

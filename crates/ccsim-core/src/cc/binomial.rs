@@ -1,0 +1,225 @@
+//! Binomial congestion control (Bansal and Balakrishnan, "Binomial Congestion
+//! Control Algorithms", IEEE INFOCOM 2001, section 2):
+//!
+//! - Increase: w <- w + a / w^k per RTT (cwnd += a / cwnd^(k+1) per ACK).
+//! - Decrease on loss or ECN: w <- w - b * w^l.
+//!
+//! TCP is (k, l) = (0, 1); the algorithms with k + l = 1 are TCP-compatible
+//! (their throughput scales as 1/sqrt(p)); `iiad` is (1, 0) and `sqrt` is
+//! (1/2, 1/2). The mehta seed uses IIAD(1/2) and SQRT(1/2), i.e. b = 1/2,
+//! which is the default here.
+//!
+//! The default `a` when k + l = 1 is ccsim's reading, since the paper gives
+//! the compatibility condition only up to constants: with small decreases
+//! (b w^(l-1) << 1) the deterministic sawtooth gives a mean window
+//! sqrt(a / (b p)) (packets per cycle b w^(k+l+1) / a = 1/p), so matching
+//! TCP's sqrt(3 / (2p)) needs a = 1.5 b. For k + l != 1 no constant makes
+//! the algorithm TCP-compatible and `a` defaults to 1.
+//!
+//! Slow start, timeouts and recovery are standard. As ns-2's binomial
+//! controls (`wnd_option_ 6` in `TcpAgent::slowdown`), the decrease applies
+//! to min(cwnd, receiver window) (`windowd()`), on losses and timeouts
+//! alike, except that the first decrease, one that ends slow start and one
+//! following a timeout halve the window (see [`super::HalveFirst`]); the
+//! window rather than the integer FlightSize is reduced because for IIAD
+//! the decrease (half a segment) is smaller than FlightSize's rounding.
+
+use super::{check_range, AckInfo, CcInit, CongestionControl, CongestionEvent, HalveFirst, Window};
+use crate::params::ParamError;
+use crate::rng::SimRng;
+use serde::Deserialize;
+
+/// Binomial parameters.
+#[derive(Deserialize, Debug, Clone, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct BinomialConfig {
+    /// Increase exponent k (binomial only; default 0).
+    pub k: Option<f64>,
+    /// Decrease exponent l (binomial only; default 1).
+    pub l: Option<f64>,
+    /// Increase constant (default 1.5 b when k + l = 1, else 1).
+    pub a: Option<f64>,
+    /// Decrease constant (default 1/2).
+    pub b: Option<f64>,
+}
+
+/// The named binomial algorithms.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Preset {
+    /// Inverse increase, additive decrease: k = 1, l = 0.
+    Iiad,
+    /// k = l = 1/2.
+    Sqrt,
+}
+
+/// The TCP-compatible increase constant for k + l = 1 (see the module docs).
+pub fn tcp_compatible_a(b: f64) -> f64 {
+    1.5 * b
+}
+
+/// A binomial controller.
+pub struct Binomial {
+    name: &'static str,
+    k: f64,
+    l: f64,
+    a: f64,
+    b: f64,
+    w: Window,
+    first: HalveFirst,
+}
+
+impl Binomial {
+    /// Build from a config, optionally as a named preset (which fixes k and l).
+    pub fn new(cfg: BinomialConfig, init: &CcInit, preset: Option<Preset>) -> Result<Self, ParamError> {
+        let (name, k, l) = match preset {
+            Some(p) => {
+                if cfg.k.is_some() {
+                    return Err(ParamError::at(
+                        "k",
+                        "k is fixed by this preset; use cc = \"binomial\" to set k and l",
+                    ));
+                }
+                if cfg.l.is_some() {
+                    return Err(ParamError::at(
+                        "l",
+                        "l is fixed by this preset; use cc = \"binomial\" to set k and l",
+                    ));
+                }
+                match p {
+                    Preset::Iiad => ("iiad", 1.0, 0.0),
+                    Preset::Sqrt => ("sqrt", 0.5, 0.5),
+                }
+            }
+            None => (
+                "binomial",
+                check_range("k", cfg.k.unwrap_or(0.0), 0.0, 10.0)?,
+                check_range("l", cfg.l.unwrap_or(1.0), 0.0, 1.0)?,
+            ),
+        };
+        let b = check_range("b", cfg.b.unwrap_or(0.5), 1e-9, 1e6)?;
+        if l == 1.0 && b >= 1.0 {
+            return Err(ParamError::at("b", format!("with l = 1, b must be below 1, got {b}")));
+        }
+        let a = match cfg.a {
+            Some(a) => check_range("a", a, 1e-9, 1e6)?,
+            None if (k + l - 1.0).abs() < 1e-12 => tcp_compatible_a(b),
+            None => 1.0,
+        };
+        Ok(Binomial {
+            name,
+            k,
+            l,
+            a,
+            b,
+            w: Window::new(init),
+            first: HalveFirst::default(),
+        })
+    }
+
+    /// (k, l, a, b).
+    pub fn params(&self) -> (f64, f64, f64, f64) {
+        (self.k, self.l, self.a, self.b)
+    }
+
+    /// The window after a decrease from `w`: w - b w^l.
+    pub fn decreased(&self, w: f64) -> f64 {
+        w - self.b * w.powf(self.l)
+    }
+
+    /// The increase per RTT at window `w`: a / w^k.
+    pub fn increase_per_rtt(&self, w: f64) -> f64 {
+        self.a / w.powf(self.k)
+    }
+}
+
+impl CongestionControl for Binomial {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn cwnd(&self) -> f64 {
+        self.w.cwnd
+    }
+    fn ssthresh(&self) -> f64 {
+        self.w.ssthresh
+    }
+    fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
+        if !ack.may_raise_cwnd() {
+            return;
+        }
+        if self.w.in_slow_start() {
+            self.w.slow_start(ack.acked);
+        } else {
+            let inc = self.increase_per_rtt(self.w.cwnd);
+            self.w.additive_increase(inc);
+        }
+    }
+    fn on_congestion_event(&mut self, ev: &CongestionEvent) {
+        let target = if self.first.standard(&self.w, false) {
+            ev.window / 2.0
+        } else {
+            self.decreased(ev.window)
+        };
+        self.w.reduce(target, ev);
+    }
+    fn on_rto(&mut self, ev: &CongestionEvent) {
+        let target = if self.first.standard(&self.w, true) {
+            ev.window / 2.0
+        } else {
+            self.decreased(ev.window)
+        };
+        self.w.timeout(target, ev);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::*;
+    use crate::rng::stream;
+
+    #[test]
+    fn presets_and_tcp() {
+        let i = init(10.0);
+        let iiad = Binomial::new(BinomialConfig::default(), &i, Some(Preset::Iiad)).unwrap();
+        assert_eq!(iiad.params(), (1.0, 0.0, 0.75, 0.5));
+        assert_eq!(iiad.decreased(20.0), 19.5);
+        assert!((iiad.increase_per_rtt(20.0) - 0.75 / 20.0).abs() < 1e-12);
+        let sqrt = Binomial::new(BinomialConfig::default(), &i, Some(Preset::Sqrt)).unwrap();
+        assert!((sqrt.decreased(16.0) - 14.0).abs() < 1e-12);
+        assert!((sqrt.increase_per_rtt(16.0) - 0.75 / 4.0).abs() < 1e-12);
+        // (k, l) = (0, 1) with a = 1, b = 1/2 is standard TCP's AIMD.
+        let tcp = Binomial::new(
+            BinomialConfig {
+                k: Some(0.0),
+                l: Some(1.0),
+                a: Some(1.0),
+                b: Some(0.5),
+            },
+            &i,
+            None,
+        )
+        .unwrap();
+        assert_eq!(tcp.decreased(20.0), 10.0);
+        assert_eq!(tcp.increase_per_rtt(20.0), 1.0);
+        assert!(Binomial::new(
+            BinomialConfig {
+                k: Some(1.0),
+                ..Default::default()
+            },
+            &i,
+            Some(Preset::Sqrt)
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn per_ack_increase() {
+        let mut rng = stream(1, "t");
+        let mut i = init(16.0);
+        i.initial_ssthresh = 8.0;
+        let mut c = Binomial::new(BinomialConfig::default(), &i, Some(Preset::Sqrt)).unwrap();
+        c.on_ack(&ack(0, 100), &mut rng);
+        // a / w^k per RTT spread over w ACKs: 0.75 / (16 * 4)
+        assert!((c.cwnd() - (16.0 + 0.75 / 64.0)).abs() < 1e-12);
+    }
+}

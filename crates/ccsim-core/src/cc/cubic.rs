@@ -1,0 +1,273 @@
+//! CUBIC (RFC 9438).
+//!
+//! - Window growth in congestion avoidance follows W_cubic(t) = C (t - K)^3 + W_max
+//!   (RFC 9438 eq. 1) with K = cbrt((W_max - cwnd_epoch) / C) (eq. 2), t the
+//!   time since the congestion-avoidance stage began. On each ACK the target
+//!   is W_cubic(t + RTT) clamped to [cwnd, 1.5 cwnd] and cwnd grows by
+//!   (target - cwnd) / cwnd (sections 4.4, 4.5); RTT is the smoothed RTT.
+//! - Reno-friendly region (section 4.3): W_est grows by alpha_cubic *
+//!   segments_acked / cwnd per ACK with alpha_cubic = 3 (1 - beta) / (1 + beta)
+//!   (eq. 4), or 1 once W_est reaches cwnd_prior; when W_cubic(t) < W_est,
+//!   cwnd = W_est.
+//! - Multiplicative decrease (section 4.6): ssthresh = max(flight_size * beta, 2),
+//!   cwnd = ssthresh, cwnd_prior = cwnd; fast convergence (section 4.7):
+//!   W_max = cwnd (1 + beta) / 2 if cwnd < W_max, else W_max = cwnd.
+//! - Timeout (section 4.8): ssthresh as above, cwnd = 1; the first
+//!   congestion-avoidance stage after it uses K = 0 and W_max = cwnd_epoch.
+//! - Slow start is RFC 5681's, or HyStart++ (RFC 9406) with `hystart = true`.
+//!
+//! Before any congestion event W_max is undefined; ccsim then takes
+//! W_max = cwnd_epoch (K = 0), as after a timeout. Windows here are in
+//! segments; with "cwnd" in the reductions ccsim uses min(cwnd, receiver
+//! window), which equals cwnd whenever the window limits the sender.
+
+use super::hystart::HyStart;
+use super::{check_range, AckInfo, CcInit, CongestionControl, CongestionEvent, Window};
+use crate::params::ParamError;
+use crate::rng::SimRng;
+use crate::time::SimTime;
+use serde::Deserialize;
+
+/// CUBIC parameters (RFC 9438 section 5 defaults).
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields, default)]
+pub struct CubicConfig {
+    /// C, segments / s^3 (default 0.4).
+    pub c: f64,
+    /// beta_cubic, the multiplicative decrease factor (default 0.7).
+    pub beta: f64,
+    /// Fast convergence (default true).
+    pub fast_convergence: bool,
+    /// Reno-friendly region (default true).
+    pub reno_friendly: bool,
+    /// HyStart++ slow start (RFC 9406; default false).
+    pub hystart: bool,
+}
+
+impl Default for CubicConfig {
+    fn default() -> Self {
+        CubicConfig {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: true,
+            hystart: false,
+        }
+    }
+}
+
+/// RFC 9438 eq. (2): K = cbrt((W_max - cwnd_epoch) / C), seconds.
+pub fn k(w_max: f64, cwnd_epoch: f64, c: f64) -> f64 {
+    ((w_max - cwnd_epoch) / c).cbrt()
+}
+
+/// RFC 9438 eq. (1): W_cubic(t) = C (t - K)^3 + W_max, segments.
+pub fn w_cubic(t: f64, k: f64, w_max: f64, c: f64) -> f64 {
+    c * (t - k).powi(3) + w_max
+}
+
+/// The average window of CUBIC in its cubic region under a loss rate `p`
+/// (RFC 9438 section 5.1, from the deterministic loss model):
+/// (C (3 + beta) / (4 (1 - beta)))^(1/4) * RTT^(3/4) / p^(3/4), RTT in seconds.
+pub fn response_window(c: f64, beta: f64, rtt_s: f64, p: f64) -> f64 {
+    (c * (3.0 + beta) / (4.0 * (1.0 - beta))).powf(0.25) * rtt_s.powf(0.75) / p.powf(0.75)
+}
+
+/// CUBIC.
+pub struct Cubic {
+    cfg: CubicConfig,
+    w: Window,
+    w_max: f64,
+    cwnd_prior: f64,
+    epoch_start: Option<SimTime>,
+    k: f64,
+    w_est: f64,
+    after_rto: bool,
+    hystart: Option<HyStart>,
+}
+
+impl Cubic {
+    /// Build from a config.
+    pub fn new(cfg: CubicConfig, init: &CcInit) -> Result<Self, ParamError> {
+        check_range("c", cfg.c, 1e-6, 1e6)?;
+        check_range("beta", cfg.beta, 0.01, 0.99)?;
+        Ok(Cubic {
+            hystart: cfg.hystart.then(HyStart::new),
+            cfg,
+            w: Window::new(init),
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            epoch_start: None,
+            k: 0.0,
+            w_est: 0.0,
+            after_rto: false,
+        })
+    }
+
+    /// alpha_cubic for the Reno-friendly region (eq. 4).
+    pub fn alpha(&self) -> f64 {
+        3.0 * (1.0 - self.cfg.beta) / (1.0 + self.cfg.beta)
+    }
+
+    /// (W_max, K) of the current epoch.
+    pub fn epoch(&self) -> (f64, f64) {
+        (self.w_max, self.k)
+    }
+
+    /// Congestion avoidance on one ACK.
+    fn avoid(&mut self, ack: &AckInfo) {
+        let cwnd = self.w.cwnd;
+        let start = match self.epoch_start {
+            Some(s) => s,
+            None => {
+                self.epoch_start = Some(ack.now);
+                if self.after_rto || self.w_max <= 0.0 {
+                    self.w_max = cwnd;
+                    self.after_rto = false;
+                }
+                self.k = k(self.w_max, cwnd, self.cfg.c);
+                self.w_est = cwnd;
+                ack.now
+            }
+        };
+        let t = (ack.now - start).secs_f64();
+        let rtt = ack.srtt.or(ack.rtt).map_or(0.0, |r| r.secs_f64());
+        let target = w_cubic(t + rtt, self.k, self.w_max, self.cfg.c).clamp(cwnd, 1.5 * cwnd);
+        let alpha = if self.w_est >= self.cwnd_prior {
+            1.0
+        } else {
+            self.alpha()
+        };
+        self.w_est += alpha * ack.acked as f64 / cwnd;
+        if self.cfg.reno_friendly && w_cubic(t, self.k, self.w_max, self.cfg.c) < self.w_est {
+            self.w.cwnd = self.w_est;
+        } else {
+            self.w.cwnd += (target - cwnd) / cwnd;
+        }
+    }
+
+    fn decrease(&mut self, ev: &CongestionEvent) -> f64 {
+        self.epoch_start = None;
+        let cwnd = ev.window;
+        self.w_max = if cwnd < self.w_max && self.cfg.fast_convergence {
+            cwnd * (1.0 + self.cfg.beta) / 2.0
+        } else {
+            cwnd
+        };
+        self.cwnd_prior = cwnd;
+        ev.flight * self.cfg.beta
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+    fn cwnd(&self) -> f64 {
+        self.w.cwnd
+    }
+    fn ssthresh(&self) -> f64 {
+        self.w.ssthresh
+    }
+    fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
+        if !ack.may_raise_cwnd() {
+            return;
+        }
+        if self.w.in_slow_start() {
+            match self.hystart.as_mut() {
+                Some(h) => h.on_ack(&mut self.w, ack),
+                None => self.w.slow_start(ack.acked),
+            }
+        } else {
+            self.avoid(ack);
+        }
+    }
+    fn on_congestion_event(&mut self, ev: &CongestionEvent) {
+        let s = self.decrease(ev);
+        self.w.reduce(s, ev);
+        if let Some(h) = self.hystart.as_mut() {
+            h.restart();
+        }
+    }
+    fn on_rto(&mut self, ev: &CongestionEvent) {
+        self.epoch_start = None;
+        self.after_rto = true;
+        self.w.timeout(ev.flight * self.cfg.beta, ev);
+        if let Some(h) = self.hystart.as_mut() {
+            h.restart();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::*;
+    use crate::rng::stream;
+
+    #[test]
+    fn k_and_w_cubic() {
+        // W_max = 100, beta = 0.7: the epoch starts at 70 and K = cbrt(30 / 0.4).
+        let kk = k(100.0, 70.0, 0.4);
+        assert!((kk - 75f64.cbrt()).abs() < 1e-12);
+        assert!((kk - 4.217163326508746).abs() < 1e-9);
+        assert!((w_cubic(0.0, kk, 100.0, 0.4) - 70.0).abs() < 1e-9);
+        assert!((w_cubic(kk, kk, 100.0, 0.4) - 100.0).abs() < 1e-12);
+        // Symmetric around K: plateau then convex probing.
+        assert!((w_cubic(kk + 1.0, kk, 100.0, 0.4) - 100.4).abs() < 1e-9);
+        assert!((w_cubic(kk - 1.0, kk, 100.0, 0.4) - 99.6).abs() < 1e-9);
+        // alpha_cubic = 3 (1 - 0.7) / 1.7
+        let c = Cubic::new(CubicConfig::default(), &init(10.0)).unwrap();
+        assert!((c.alpha() - 0.9 / 1.7).abs() < 1e-12);
+        // response function constant (C (3 + b) / (4 (1 - b)))^(1/4) = 1.0538...
+        assert!((response_window(0.4, 0.7, 1.0, 1.0) - (1.48f64 / 1.2).powf(0.25)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn decrease_and_concave_growth() {
+        let mut rng = stream(1, "t");
+        let mut i = init(100.0);
+        i.initial_ssthresh = 50.0;
+        let mut c = Cubic::new(CubicConfig::default(), &i).unwrap();
+        c.on_congestion_event(&loss(0, 100.0));
+        assert_eq!((c.cwnd(), c.ssthresh()), (70.0, 70.0));
+        assert_eq!(c.epoch().0, 100.0);
+        // Fast convergence: a loss below W_max remembers (1 + beta)/2 of it.
+        let mut c2 = Cubic::new(CubicConfig::default(), &i).unwrap();
+        c2.on_congestion_event(&loss(0, 100.0));
+        c2.on_congestion_event(&loss(0, 80.0));
+        assert!((c2.epoch().0 - 80.0 * 0.85).abs() < 1e-12);
+        // First ACK of the epoch (t = 0): W_cubic(0) = cwnd_epoch is below the
+        // Reno estimate, which has just grown by alpha / cwnd: cwnd = W_est.
+        c.on_ack(&ack(1000, 100), &mut rng);
+        let cwnd1 = 70.0 + c.alpha() / 70.0;
+        assert!((c.cwnd() - cwnd1).abs() < 1e-12);
+        // 100 ms later W_cubic(0.1) ~ 72.1 is above W_est: concave growth
+        // towards W_cubic(t + RTT) = W_cubic(0.2).
+        c.on_ack(&ack(1100, 100), &mut rng);
+        let kk = k(100.0, 70.0, 0.4);
+        let target = w_cubic(0.2, kk, 100.0, 0.4);
+        assert!((c.cwnd() - (cwnd1 + (target - cwnd1) / cwnd1)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn reno_friendly_at_small_windows() {
+        // With W_max = 10 the cubic curve is nearly flat for seconds, so
+        // after a few RTTs the Reno-friendly estimate is larger and wins.
+        let mut rng = stream(1, "t");
+        let mut i = init(10.0);
+        i.initial_ssthresh = 5.0;
+        let mut c = Cubic::new(CubicConfig::default(), &i).unwrap();
+        c.on_congestion_event(&loss(0, 10.0));
+        let mut now = 0;
+        for _ in 0..200 {
+            now += 10;
+            c.on_ack(&ack(now, 10), &mut rng);
+        }
+        let (w_max, kk) = c.epoch();
+        let t = (now - 10) as f64 / 1000.0;
+        assert!(w_cubic(t, kk, w_max, 0.4) < c.cwnd(), "cwnd follows W_est");
+        // W_est grew from 7 by about alpha per window of ACKs, then by 1 once past W_max = 10.
+        assert!(c.cwnd() > 10.0 && c.cwnd() < 7.0 + 200.0 / 7.0);
+    }
+}

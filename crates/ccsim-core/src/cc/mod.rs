@@ -1,0 +1,389 @@
+//! Congestion control: the window (and, for BBR, the pacing rate) of a TCP
+//! sender, as one trait with one implementation per algorithm.
+//!
+//! The TCP sender ([`crate::tcp`]) owns loss detection and recovery (which
+//! segment to retransmit, when); a [`CongestionControl`] owns `cwnd` and
+//! `ssthresh` and decides how they move:
+//! - [`CongestionControl::on_ack`] on every acknowledgement, with the RTT
+//!   sample, the segments newly acknowledged and a delivery-rate sample;
+//! - [`CongestionControl::on_congestion_event`] when a loss is detected by
+//!   duplicate ACKs or SACK (once per recovery episode);
+//! - [`CongestionControl::on_ecn`] on an ECN-Echo (at most once per RTT);
+//! - [`CongestionControl::on_rto`] on a retransmission timeout.
+//!
+//! Windows are in segments (packets of one MSS) as `f64`, so the fractional
+//! per-ACK increases of RFC 5681 accumulate exactly as in ns-2's `cwnd_`.
+//! Every controller is a pure state machine: time arrives as an argument and
+//! the only randomness (BBR's gain-cycle phase) comes from the flow's stream.
+
+pub mod aimd;
+pub mod bbr;
+pub mod bic;
+pub mod binomial;
+pub mod cubic;
+pub mod highspeed;
+pub mod hystart;
+pub mod reno;
+pub mod vegas;
+
+use crate::params::{parse, ParamError, Params};
+use crate::rng::SimRng;
+use crate::time::SimTime;
+use serde::de::DeserializeOwned;
+
+/// Names accepted as `cc`.
+pub const KINDS: &[&str] = &[
+    "tahoe",
+    "reno",
+    "newreno",
+    "sack",
+    "aimd",
+    "binomial",
+    "iiad",
+    "sqrt",
+    "vegas",
+    "bic",
+    "cubic",
+    "highspeed",
+    "bbr",
+];
+
+/// The sender's loss-recovery state when an ACK is processed (Linux's
+/// `icsk_ca_state`, reduced to what the controllers need).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CaState {
+    /// No recovery under way.
+    Open,
+    /// Fast recovery after a loss detected by duplicate ACKs or SACK.
+    Recovery,
+    /// Retransmitting after a timeout, until everything outstanding at the
+    /// timeout is acknowledged.
+    Loss,
+}
+
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), in
+/// segments: `delivered` segments over `interval`.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct RateSample {
+    /// Segments delivered (acked or SACKed) over the interval.
+    pub delivered: u64,
+    /// max(send elapsed, ack elapsed) of the sampled segment.
+    pub interval: SimTime,
+    /// Total delivered when the sampled segment was sent.
+    pub prior_delivered: u64,
+    /// The sampled segment was sent while the application had nothing to send.
+    pub app_limited: bool,
+}
+
+impl RateSample {
+    /// Delivery rate in segments per second, if the interval is positive.
+    pub fn rate_pps(&self) -> Option<f64> {
+        (self.interval > SimTime::ZERO).then(|| self.delivered as f64 / self.interval.secs_f64())
+    }
+}
+
+/// What a controller learns from one acknowledgement.
+#[derive(Copy, Clone, Debug)]
+pub struct AckInfo {
+    /// Arrival time of the ACK.
+    pub now: SimTime,
+    /// Segments newly acknowledged by the cumulative ACK.
+    pub acked: u64,
+    /// Segments newly selectively acknowledged.
+    pub sacked: u64,
+    /// Segments newly delivered: SACKed now, or cumulatively acknowledged
+    /// without having been SACKed before.
+    pub newly_delivered: u64,
+    /// Payload bytes newly acknowledged by the cumulative ACK.
+    pub acked_bytes: u64,
+    /// RTT sample taken from this ACK (Karn's rule applied), if any.
+    pub rtt: Option<SimTime>,
+    /// Smoothed RTT after this ACK (RFC 6298), if any sample yet.
+    pub srtt: Option<SimTime>,
+    /// Smallest RTT sample seen so far, if any.
+    pub min_rtt: Option<SimTime>,
+    /// Segments in flight before this ACK.
+    pub prior_in_flight: u64,
+    /// Segments in flight after this ACK.
+    pub in_flight: u64,
+    /// The sender was limited by cwnd (not by the receiver window or the
+    /// application) when it last sent: growing cwnd is useful (RFC 7661).
+    pub cwnd_limited: bool,
+    /// Recovery state after this ACK was processed.
+    pub state: CaState,
+    /// This ACK ended a recovery episode (cwnd was just restored to ssthresh).
+    pub exited_recovery: bool,
+    /// The ACK carried ECN-Echo (RFC 3168); the window must not grow on it.
+    pub ece: bool,
+    /// The cumulative ACK (next segment the receiver expects).
+    pub ack: u64,
+    /// Next new segment the sender will send (one past the highest sent).
+    pub snd_max: u64,
+    /// Segments delivered since the start (acked or SACKed).
+    pub delivered: u64,
+    /// Segments newly deemed lost while processing this ACK.
+    pub losses: u64,
+    /// Delivery-rate sample, if this ACK delivered anything.
+    pub rate: Option<RateSample>,
+}
+
+impl AckInfo {
+    /// Segments newly delivered (Linux's `acked_sacked`).
+    pub fn acked_sacked(&self) -> u64 {
+        self.newly_delivered
+    }
+
+    /// Whether a loss-based controller may open its window on this ACK: new
+    /// data acknowledged, not in or just leaving fast recovery (slow start
+    /// after a timeout is allowed), no ECN-Echo, and the sender was using
+    /// its window (RFC 5681 section 3, RFC 3168 section 6.1.2, RFC 7661).
+    pub fn may_raise_cwnd(&self) -> bool {
+        self.acked > 0 && self.state != CaState::Recovery && !self.exited_recovery && !self.ece && self.cwnd_limited
+    }
+}
+
+/// A congestion signal: loss, ECN-Echo or timeout.
+#[derive(Copy, Clone, Debug)]
+pub struct CongestionEvent {
+    /// When it happened.
+    pub now: SimTime,
+    /// FlightSize for ssthresh (RFC 5681 eq. 4): segments outstanding,
+    /// excluding those sent by Limited Transmit (RFC 5681 section 3.2 step 2).
+    pub flight: f64,
+    /// min(cwnd, receiver window): the window ns-2 and Linux reduce.
+    pub window: f64,
+    /// Tahoe recovery: restart from a loss window of one segment after
+    /// setting ssthresh.
+    pub collapse: bool,
+    /// A timeout after which ssthresh must be held, not reduced again: it
+    /// repeats an earlier one for the same data (RFC 5681 section 3.1), or
+    /// it happened during fast recovery, which already reduced ssthresh.
+    pub repeated: bool,
+    /// Smoothed RTT, if known.
+    pub srtt: Option<SimTime>,
+}
+
+/// How a controller is initialised.
+#[derive(Copy, Clone, Debug)]
+pub struct CcInit {
+    /// Initial window, segments.
+    pub initial_cwnd: f64,
+    /// Initial slow-start threshold, segments (infinity: RFC 5681 "arbitrarily high").
+    pub initial_ssthresh: f64,
+    /// Payload bytes per segment.
+    pub mss: u32,
+    /// Wire bytes per full segment (payload + header).
+    pub wire_size: u32,
+}
+
+/// A congestion controller. It owns `cwnd` and `ssthresh` (segments).
+pub trait CongestionControl: Send {
+    /// The algorithm's name as written in scenarios.
+    fn name(&self) -> &'static str;
+    /// Congestion window, segments.
+    fn cwnd(&self) -> f64;
+    /// Slow-start threshold, segments (may be infinite).
+    fn ssthresh(&self) -> f64;
+    /// An ACK arrived (every ACK, also during recovery; loss-based
+    /// controllers grow only when [`AckInfo::may_raise_cwnd`]).
+    fn on_ack(&mut self, ack: &AckInfo, rng: &mut SimRng);
+    /// A loss was detected by duplicate ACKs or SACK (fast retransmit):
+    /// set ssthresh and the window to use during recovery.
+    fn on_congestion_event(&mut self, ev: &CongestionEvent);
+    /// An ECN-Echo arrived (RFC 3168 section 6.1.2): by default the same
+    /// reduction as a loss.
+    fn on_ecn(&mut self, ev: &CongestionEvent) {
+        self.on_congestion_event(ev);
+    }
+    /// A retransmission timeout.
+    fn on_rto(&mut self, ev: &CongestionEvent);
+    /// Recovery ended (the sender has already set nothing; a controller that
+    /// saved state at the congestion event restores it here).
+    fn on_recovery_exit(&mut self, _now: SimTime) {}
+    /// Pacing rate in bits per second on the wire, for rate-based
+    /// controllers (BBR); None lets the sender decide.
+    fn pacing_rate_bps(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// The window state shared by the loss-based controllers, with the RFC 5681
+/// rules they have in common.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Window {
+    /// Congestion window, segments.
+    pub cwnd: f64,
+    /// Slow-start threshold, segments.
+    pub ssthresh: f64,
+}
+
+/// Smallest ssthresh after a reduction (RFC 5681 eq. 4: 2*SMSS).
+pub const MIN_SSTHRESH: f64 = 2.0;
+
+impl Window {
+    /// The initial window.
+    pub fn new(init: &CcInit) -> Self {
+        Window {
+            cwnd: init.initial_cwnd,
+            ssthresh: init.initial_ssthresh,
+        }
+    }
+
+    /// cwnd < ssthresh (RFC 5681 section 3.1).
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// Slow start, RFC 5681 eq. (2): cwnd += min(N, SMSS) per ACK, i.e. one
+    /// segment per ACK that acknowledges new data.
+    pub fn slow_start(&mut self, acked: u64) {
+        if acked > 0 {
+            self.cwnd += 1.0;
+        }
+    }
+
+    /// Congestion avoidance with an increase of `a` segments per window of
+    /// ACKs: cwnd += a / cwnd per ACK (RFC 5681 eq. (3) with a = 1).
+    pub fn additive_increase(&mut self, a: f64) {
+        self.cwnd += a / self.cwnd;
+    }
+
+    /// A loss or ECN reduction to `ssthresh` (floored at 2 segments); the
+    /// window becomes ssthresh, or one segment for Tahoe.
+    pub fn reduce(&mut self, ssthresh: f64, ev: &CongestionEvent) {
+        self.ssthresh = ssthresh.max(MIN_SSTHRESH);
+        self.cwnd = if ev.collapse { 1.0 } else { self.ssthresh };
+    }
+
+    /// A timeout: ssthresh becomes `ssthresh` (unless the timeout repeats an
+    /// earlier one) and cwnd the loss window of one segment (RFC 5681 section 3.1).
+    pub fn timeout(&mut self, ssthresh: f64, ev: &CongestionEvent) {
+        if !ev.repeated {
+            self.ssthresh = ssthresh.max(MIN_SSTHRESH);
+        }
+        self.cwnd = 1.0;
+    }
+}
+
+/// ns-2's rule for non-standard decreases (`TcpAgent::slowdown`): "for the
+/// first decrease, decrease by half even for non-standard values of
+/// decrease_num_", and also when the loss ends slow start or follows a
+/// timeout. Slowly-responsive controllers (AIMD with small b, binomial)
+/// would otherwise keep most of a slow-start overshoot of up to twice the
+/// path's capacity and lose packets for many round trips.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct HalveFirst {
+    decreased: bool,
+    after_timeout: bool,
+}
+
+impl HalveFirst {
+    /// Whether this decrease must be a standard halving; records it.
+    pub fn standard(&mut self, w: &Window, timeout: bool) -> bool {
+        let halve = !self.decreased || w.in_slow_start() || self.after_timeout;
+        self.decreased = true;
+        self.after_timeout = timeout;
+        halve
+    }
+}
+
+/// Parse an algorithm's `cc_params` into its config, failing on unknown keys.
+pub fn parse_params<T: DeserializeOwned>(params: &Params) -> Result<T, ParamError> {
+    parse(params)
+}
+
+/// Check that `v` is finite and inside [lo, hi].
+pub fn check_range(key: &str, v: f64, lo: f64, hi: f64) -> Result<f64, ParamError> {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(v)
+    } else {
+        Err(ParamError::at(
+            key,
+            format!("expected a number in [{lo}, {hi}], got {v}"),
+        ))
+    }
+}
+
+/// Build the controller named `name` with its `cc_params`.
+pub fn build(name: &str, params: &Params, init: &CcInit) -> Result<Box<dyn CongestionControl>, ParamError> {
+    Ok(match name {
+        "tahoe" | "reno" | "newreno" | "sack" => Box::new(reno::Reno::new(name, parse_params(params)?, init)?),
+        "aimd" => Box::new(aimd::Aimd::new(parse_params(params)?, init)?),
+        "binomial" => Box::new(binomial::Binomial::new(parse_params(params)?, init, None)?),
+        "iiad" => Box::new(binomial::Binomial::new(
+            parse_params(params)?,
+            init,
+            Some(binomial::Preset::Iiad),
+        )?),
+        "sqrt" => Box::new(binomial::Binomial::new(
+            parse_params(params)?,
+            init,
+            Some(binomial::Preset::Sqrt),
+        )?),
+        "vegas" => Box::new(vegas::Vegas::new(parse_params(params)?, init)?),
+        "bic" => Box::new(bic::Bic::new(parse_params(params)?, init)?),
+        "cubic" => Box::new(cubic::Cubic::new(parse_params(params)?, init)?),
+        "highspeed" => Box::new(highspeed::HighSpeed::new(parse_params(params)?, init)?),
+        "bbr" => Box::new(bbr::Bbr::new(parse_params(params)?, init)?),
+        other => {
+            return Err(ParamError::at(
+                "cc",
+                format!(
+                    "unknown congestion control \"{other}\"; expected one of: {}",
+                    KINDS.join(", ")
+                ),
+            ))
+        }
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    //! Helpers for the controllers' unit tests.
+    use super::*;
+
+    pub fn init(cwnd: f64) -> CcInit {
+        CcInit {
+            initial_cwnd: cwnd,
+            initial_ssthresh: f64::INFINITY,
+            mss: 1460,
+            wire_size: 1500,
+        }
+    }
+
+    /// An ACK of one new segment in the open state, cwnd-limited.
+    pub fn ack(now_ms: u64, rtt_ms: u64) -> AckInfo {
+        AckInfo {
+            now: SimTime::from_millis(now_ms),
+            acked: 1,
+            sacked: 0,
+            newly_delivered: 1,
+            acked_bytes: 1460,
+            rtt: Some(SimTime::from_millis(rtt_ms)),
+            srtt: Some(SimTime::from_millis(rtt_ms)),
+            min_rtt: Some(SimTime::from_millis(rtt_ms)),
+            prior_in_flight: 10,
+            in_flight: 9,
+            cwnd_limited: true,
+            state: CaState::Open,
+            exited_recovery: false,
+            ece: false,
+            ack: 0,
+            snd_max: 0,
+            delivered: 0,
+            losses: 0,
+            rate: None,
+        }
+    }
+
+    pub fn loss(now_ms: u64, w: f64) -> CongestionEvent {
+        CongestionEvent {
+            now: SimTime::from_millis(now_ms),
+            flight: w,
+            window: w,
+            collapse: false,
+            repeated: false,
+            srtt: Some(SimTime::from_millis(100)),
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! Standard TCP congestion control (RFC 5681 section 3.1): slow start and
+//! congestion avoidance, shared by `tahoe`, `reno`, `newreno` and `sack`.
+//! The four differ only in loss recovery, which the sender implements
+//! (see [`crate::tcp::recovery`]).
+//!
+//! - Slow start (cwnd < ssthresh): cwnd += min(N, SMSS) per ACK of new data,
+//!   RFC 5681 eq. (2), i.e. one segment per ACK (as ns-2; no Appropriate Byte
+//!   Counting, so delayed ACKs slow the growth, which the PFTK model's `b` captures).
+//! - Congestion avoidance: cwnd += SMSS*SMSS/cwnd per ACK, RFC 5681 eq. (3).
+//! - Loss detected by duplicate ACKs: ssthresh = max(FlightSize/2, 2*SMSS),
+//!   RFC 5681 eq. (4); the window during recovery is ssthresh (plus the
+//!   sender's inflation for Reno and NewReno; one segment for Tahoe).
+//! - Timeout: ssthresh as above, cwnd = 1 segment (the loss window).
+
+use super::{AckInfo, CcInit, CongestionControl, CongestionEvent, Window};
+use crate::params::ParamError;
+use crate::rng::SimRng;
+use serde::Deserialize;
+
+/// Standard TCP takes no parameters.
+#[derive(Deserialize, Default, Debug, Clone)]
+#[serde(deny_unknown_fields, default)]
+pub struct RenoConfig {}
+
+/// RFC 5681 congestion control.
+pub struct Reno {
+    name: &'static str,
+    w: Window,
+}
+
+impl Reno {
+    /// A controller reporting itself as `name` (tahoe, reno, newreno or sack).
+    pub fn new(name: &str, _cfg: RenoConfig, init: &CcInit) -> Result<Self, ParamError> {
+        let name = match name {
+            "tahoe" => "tahoe",
+            "reno" => "reno",
+            "sack" => "sack",
+            _ => "newreno",
+        };
+        Ok(Reno {
+            name,
+            w: Window::new(init),
+        })
+    }
+}
+
+impl CongestionControl for Reno {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn cwnd(&self) -> f64 {
+        self.w.cwnd
+    }
+    fn ssthresh(&self) -> f64 {
+        self.w.ssthresh
+    }
+    fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
+        if !ack.may_raise_cwnd() {
+            return;
+        }
+        if self.w.in_slow_start() {
+            self.w.slow_start(ack.acked);
+        } else {
+            self.w.additive_increase(1.0);
+        }
+    }
+    fn on_congestion_event(&mut self, ev: &CongestionEvent) {
+        self.w.reduce(ev.flight / 2.0, ev);
+    }
+    fn on_rto(&mut self, ev: &CongestionEvent) {
+        self.w.timeout(ev.flight / 2.0, ev);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::*;
+    use crate::rng::stream;
+
+    #[test]
+    fn slow_start_then_linear() {
+        let mut rng = stream(1, "t");
+        let mut c = Reno::new("newreno", RenoConfig::default(), &init(2.0)).unwrap();
+        for _ in 0..6 {
+            c.on_ack(&ack(0, 100), &mut rng);
+        }
+        assert_eq!(c.cwnd(), 8.0);
+        c.on_congestion_event(&loss(0, 8.0));
+        assert_eq!((c.cwnd(), c.ssthresh()), (4.0, 4.0));
+        // one window of ACKs in congestion avoidance adds about one segment
+        for _ in 0..4 {
+            c.on_ack(&ack(0, 100), &mut rng);
+        }
+        assert!((c.cwnd() - 4.0 - (1.0 / 4.0 + 1.0 / 4.25 + 1.0 / 4.485 + 1.0 / 4.708)).abs() < 1e-3);
+        let mut rto = loss(0, 9.0);
+        c.on_rto(&rto);
+        assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 4.5));
+        rto.repeated = true;
+        rto.flight = 1.0;
+        c.on_rto(&rto);
+        assert_eq!(
+            (c.cwnd(), c.ssthresh()),
+            (1.0, 4.5),
+            "ssthresh held on a repeated timeout"
+        );
+    }
+
+    #[test]
+    fn no_growth_when_not_cwnd_limited_or_in_recovery() {
+        let mut rng = stream(1, "t");
+        let mut c = Reno::new("reno", RenoConfig::default(), &init(2.0)).unwrap();
+        let mut a = ack(0, 100);
+        a.cwnd_limited = false;
+        c.on_ack(&a, &mut rng);
+        a.cwnd_limited = true;
+        a.state = super::super::CaState::Recovery;
+        c.on_ack(&a, &mut rng);
+        assert_eq!(c.cwnd(), 2.0);
+    }
+}

@@ -1,0 +1,195 @@
+//! Pieces shared by the fair-queueing disciplines: deterministic flow
+//! hashing, a packet deque with its byte count, and the RED-style queue
+//! average (with the idle-time correction) that CHOKe and FRED build on.
+//!
+//! Hashing never uses Rust's `RandomState`: a bucket is a SplitMix64 mix of
+//! the flow id and a salt that the discipline draws from its own `ctx.rng`,
+//! so runs are bit-identical and perturbation is reproducible.
+
+use super::droptail::Limit;
+use super::QueueCtx;
+use crate::packet::PacketRef;
+use crate::rng::mix64;
+use crate::time::SimTime;
+use std::collections::VecDeque;
+
+/// Bucket of `flow` among `n` (> 0) buckets under the hash salt `salt`.
+///
+/// ccsim hashes the flow id, the simulator's equivalent of the 5-tuple that
+/// Linux hashes (ns-2's SFQ and DRR hash the source/destination addresses).
+#[inline]
+pub fn bucket(flow: u32, salt: u64, n: usize) -> usize {
+    (mix64(flow as u64 ^ mix64(salt)) % n as u64) as usize
+}
+
+/// True when `pkts` packets / `bytes` bytes exceed the limit.
+#[inline]
+pub fn over_limit(limit: &Limit, pkts: usize, bytes: u64) -> bool {
+    limit.packets.is_some_and(|l| pkts as u64 > l) || limit.bytes.is_some_and(|l| bytes > l)
+}
+
+/// A FIFO of packets with its byte count that also allows dropping from the
+/// tail and from the middle (SFQ drops the tail of the longest bucket,
+/// CHOKe removes a random packet).
+#[derive(Default, Debug)]
+pub struct PacketQueue {
+    q: VecDeque<PacketRef>,
+    bytes: u64,
+}
+
+impl PacketQueue {
+    /// Append at the tail.
+    #[inline]
+    pub fn push(&mut self, p: PacketRef, size: u32) {
+        self.q.push_back(p);
+        self.bytes += size as u64;
+    }
+    /// Remove the head.
+    #[inline]
+    pub fn pop_front(&mut self, ctx: &QueueCtx) -> Option<PacketRef> {
+        let p = self.q.pop_front()?;
+        self.bytes -= ctx.arena.get(p).size as u64;
+        Some(p)
+    }
+    /// Remove the tail.
+    #[inline]
+    pub fn pop_back(&mut self, ctx: &QueueCtx) -> Option<PacketRef> {
+        let p = self.q.pop_back()?;
+        self.bytes -= ctx.arena.get(p).size as u64;
+        Some(p)
+    }
+    /// Remove the packet at position `i` (0 = head).
+    #[inline]
+    pub fn remove(&mut self, i: usize, ctx: &QueueCtx) -> Option<PacketRef> {
+        let p = self.q.remove(i)?;
+        self.bytes -= ctx.arena.get(p).size as u64;
+        Some(p)
+    }
+    /// The packet at position `i` (0 = head).
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<PacketRef> {
+        self.q.get(i).copied()
+    }
+    /// The head packet.
+    #[inline]
+    pub fn front(&self) -> Option<PacketRef> {
+        self.q.front().copied()
+    }
+    /// Packets waiting.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+    /// True when empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+    /// Bytes waiting.
+    #[inline]
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    /// Move every packet out, head first (used when SFQ rehashes).
+    pub fn drain(&mut self) -> std::collections::vec_deque::Drain<'_, PacketRef> {
+        self.bytes = 0;
+        self.q.drain(..)
+    }
+}
+
+/// RED's average queue length (Floyd and Jacobson 1993, section 4): an EWMA
+/// with weight `w` taken at arrivals, and after an idle period the average
+/// decays as if `m = idle_time / s` small packets had been sent, where `s` is
+/// the transmission time of a packet of `mean_pkt_size` bytes; ns-2's
+/// `red.cc` computes the same `(1 - w)^m` factor from `ptc_`.
+#[derive(Clone, Debug)]
+pub struct QueueAverage {
+    avg: f64,
+    weight: f64,
+    idle_since: Option<SimTime>,
+}
+
+impl QueueAverage {
+    /// A zero average with EWMA weight `weight`; the queue starts idle.
+    pub fn new(weight: f64) -> Self {
+        QueueAverage {
+            avg: 0.0,
+            weight,
+            idle_since: Some(SimTime::ZERO),
+        }
+    }
+
+    /// Fold in the instantaneous length `q` at `now`. `pkt_time_ns` is the
+    /// transmission time of a typical packet (for the idle correction).
+    pub fn update(&mut self, q: f64, now: SimTime, pkt_time_ns: f64) {
+        if let Some(t) = self.idle_since.take() {
+            let m = ((now - t).0 as f64 / pkt_time_ns.max(1.0)).floor();
+            self.avg *= (1.0 - self.weight).powf(m);
+        }
+        self.avg = (1.0 - self.weight) * self.avg + self.weight * q;
+    }
+
+    /// The queue became empty at `now` (the link goes idle).
+    pub fn set_idle(&mut self, now: SimTime) {
+        self.idle_since = Some(now);
+    }
+
+    /// Whether the queue is currently marked idle.
+    pub fn is_idle(&self) -> bool {
+        self.idle_since.is_some()
+    }
+
+    /// The current average.
+    pub fn value(&self) -> f64 {
+        self.avg
+    }
+}
+
+/// RED's random-drop probability with the count-based uniformisation
+/// (Floyd and Jacobson 1993, section 7): `pb = max_p (avg - min_th) /
+/// (max_th - min_th)`, `pa = pb / (1 - count pb)`, capped to [0, 1].
+pub fn red_pa(avg: f64, min_th: f64, max_th: f64, max_p: f64, count: i64) -> f64 {
+    let pb = max_p * (avg - min_th) / (max_th - min_th);
+    let denom = 1.0 - count.max(0) as f64 * pb;
+    if denom <= 0.0 {
+        1.0
+    } else {
+        (pb / denom).clamp(0.0, 1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bucket_is_deterministic_and_salt_dependent() {
+        let a: Vec<usize> = (0..64).map(|f| bucket(f, 7, 16)).collect();
+        let b: Vec<usize> = (0..64).map(|f| bucket(f, 7, 16)).collect();
+        let c: Vec<usize> = (0..64).map(|f| bucket(f, 8, 16)).collect();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert!(a.iter().all(|&x| x < 16));
+    }
+
+    #[test]
+    fn idle_correction_decays_average() {
+        // After an idle time of 100 packet times with w = 0.1 the average
+        // must have decayed by 0.9^100 before the new sample is folded in.
+        let mut a = QueueAverage::new(0.1);
+        a.update(10.0, SimTime::ZERO, 1000.0);
+        assert!((a.value() - 1.0).abs() < 1e-12);
+        a.set_idle(SimTime(0));
+        a.update(0.0, SimTime(100_000), 1000.0);
+        let want = 0.9f64.powi(100) * 0.9;
+        assert!((a.value() - want).abs() < 1e-15, "{}", a.value());
+    }
+
+    #[test]
+    fn red_pa_uniformisation() {
+        // pb = 0.1 * (10 - 5) / 10 = 0.05; count 10 -> 0.05 / 0.5 = 0.1
+        assert!((red_pa(10.0, 5.0, 15.0, 0.1, 0) - 0.05).abs() < 1e-12);
+        assert!((red_pa(10.0, 5.0, 15.0, 0.1, 10) - 0.1).abs() < 1e-12);
+        assert_eq!(red_pa(10.0, 5.0, 15.0, 0.1, 20), 1.0);
+    }
+}

@@ -1,0 +1,498 @@
+//! Random Early Detection and its single-queue variants: `red`, `gred`
+//! (gentle), `nlred` (nonlinear) and `ared` (adaptive). One implementation
+//! with options; each kind is a preset of the options.
+//!
+//! Sources: Floyd and Jacobson 1993, Figure 2 (see [`super::red_core`]);
+//! Floyd 2000, "Recommendation on using the gentle variant of RED" (`gred`);
+//! Zhou, Yeung and Li 2006, Section 3 (`nlred`); Floyd, Gummadi and Shenker
+//! 2001 (`ared`, see [`super::ared`]). Defaults are ns-2's `Queue/RED`
+//! (`tcl/lib/ns-default.tcl`): for `red`, `gred` and `nlred` the fixed values
+//! ns-2 used before its automatic configuration of Dec 2001 (5 / 15 packets,
+//! max_p 0.1, w_q 0.002), with `wait` on as in ns-2; for `ared` ns-2.35's
+//! automatic settings. docs/algorithms.md lists each with its source.
+//!
+//! Per arrival: the average is updated from the number of packets (bytes in
+//! byte mode) waiting, the RED test decides pass / early / forced, an early
+//! decision marks an ECN-capable packet when `ecn = true` and drops it
+//! otherwise, and a packet that does not fit the buffer is dropped as an
+//! overflow.
+
+use super::ared::{self, MaxPController};
+use super::droptail::{Fifo, Limit};
+use super::red_core::{check, Curve, EarlyOpts, Ewma, Outcome, RedTest, Shape};
+use super::registry::QueueArgs;
+use super::{DropReason, QueueCtx, QueueDisc, Verdict};
+use crate::packet::PacketRef;
+use crate::params::{parse, ParamError};
+use crate::rng::uniform01;
+use crate::time::SimTime;
+use crate::units::Time;
+use serde::Deserialize;
+
+/// Everything that defines a RED queue (thresholds in packets).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct RedParams {
+    /// Lower threshold, packets (of `mean_pkt_size` bytes in byte mode).
+    pub min_th: f64,
+    /// Upper threshold, packets.
+    pub max_th: f64,
+    /// Drop probability at max_th (initial value for Adaptive RED).
+    pub max_p: f64,
+    /// EWMA weight w_q.
+    pub weight: f64,
+    /// Shape of the curve.
+    pub shape: Shape,
+    /// ns-2's `wait` uniformisation.
+    pub wait: bool,
+    /// Byte mode: average and thresholds in bytes, pb scaled by size.
+    pub bytes: bool,
+    /// Mean packet size, bytes (idle correction, byte mode).
+    pub mean_pkt_size: u32,
+    /// Mark ECN-capable packets instead of dropping them early.
+    pub ecn: bool,
+    /// Adaptive RED's max_p controller.
+    pub adaptive: Option<MaxPController>,
+}
+
+impl RedParams {
+    /// Floyd and Jacobson's classic setting as in ns-2 before its automatic
+    /// configuration (Dec 2001): 5 / 15 packets, max_p 0.1, w_q 0.002, wait.
+    pub fn classic() -> Self {
+        RedParams {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            weight: 0.002,
+            shape: Shape::Linear,
+            wait: true,
+            bytes: false,
+            mean_pkt_size: 500,
+            ecn: false,
+            adaptive: None,
+        }
+    }
+}
+
+/// A RED-family queue.
+pub struct Red {
+    kind: &'static str,
+    limit: Limit,
+    fifo: Fifo,
+    ewma: Ewma,
+    curve: Curve,
+    test: RedTest,
+    opts: EarlyOpts,
+    ecn: bool,
+    adaptive: Option<MaxPController>,
+}
+
+const PROBES: &[&str] = &["avg", "drop_prob"];
+const ARED_PROBES: &[&str] = &["avg", "drop_prob", "max_p"];
+
+impl Red {
+    /// A queue of kind `kind` (its name in results) with the given parameters.
+    pub fn new(kind: &'static str, limit: Limit, p: RedParams) -> Self {
+        let unit = if p.bytes { p.mean_pkt_size as f64 } else { 1.0 };
+        Red {
+            kind,
+            limit,
+            fifo: Fifo::default(),
+            ewma: Ewma::new(p.weight, p.mean_pkt_size),
+            curve: Curve {
+                min_th: p.min_th * unit,
+                max_th: p.max_th * unit,
+                max_p: p.max_p,
+                shape: p.shape,
+            },
+            test: RedTest::default(),
+            opts: EarlyOpts {
+                wait: p.wait,
+                byte_mode: p.bytes,
+                mean_pkt_size: p.mean_pkt_size,
+            },
+            ecn: p.ecn,
+            adaptive: p.adaptive,
+        }
+    }
+
+    /// The average queue (packets, or bytes in byte mode).
+    pub fn avg(&self) -> f64 {
+        self.ewma.avg
+    }
+
+    /// The current max_p (adapted by Adaptive RED).
+    pub fn max_p(&self) -> f64 {
+        self.curve.max_p
+    }
+
+    /// The curve in queue units.
+    pub fn curve(&self) -> &Curve {
+        &self.curve
+    }
+
+    fn qlen(&self) -> f64 {
+        if self.opts.byte_mode {
+            self.fifo.bytes() as f64
+        } else {
+            self.fifo.len() as f64
+        }
+    }
+}
+
+impl QueueDisc for Red {
+    fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    fn enqueue(&mut self, pkt: PacketRef, ctx: &mut QueueCtx) -> Verdict {
+        let size = ctx.arena.get(pkt).size;
+        let q = self.qlen();
+        let avg = self.ewma.on_arrival(ctx.now, q, ctx.link_rate_bps);
+        let rng = &mut *ctx.rng;
+        let outcome = self.test.decide(&self.curve, avg, size, &self.opts, || uniform01(rng));
+        match outcome {
+            Outcome::Forced => return Verdict::Dropped(DropReason::Forced),
+            Outcome::Early => {
+                if !(self.ecn && ctx.mark(pkt)) {
+                    return Verdict::Dropped(DropReason::Early);
+                }
+            }
+            Outcome::Pass => {}
+        }
+        if !self.limit.fits(self.fifo.len(), self.fifo.bytes(), size) {
+            self.test.on_forced();
+            return Verdict::Dropped(DropReason::Overflow);
+        }
+        self.fifo.push(pkt, size);
+        self.ewma.on_accept();
+        Verdict::Enqueued
+    }
+
+    fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef> {
+        let p = self.fifo.pop(ctx)?;
+        if self.fifo.is_empty() {
+            self.ewma.on_empty(ctx.now, ctx.arena.get(p).size, ctx.link_rate_bps);
+        }
+        Some(p)
+    }
+
+    fn len_pkts(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+
+    fn probe_names(&self) -> &'static [&'static str] {
+        if self.adaptive.is_some() {
+            ARED_PROBES
+        } else {
+            PROBES
+        }
+    }
+
+    fn probe_values(&self, out: &mut Vec<f64>) {
+        out.push(self.ewma.avg);
+        out.push(self.curve.pb(self.ewma.avg));
+        if self.adaptive.is_some() {
+            out.push(self.curve.max_p);
+        }
+    }
+
+    fn initial_timer(&self) -> Option<(SimTime, u32)> {
+        self.adaptive.map(|a| (a.interval, 0))
+    }
+
+    fn on_timer(&mut self, _kind: u32, ctx: &mut QueueCtx) -> Option<SimTime> {
+        let a = self.adaptive?;
+        let avg = self.ewma.peek(ctx.now, ctx.link_rate_bps);
+        self.curve.max_p = a.adapt(self.curve.max_p, avg, self.curve.min_th, self.curve.max_th);
+        Some(a.interval)
+    }
+}
+
+/// The scenario keys of the RED kinds.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+struct RedConfig {
+    min_th: Option<f64>,
+    max_th: Option<f64>,
+    max_p: Option<f64>,
+    weight: Option<f64>,
+    wait: Option<bool>,
+    gentle: Option<bool>,
+    bytes: Option<bool>,
+    mean_pkt_size: Option<u32>,
+    ecn: Option<bool>,
+    interval: Option<Time>,
+    alpha: Option<f64>,
+    beta: Option<f64>,
+    target_delay: Option<Time>,
+    top: Option<f64>,
+    bottom: Option<f64>,
+}
+
+/// Kinds built here.
+pub const KINDS: &[&str] = &["red", "gred", "nlred", "ared"];
+
+/// Parse and validate the parameters of `kind` (one of [`KINDS`]).
+pub fn params_for(kind: &str, args: &QueueArgs) -> Result<RedParams, ParamError> {
+    let c: RedConfig = parse(args.params)?;
+    let adaptive = kind == "ared";
+    if !adaptive {
+        for (key, set) in [
+            ("interval", c.interval.is_some()),
+            ("alpha", c.alpha.is_some()),
+            ("beta", c.beta.is_some()),
+            ("target_delay", c.target_delay.is_some()),
+            ("top", c.top.is_some()),
+            ("bottom", c.bottom.is_some()),
+        ] {
+            if set {
+                return Err(ParamError::at(
+                    key,
+                    format!("\"{key}\" is an Adaptive RED parameter; use kind = \"ared\""),
+                ));
+            }
+        }
+    }
+    if kind == "nlred" && c.gentle.is_some() {
+        return Err(ParamError::at(
+            "gentle",
+            "nlred has no gentle variant (its curve is fixed by the paper)",
+        ));
+    }
+    let mut p = RedParams::classic();
+    p.mean_pkt_size = check::pkt_size("mean_pkt_size", c.mean_pkt_size.unwrap_or(p.mean_pkt_size))?;
+    p.wait = c.wait.unwrap_or(true);
+    p.bytes = c.bytes.unwrap_or(false);
+    p.ecn = c.ecn.unwrap_or(false);
+    let gentle = c.gentle.unwrap_or(matches!(kind, "gred" | "ared"));
+    p.shape = match kind {
+        "nlred" => Shape::Quadratic,
+        _ if gentle => Shape::Gentle,
+        _ => Shape::Linear,
+    };
+    if adaptive {
+        let ptc = ared::packets_per_second(args.link_rate_bps, p.mean_pkt_size);
+        let target = c.target_delay.map(|t| t.0).unwrap_or(SimTime::from_millis(5));
+        let min_th = c.min_th.unwrap_or_else(|| ared::auto_min_th(target, ptc));
+        p.min_th = min_th;
+        p.max_th = c.max_th.unwrap_or(3.0 * min_th);
+        p.weight = c.weight.unwrap_or_else(|| ared::auto_weight(ptc));
+        let interval = c.interval.map(|t| t.0).unwrap_or(SimTime::from_millis(500));
+        if interval == SimTime::ZERO {
+            return Err(ParamError::at("interval", "the adaptation interval must be positive"));
+        }
+        let alpha = check::positive("alpha", c.alpha.unwrap_or(0.01))?;
+        let beta = c.beta.unwrap_or(0.9);
+        if !(beta > 0.0 && beta < 1.0) {
+            return Err(ParamError::at(
+                "beta",
+                format!("expected a factor in (0, 1), got {beta}"),
+            ));
+        }
+        let top = check::prob("top", c.top.unwrap_or(0.5))?;
+        let bottom = check::prob(
+            "bottom",
+            c.bottom.unwrap_or_else(|| ared::auto_bottom(args.link_rate_bps)),
+        )?;
+        if bottom > top {
+            return Err(ParamError::at(
+                "bottom",
+                format!("bottom ({bottom}) must not exceed top ({top})"),
+            ));
+        }
+        p.adaptive = Some(MaxPController {
+            interval,
+            alpha,
+            beta,
+            top,
+            bottom,
+        });
+    } else {
+        p.min_th = c.min_th.unwrap_or(p.min_th);
+        p.max_th = c.max_th.unwrap_or(p.max_th);
+        p.weight = c.weight.unwrap_or(p.weight);
+    }
+    p.max_p = check::prob("max_p", c.max_p.unwrap_or(p.max_p))?;
+    check::thresholds("min_th", "max_th", p.min_th, p.max_th)?;
+    check::prob("weight", p.weight)?;
+    Ok(p)
+}
+
+/// Build a RED-family queue of `kind`.
+pub fn build(kind: &'static str, args: &QueueArgs) -> Result<Box<dyn QueueDisc>, ParamError> {
+    let p = params_for(kind, args)?;
+    Ok(Box::new(Red::new(kind, args.limit, p)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{Ecn, Packet, PacketArena};
+    use crate::params::Params;
+    use crate::rng::stream;
+
+    fn args(params: &Params) -> QueueArgs<'_> {
+        QueueArgs {
+            limit: Limit {
+                packets: Some(100),
+                bytes: None,
+            },
+            params,
+            link_rate_bps: 10_000_000,
+        }
+    }
+
+    fn params(json: &str) -> Params {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn defaults_per_kind() {
+        let empty = Params::new();
+        let red = params_for("red", &args(&empty)).unwrap();
+        assert_eq!(red, RedParams::classic());
+        assert_eq!(params_for("gred", &args(&empty)).unwrap().shape, Shape::Gentle);
+        assert_eq!(params_for("nlred", &args(&empty)).unwrap().shape, Shape::Quadratic);
+        let a = params_for("ared", &args(&empty)).unwrap();
+        // 10 Mbps, 500-byte packets: C = 2500/s, min_th = max(5, 0.005 * 2500 / 2)
+        assert!((a.min_th - 6.25).abs() < 1e-12);
+        assert!((a.max_th - 18.75).abs() < 1e-12);
+        assert!((a.weight - (1.0 - (-1.0f64 / 2500.0).exp())).abs() < 1e-15);
+        assert_eq!(a.shape, Shape::Gentle);
+        assert!(a.adaptive.is_some());
+    }
+
+    #[test]
+    fn bad_parameters_are_rejected_with_their_key() {
+        let e = params_for("red", &args(&params(r#"{"min_th": 20, "max_th": 10}"#))).unwrap_err();
+        assert_eq!(e.path, "max_th");
+        let e = params_for("red", &args(&params(r#"{"max_p": 1.5}"#))).unwrap_err();
+        assert_eq!(e.path, "max_p");
+        let e = params_for("red", &args(&params(r#"{"interval": "1s"}"#))).unwrap_err();
+        assert_eq!(e.path, "interval");
+        let e = params_for("red", &args(&params(r#"{"weigth": 0.1}"#))).unwrap_err();
+        assert!(e.message.contains("unknown field"), "{}", e.message);
+        let e = params_for("nlred", &args(&params(r#"{"gentle": true}"#))).unwrap_err();
+        assert_eq!(e.path, "gentle");
+        let e = params_for("ared", &args(&params(r#"{"beta": 1.0}"#))).unwrap_err();
+        assert_eq!(e.path, "beta");
+    }
+
+    fn pkt(arena: &mut PacketArena, size: u32, ecn: Ecn) -> PacketRef {
+        arena.alloc(Packet {
+            size,
+            ecn,
+            ..Packet::default()
+        })
+    }
+
+    #[test]
+    fn avg_tracks_queue_and_forced_drops_above_max_th() {
+        let mut arena = PacketArena::new();
+        let mut rng = stream(3, "red");
+        let mut dropped = Vec::new();
+        let mut p = RedParams::classic();
+        p.weight = 0.5; // fast average so that a few arrivals cross the thresholds
+        let mut q = Red::new(
+            "red",
+            Limit {
+                packets: Some(100),
+                bytes: None,
+            },
+            p,
+        );
+        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
+        let mut verdicts = Vec::new();
+        for _ in 0..40 {
+            let r = pkt(ctx.arena, 1000, Ecn::NotEct);
+            verdicts.push(q.enqueue(r, &mut ctx));
+        }
+        // With w = 0.5 the average is within a packet of the queue; once it
+        // reaches 15 every arrival is a forced drop, so the queue stops near 15-16.
+        assert!(q.avg() >= 15.0 - 1.0, "avg {}", q.avg());
+        assert!(verdicts.contains(&Verdict::Dropped(DropReason::Forced)));
+        assert!(q.len_pkts() <= 17, "len {}", q.len_pkts());
+    }
+
+    #[test]
+    fn ecn_marks_instead_of_early_drop_but_forced_still_drops() {
+        let mut arena = PacketArena::new();
+        let mut rng = stream(4, "red");
+        let mut dropped = Vec::new();
+        let mut p = RedParams::classic();
+        p.ecn = true;
+        p.max_p = 1.0;
+        p.wait = false;
+        let mut q = Red::new(
+            "red",
+            Limit {
+                packets: Some(100),
+                bytes: None,
+            },
+            p,
+        );
+        q.ewma.avg = 14.9; // pb = 0.99, weight 0.002 keeps it there
+        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
+        let mut marked = 0;
+        for _ in 0..20 {
+            let r = pkt(ctx.arena, 1000, Ecn::Ect);
+            assert_eq!(q.enqueue(r, &mut ctx), Verdict::Enqueued);
+            if ctx.arena.get(r).ecn == Ecn::Ce {
+                marked += 1;
+            }
+        }
+        // pa >= 0.99 for every packet: nearly all are marked (P(miss) < 1%)
+        assert!(marked >= 15, "marked {marked}");
+        let r = pkt(ctx.arena, 1000, Ecn::NotEct);
+        assert!(matches!(q.enqueue(r, &mut ctx), Verdict::Dropped(_)));
+        q.ewma.avg = 16.0;
+        let r = pkt(ctx.arena, 1000, Ecn::Ect);
+        assert_eq!(q.enqueue(r, &mut ctx), Verdict::Dropped(DropReason::Forced));
+    }
+
+    #[test]
+    fn adaptive_timer_moves_max_p() {
+        let empty = Params::new();
+        let p = params_for("ared", &args(&empty)).unwrap();
+        let mut q = Red::new(
+            "ared",
+            Limit {
+                packets: Some(100),
+                bytes: None,
+            },
+            p,
+        );
+        assert_eq!(q.initial_timer(), Some((SimTime::from_millis(500), 0)));
+        let mut arena = PacketArena::new();
+        let mut rng = stream(5, "ared");
+        let mut dropped = Vec::new();
+        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
+        // Average far above the target band; the queue is not idle.
+        q.ewma.avg = 18.0;
+        q.ewma.on_accept();
+        assert_eq!(q.on_timer(0, &mut ctx), Some(SimTime::from_millis(500)));
+        assert!((q.max_p() - 0.11).abs() < 1e-12);
+        q.ewma.avg = 1.0;
+        q.on_timer(0, &mut ctx);
+        assert!((q.max_p() - 0.099).abs() < 1e-12);
+    }
+
+    #[test]
+    fn byte_mode_scales_thresholds() {
+        let p = params_for("red", &args(&params(r#"{"bytes": true, "mean_pkt_size": 1000}"#))).unwrap();
+        let q = Red::new(
+            "red",
+            Limit {
+                packets: Some(100),
+                bytes: None,
+            },
+            p,
+        );
+        assert_eq!(q.curve().min_th, 5000.0);
+        assert_eq!(q.curve().max_th, 15000.0);
+    }
+}

@@ -1,0 +1,301 @@
+//! TCP at segment granularity: a sender and a receiver implementing
+//! [`Sender`] and [`Receiver`].
+//!
+//! **Sequence numbers count segments, not bytes.** The first data segment
+//! is number 0; `Packet::seq` is the segment number, `Packet::ack` the
+//! cumulative ACK (the next segment the receiver expects) and SACK blocks
+//! are [start, end) ranges of segment numbers. A segment carries up to `mss`
+//! payload bytes (the last one of a transfer may carry fewer) and occupies
+//! `mss + header` bytes on the wire (header = 40 bytes, IPv4 + TCP without
+//! options, by default); a pure ACK is `header` bytes. There is no
+//! connection handshake: the sender starts sending data when the flow starts
+//! (ns-2's one-way TCP does the same); FIN is not modelled either, a finite
+//! flow is complete when its last byte is delivered.
+//!
+//! Modules:
+//! - [`sender`]: windows, ACK processing, timers, pacing;
+//! - [`recovery`]: Tahoe, Reno, NewReno and SACK loss recovery;
+//! - [`scoreboard`]: the SACK scoreboard and RFC 6675's IsLost/SetPipe/NextSeg;
+//! - [`rtt`]: RFC 6298 RTT estimation and RTO;
+//! - [`rate`]: delivery-rate samples (for BBR);
+//! - [`receiver`]: cumulative and selective ACKs, delayed ACKs, ECN echo.
+//!
+//! Congestion control is pluggable ([`crate::cc`]); the `cc` key picks both
+//! the controller and, for tahoe/reno/newreno/sack, the recovery variant.
+
+pub mod rate;
+pub mod receiver;
+pub mod recovery;
+pub mod rtt;
+pub mod scoreboard;
+pub mod sender;
+
+#[cfg(test)]
+mod tests;
+
+use crate::cc::{self, CcInit};
+use crate::packet::MAX_SACK_BLOCKS;
+use crate::params::{parse, ParamError, Params};
+use crate::time::SimTime;
+use crate::transport::registry::{Endpoints, TransportArgs};
+use crate::units::Time;
+use receiver::{DelAck, TcpReceiver};
+use recovery::Recovery;
+use sender::TcpSender;
+use serde::Deserialize;
+
+/// Default receiver window, segments.
+pub const DEFAULT_WINDOW: u32 = 64;
+/// Default header bytes per segment (IPv4 20 + TCP 20).
+pub const DEFAULT_HEADER: u32 = 40;
+/// Default initial window, segments (ns-2's `windowInit_`).
+pub const DEFAULT_INITIAL_CWND: f64 = 2.0;
+
+/// The keys of a flow group with `transport = "tcp"`.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    /// Congestion control (see [`crate::cc::KINDS`]; default "newreno").
+    pub cc: String,
+    /// Loss recovery: tahoe, reno, newreno or sack (default from `cc`).
+    pub recovery: Option<String>,
+    /// Payload bytes per segment (default 1460).
+    pub mss: u32,
+    /// Header bytes per segment and per ACK (default 40).
+    pub header: u32,
+    /// Receiver advertised window, segments (default 64).
+    pub window: u32,
+    /// Delayed ACKs (RFC 1122 / RFC 5681 section 4.2; default false).
+    pub delayed_ack: bool,
+    /// ACK at least every this many full segments (default 2).
+    pub delayed_ack_count: u32,
+    /// Delayed-ACK timer (default 200 ms).
+    pub delayed_ack_timeout: Time,
+    /// SACK option (RFC 2018; default false, true for cc = "sack" and for
+    /// the controllers taken from Linux, "bic", "cubic" and "bbr").
+    pub sack: Option<bool>,
+    /// Most SACK blocks per ACK (default 3, ns-2's `maxsackblocks_`).
+    pub max_sack_blocks: u32,
+    /// ECN (RFC 3168; default false).
+    pub ecn: bool,
+    /// Lower bound of the RTO (default 200 ms).
+    pub min_rto: Time,
+    /// Upper bound of the RTO (default 60 s).
+    pub max_rto: Time,
+    /// RTO before the first RTT sample (default 1 s, RFC 6298).
+    pub initial_rto: Time,
+    /// Initial congestion window, segments (default 2, as ns-2).
+    pub initial_cwnd: f64,
+    /// Initial ssthresh, segments (default: unbounded).
+    pub initial_ssthresh: Option<f64>,
+    /// Duplicate ACKs that trigger fast retransmit (default 3).
+    pub dupthresh: u32,
+    /// Limited Transmit (RFC 3042; default true).
+    pub limited_transmit: bool,
+    /// Pace transmissions (default false; BBR always paces).
+    pub pacing: bool,
+    /// The congestion controller's own parameters.
+    pub cc_params: Params,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            cc: "newreno".into(),
+            recovery: None,
+            mss: crate::DEFAULT_MSS,
+            header: DEFAULT_HEADER,
+            window: DEFAULT_WINDOW,
+            delayed_ack: false,
+            delayed_ack_count: 2,
+            delayed_ack_timeout: Time(SimTime::from_millis(200)),
+            sack: None,
+            max_sack_blocks: 3,
+            ecn: false,
+            min_rto: Time(SimTime::from_millis(200)),
+            max_rto: Time(SimTime::from_secs(60)),
+            initial_rto: Time(SimTime::from_secs(1)),
+            initial_cwnd: DEFAULT_INITIAL_CWND,
+            initial_ssthresh: None,
+            dupthresh: 3,
+            limited_transmit: true,
+            pacing: false,
+            cc_params: Params::new(),
+        }
+    }
+}
+
+/// The sender's settings derived from [`TcpConfig`].
+#[derive(Clone, Debug)]
+pub struct SenderConfig {
+    /// Payload bytes per segment.
+    pub mss: u32,
+    /// Header bytes.
+    pub header: u32,
+    /// Receiver window assumed before the first ACK, segments.
+    pub window: u32,
+    /// Loss recovery variant.
+    pub recovery: Recovery,
+    /// ECN-capable.
+    pub ecn: bool,
+    /// Duplicate-ACK threshold.
+    pub dupthresh: u32,
+    /// Limited Transmit.
+    pub limited_transmit: bool,
+    /// Pacing for window-based controllers.
+    pub pacing: bool,
+    /// Lower bound of the RTO.
+    pub min_rto: SimTime,
+    /// Upper bound of the RTO.
+    pub max_rto: SimTime,
+    /// Initial RTO.
+    pub initial_rto: SimTime,
+}
+
+impl TcpConfig {
+    /// Check the values and resolve the defaults that depend on `cc`.
+    pub fn resolve(&self) -> Result<(SenderConfig, Recovery, bool), ParamError> {
+        if !cc::KINDS.contains(&self.cc.as_str()) {
+            return Err(ParamError::at(
+                "cc",
+                format!(
+                    "unknown congestion control \"{}\"; expected one of: {}",
+                    self.cc,
+                    cc::KINDS.join(", ")
+                ),
+            ));
+        }
+        // Linux always negotiates SACK, and its BIC, CUBIC and BBR are what
+        // ccsim implements; ns-2's own agents default to no SACK.
+        let linux_cc = matches!(self.cc.as_str(), "bic" | "cubic" | "bbr");
+        let recovery = match &self.recovery {
+            Some(r) => Recovery::parse(r).ok_or_else(|| {
+                ParamError::at(
+                    "recovery",
+                    format!("unknown recovery \"{r}\"; expected tahoe, reno, newreno or sack"),
+                )
+            })?,
+            None => match Recovery::parse(&self.cc) {
+                Some(r) => r,
+                None if self.sack.unwrap_or(linux_cc) => Recovery::Sack,
+                None => Recovery::NewReno,
+            },
+        };
+        let sack = match (self.sack, recovery) {
+            (Some(false), Recovery::Sack) => {
+                return Err(ParamError::at(
+                    "sack",
+                    "SACK recovery needs the SACK option: drop \"sack = false\" or choose another recovery",
+                ))
+            }
+            (Some(s), _) => s,
+            (None, r) => r == Recovery::Sack || linux_cc,
+        };
+        if self.mss == 0 || self.mss > 1_000_000 {
+            return Err(ParamError::at(
+                "mss",
+                format!("expected 1 to 1000000 bytes, got {}", self.mss),
+            ));
+        }
+        if self.header > 65_535 {
+            return Err(ParamError::at(
+                "header",
+                format!("expected at most 65535 bytes, got {}", self.header),
+            ));
+        }
+        if self.window == 0 {
+            return Err(ParamError::at(
+                "window",
+                "the receiver window must be at least 1 segment",
+            ));
+        }
+        if self.delayed_ack_count == 0 {
+            return Err(ParamError::at("delayed_ack_count", "expected at least 1 segment"));
+        }
+        if self.delayed_ack && self.delayed_ack_timeout.0 == SimTime::ZERO {
+            return Err(ParamError::at(
+                "delayed_ack_timeout",
+                "the delayed-ACK timer must be positive",
+            ));
+        }
+        if self.max_sack_blocks == 0 || self.max_sack_blocks as usize > MAX_SACK_BLOCKS {
+            return Err(ParamError::at(
+                "max_sack_blocks",
+                format!("expected 1 to {MAX_SACK_BLOCKS}, got {}", self.max_sack_blocks),
+            ));
+        }
+        if self.min_rto.0 == SimTime::ZERO {
+            return Err(ParamError::at("min_rto", "the minimum RTO must be positive"));
+        }
+        if self.max_rto.0 < self.min_rto.0 {
+            return Err(ParamError::at("max_rto", "max_rto must not be below min_rto"));
+        }
+        if self.initial_rto.0 == SimTime::ZERO {
+            return Err(ParamError::at("initial_rto", "the initial RTO must be positive"));
+        }
+        if !(self.initial_cwnd.is_finite() && self.initial_cwnd >= 1.0 && self.initial_cwnd <= 1e6) {
+            return Err(ParamError::at(
+                "initial_cwnd",
+                format!("expected 1 to 1000000 segments, got {}", self.initial_cwnd),
+            ));
+        }
+        if let Some(s) = self.initial_ssthresh {
+            if !(s.is_finite() && s >= 2.0) {
+                return Err(ParamError::at(
+                    "initial_ssthresh",
+                    format!("expected at least 2 segments, got {s}"),
+                ));
+            }
+        }
+        if self.dupthresh == 0 {
+            return Err(ParamError::at("dupthresh", "expected at least 1 duplicate ACK"));
+        }
+        let sc = SenderConfig {
+            mss: self.mss,
+            header: self.header,
+            window: self.window,
+            recovery,
+            ecn: self.ecn,
+            dupthresh: self.dupthresh,
+            limited_transmit: self.limited_transmit,
+            pacing: self.pacing,
+            min_rto: self.min_rto.0,
+            max_rto: self.max_rto.0,
+            initial_rto: self.initial_rto.0,
+        };
+        Ok((sc, recovery, sack))
+    }
+}
+
+/// Build a TCP flow's two ends from its flow-group keys.
+pub fn build(args: &TransportArgs) -> Result<Endpoints, ParamError> {
+    let cfg: TcpConfig = parse(args.params)?;
+    build_from(&cfg)
+}
+
+/// Build a TCP flow's two ends from a parsed config.
+pub fn build_from(cfg: &TcpConfig) -> Result<Endpoints, ParamError> {
+    let (sc, _recovery, sack) = cfg.resolve()?;
+    let init = CcInit {
+        initial_cwnd: cfg.initial_cwnd,
+        initial_ssthresh: cfg.initial_ssthresh.unwrap_or(f64::INFINITY),
+        mss: cfg.mss,
+        wire_size: cfg.mss + cfg.header,
+    };
+    let controller = cc::build(&cfg.cc, &cfg.cc_params, &init).map_err(|e| {
+        if e.path == "cc" {
+            e
+        } else if e.path.is_empty() {
+            ParamError::at("cc_params", e.message)
+        } else {
+            ParamError::at(format!("cc_params.{}", e.path), e.message)
+        }
+    })?;
+    let delack = cfg.delayed_ack.then_some(DelAck {
+        count: cfg.delayed_ack_count,
+        timeout: cfg.delayed_ack_timeout.0,
+    });
+    let receiver = TcpReceiver::new(cfg.window, cfg.header, sack, cfg.max_sack_blocks as usize, delack);
+    let sender = TcpSender::new(sc, controller);
+    Ok((Box::new(sender), Box::new(receiver)))
+}

@@ -1,0 +1,249 @@
+//! The TCP receiver: cumulative ACKs, SACK blocks (RFC 2018), delayed ACKs
+//! (RFC 1122 section 4.2.3.2, RFC 5681 section 4.2) and the ECN echo (RFC
+//! 3168 section 6.1.3).
+//!
+//! - In-order data is delivered to the application at once (the
+//!   application reads immediately, so the advertised window is constant).
+//! - Without delayed ACKs every data segment is acknowledged at once.
+//!   With them, an ACK is sent for every `count` in-order segments, or when
+//!   the timer (`timeout` after the first unacknowledged segment) fires;
+//!   out-of-order segments, segments that fill a hole and duplicates are
+//!   acknowledged at once (RFC 5681 section 4.2).
+//! - SACK blocks: the first block holds the segment that triggered the ACK
+//!   (unless it advanced the cumulative ACK), the others repeat the most
+//!   recently reported blocks that are not subsets of one already included
+//!   (RFC 2018 section 4).
+//! - ECN: after a CE-marked segment every ACK carries ECE until a segment
+//!   with CWR arrives.
+
+use super::sender::TIMER_DELACK;
+use crate::event::Endpoint;
+use crate::packet::{flags, Ecn, Packet, PacketKind, MAX_SACK_BLOCKS};
+use crate::time::SimTime;
+use crate::transport::{FlowCtx, Receiver};
+use std::collections::VecDeque;
+
+/// Largest gap (segments) the receiver buffers above the cumulative ACK;
+/// a well-behaved sender stays within the advertised window, far below it.
+const MAX_REORDER: u64 = 1 << 20;
+
+/// Delayed-ACK settings.
+#[derive(Copy, Clone, Debug)]
+pub struct DelAck {
+    /// ACK every this many in-order segments.
+    pub count: u32,
+    /// Longest delay of an ACK.
+    pub timeout: SimTime,
+}
+
+/// The receiving end.
+pub struct TcpReceiver {
+    window: u32,
+    header: u32,
+    sack: bool,
+    max_blocks: usize,
+    delack: Option<DelAck>,
+    /// Next segment expected.
+    rcv_nxt: u64,
+    /// Payload of buffered segments: index i is segment rcv_nxt + i (0 = missing).
+    ooo: VecDeque<u32>,
+    /// SACK blocks in the order last reported (most recent first).
+    blocks: [(u64, u64); MAX_SACK_BLOCKS],
+    n_blocks: usize,
+    /// In-order segments not yet acknowledged.
+    pending: u32,
+    ece: bool,
+    last_ts: SimTime,
+    timer_deadline: Option<SimTime>,
+    timer_event: Option<SimTime>,
+    token: u64,
+}
+
+impl TcpReceiver {
+    /// A receiver advertising `window` segments.
+    pub fn new(window: u32, header: u32, sack: bool, max_blocks: usize, delack: Option<DelAck>) -> Self {
+        TcpReceiver {
+            window,
+            header,
+            sack,
+            max_blocks: max_blocks.clamp(1, MAX_SACK_BLOCKS),
+            delack,
+            rcv_nxt: 0,
+            ooo: VecDeque::new(),
+            blocks: [(0, 0); MAX_SACK_BLOCKS],
+            n_blocks: 0,
+            pending: 0,
+            ece: false,
+            last_ts: SimTime::ZERO,
+            timer_deadline: None,
+            timer_event: None,
+            token: 0,
+        }
+    }
+
+    /// The cumulative ACK (next segment expected).
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    fn has(&self, seq: u64) -> bool {
+        seq >= self.rcv_nxt && self.ooo.get((seq - self.rcv_nxt) as usize).is_some_and(|&p| p > 0)
+    }
+
+    /// The contiguous block of received segments containing `seq` (above rcv_nxt).
+    fn block_of(&self, seq: u64) -> (u64, u64) {
+        let mut a = seq;
+        while a > self.rcv_nxt && self.has(a - 1) {
+            a -= 1;
+        }
+        let mut b = seq + 1;
+        while self.has(b) {
+            b += 1;
+        }
+        (a, b)
+    }
+
+    /// Put `first` in front of the reported blocks (RFC 2018 section 4).
+    fn report_first(&mut self, first: (u64, u64)) {
+        let mut out = [(0u64, 0u64); MAX_SACK_BLOCKS];
+        out[0] = first;
+        let mut n = 1;
+        for &(a, b) in &self.blocks[..self.n_blocks] {
+            if n == self.max_blocks {
+                break;
+            }
+            if b <= self.rcv_nxt || (a >= first.0 && b <= first.1) {
+                continue;
+            }
+            // A block may have grown since it was reported: report it whole.
+            let cur = self.block_of(a.max(self.rcv_nxt));
+            if out[..n].iter().any(|&(x, y)| cur.0 >= x && cur.1 <= y) {
+                continue;
+            }
+            out[n] = cur;
+            n += 1;
+        }
+        self.blocks = out;
+        self.n_blocks = n;
+    }
+
+    /// Drop reported blocks that the cumulative ACK has covered.
+    fn prune_blocks(&mut self) {
+        let mut n = 0;
+        for i in 0..self.n_blocks {
+            let (a, b) = self.blocks[i];
+            if b > self.rcv_nxt {
+                self.blocks[n] = (a.max(self.rcv_nxt), b);
+                n += 1;
+            }
+        }
+        self.n_blocks = n;
+    }
+
+    fn send_ack(&mut self, ctx: &mut FlowCtx) {
+        let mut p = Packet {
+            kind: PacketKind::Ack,
+            size: self.header,
+            ack: self.rcv_nxt,
+            wnd: self.window,
+            flags: flags::ACK | if self.ece { flags::ECE } else { 0 },
+            ts_echo: self.last_ts,
+            ..Packet::default()
+        };
+        if self.sack {
+            p.n_sack = self.n_blocks as u8;
+            p.sack[..self.n_blocks].copy_from_slice(&self.blocks[..self.n_blocks]);
+        }
+        self.pending = 0;
+        self.timer_deadline = None;
+        ctx.send(p);
+    }
+
+    fn arm_timer(&mut self, ctx: &mut FlowCtx, at: SimTime) {
+        self.timer_deadline = Some(at);
+        if self.timer_event.is_none_or(|e| e > at) {
+            self.token += 1;
+            self.timer_event = Some(at);
+            ctx.set_timer(at, Endpoint::Receiver, TIMER_DELACK, self.token);
+        }
+    }
+}
+
+impl Receiver for TcpReceiver {
+    fn on_packet(&mut self, ctx: &mut FlowCtx, pkt: &Packet) {
+        if pkt.kind != PacketKind::Data {
+            return;
+        }
+        if pkt.flags & flags::CWR != 0 {
+            self.ece = false;
+        }
+        if pkt.ecn == Ecn::Ce {
+            self.ece = true;
+        }
+        self.last_ts = pkt.ts_val;
+        let seq = pkt.seq;
+        let payload = pkt.payload.max(1);
+        if seq < self.rcv_nxt {
+            // A duplicate: acknowledge at once.
+            self.send_ack(ctx);
+            return;
+        }
+        let off = seq - self.rcv_nxt;
+        if off >= MAX_REORDER {
+            return;
+        }
+        if seq == self.rcv_nxt {
+            let had_gap = self.ooo.len() > 1;
+            let mut delivered = payload as u64;
+            self.rcv_nxt += 1;
+            self.ooo.pop_front();
+            while let Some(&p) = self.ooo.front() {
+                if p == 0 {
+                    break;
+                }
+                delivered += p as u64;
+                self.rcv_nxt += 1;
+                self.ooo.pop_front();
+            }
+            ctx.deliver(delivered);
+            self.prune_blocks();
+            match self.delack {
+                Some(d) if !had_gap => {
+                    self.pending += 1;
+                    if self.pending >= d.count {
+                        self.send_ack(ctx);
+                    } else if self.timer_deadline.is_none() {
+                        self.arm_timer(ctx, ctx.now + d.timeout);
+                    }
+                }
+                _ => self.send_ack(ctx),
+            }
+            return;
+        }
+        // Out of order: buffer, update SACK blocks, acknowledge at once.
+        let i = off as usize;
+        if self.ooo.len() <= i {
+            self.ooo.resize(i + 1, 0);
+        }
+        if self.ooo[i] == 0 {
+            self.ooo[i] = payload;
+        }
+        if self.sack {
+            let b = self.block_of(seq);
+            self.report_first(b);
+        }
+        self.send_ack(ctx);
+    }
+
+    fn on_timer(&mut self, ctx: &mut FlowCtx, kind: u32, token: u64) {
+        if kind != TIMER_DELACK || token != self.token {
+            return;
+        }
+        self.timer_event = None;
+        match self.timer_deadline {
+            Some(d) if ctx.now < d => self.arm_timer(ctx, d),
+            Some(_) if self.pending > 0 => self.send_ack(ctx),
+            _ => self.timer_deadline = None,
+        }
+    }
+}

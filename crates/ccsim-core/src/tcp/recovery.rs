@@ -1,0 +1,212 @@
+//! Loss recovery: what the sender does when duplicate ACKs or SACK blocks
+//! reveal a loss. The four variants differ exactly where the textbooks say:
+//!
+//! - **Tahoe** (Jacobson 1988; ns-2 `Agent/TCP`): on the third duplicate ACK
+//!   retransmit, set ssthresh, cwnd = 1 and go back to the first
+//!   unacknowledged segment, resending in slow start (go-back-N); no fast
+//!   recovery.
+//! - **Reno** (RFC 5681 section 3.2): on the third duplicate ACK retransmit,
+//!   ssthresh = FlightSize/2, cwnd = ssthresh + 3; inflate cwnd by one per
+//!   further duplicate ACK; the first ACK of new data deflates cwnd to
+//!   ssthresh and ends recovery, even if it is partial (so several losses in
+//!   one window usually end in a timeout).
+//! - **NewReno** (RFC 6582 section 3.2): as Reno, but recovery lasts until
+//!   the ACK covers `recover` (everything sent when it began); each partial
+//!   ACK retransmits the next hole at once, deflates cwnd by the segments it
+//!   acknowledges and adds one back; the retransmission timer is reset on the
+//!   first partial ACK only (the "Impatient" variant the RFC specifies). The
+//!   full ACK sets cwnd = ssthresh (the RFC's option 2, as ns-2).
+//! - **SACK** (RFC 6675 section 5, comparable to ns-2's Sack1): recovery
+//!   starts on DupThresh duplicate ACKs or when IsLost(HighACK + 1); cwnd =
+//!   ssthresh = FlightSize/2; segments are sent while cwnd - pipe >= 1 as
+//!   NextSeg() chooses (lost holes, new data, other unSACKed segments, one
+//!   rescue retransmission); recovery ends when the cumulative ACK passes
+//!   RecoveryPoint.
+//!
+//! Common rules: after a timeout no fast retransmit starts until the ACK
+//! passes what was outstanding at the timeout (RFC 6582 section 3.2 step 1
+//! and RFC 6675 section 5.1; ns-2's `bugfix_`; see `fast_retransmit_allowed`),
+//! and NewReno, SACK and Tahoe apply the same guard after a fast retransmit. Plain Reno does not (RFC
+//! 5681 has no `recover`), so a second loss in the window may trigger a
+//! second fast retransmit when enough duplicate ACKs arrive. Duplicate ACKs
+//! are counted per RFC 5681 (any ACK that does not advance snd_una while data
+//! is outstanding) or, for SACK, per RFC 6675 (one that SACKs new data).
+//! Limited Transmit (RFC 3042) sends one new segment on each of the first
+//! two duplicate ACKs; those segments are excluded from FlightSize when
+//! ssthresh is computed (RFC 5681 section 3.2 step 2).
+
+use super::sender::TcpSender;
+use crate::cc::CaState;
+use crate::transport::FlowCtx;
+
+/// The loss-recovery variants.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// Fast retransmit, then slow start from one segment.
+    Tahoe,
+    /// RFC 5681 fast recovery.
+    Reno,
+    /// RFC 6582.
+    NewReno,
+    /// RFC 6675.
+    Sack,
+}
+
+impl Recovery {
+    /// Parse a `recovery` (or `cc`) name.
+    pub fn parse(s: &str) -> Option<Recovery> {
+        Some(match s {
+            "tahoe" => Recovery::Tahoe,
+            "reno" => Recovery::Reno,
+            "newreno" => Recovery::NewReno,
+            "sack" => Recovery::Sack,
+            _ => return None,
+        })
+    }
+
+    /// The name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Recovery::Tahoe => "tahoe",
+            Recovery::Reno => "reno",
+            Recovery::NewReno => "newreno",
+            Recovery::Sack => "sack",
+        }
+    }
+}
+
+/// What the recovery logic decided for one ACK.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct AckOutcome {
+    /// Segments newly deemed lost (fast retransmits, partial-ACK retransmits).
+    pub losses: u64,
+    /// Restart the retransmission timer (RFC 6298 section 5.3).
+    pub restart_timer: bool,
+    /// A fast recovery ended on this ACK.
+    pub exited_recovery: bool,
+}
+
+impl TcpSender {
+    /// Update the recovery state for an ACK that acknowledged `acked`
+    /// segments cumulatively (`advanced`) or was a duplicate (`is_dup`).
+    pub(super) fn recovery_on_ack(
+        &mut self,
+        ctx: &mut FlowCtx,
+        advanced: bool,
+        is_dup: bool,
+        acked: u64,
+    ) -> AckOutcome {
+        let mut out = AckOutcome {
+            losses: 0,
+            restart_timer: true,
+            exited_recovery: false,
+        };
+        let variant = self.cfg.recovery;
+        match self.state {
+            CaState::Recovery => {
+                if advanced {
+                    if self.snd_una >= self.recovery_point || variant == Recovery::Reno {
+                        self.exit_recovery(ctx);
+                        out.exited_recovery = true;
+                    } else if variant == Recovery::NewReno {
+                        // RFC 6582 section 3.2 step 5: a partial ACK.
+                        let hole = self.snd_una;
+                        self.transmit(ctx, hole);
+                        out.losses += 1;
+                        self.inflation += 1.0 - acked as f64;
+                        out.restart_timer = self.partial_acks == 0;
+                        self.partial_acks += 1;
+                    }
+                } else if is_dup && matches!(variant, Recovery::Reno | Recovery::NewReno) {
+                    // RFC 5681 section 3.2 step 4: inflate.
+                    self.inflation += 1.0;
+                }
+            }
+            CaState::Open | CaState::Loss => {
+                if advanced {
+                    self.dupacks = 0;
+                    self.lt_sent = 0;
+                }
+                if self.state == CaState::Loss && self.snd_una >= self.recovery_point {
+                    self.state = CaState::Open;
+                    self.cc.on_recovery_exit(ctx.now);
+                }
+                if is_dup {
+                    self.dupacks += 1;
+                    let head_lost = self.uses_sack() && self.board.is_lost(self.snd_una, self.cfg.dupthresh);
+                    if self.fast_retransmit_allowed() && (self.dupacks >= self.cfg.dupthresh || head_lost) {
+                        self.enter_recovery(ctx);
+                        if !self.uses_sack() {
+                            out.losses += 1;
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The guard against a new fast retransmit for data sent before the
+    /// last recovery or timeout. Without SACK: the cumulative ACK must cover
+    /// more than `recover` (RFC 6582 section 3.2 step 1, read as ns-2's
+    /// `highest_ack_ > recover_`), so duplicate ACKs caused by go-back-N
+    /// retransmissions of data the receiver already holds (their ACK equals
+    /// `recover` exactly) cannot start a spurious recovery. With SACK: HighACK
+    /// must have reached RecoveryPoint (RFC 6675 section 5.1); such
+    /// duplicates SACK nothing new and are not duplicate ACKs there.
+    fn fast_retransmit_allowed(&self) -> bool {
+        if self.uses_sack() {
+            self.snd_una >= self.recover
+        } else {
+            self.snd_una > self.recover || self.recover == 0
+        }
+    }
+
+    fn exit_recovery(&mut self, ctx: &mut FlowCtx) {
+        self.state = CaState::Open;
+        self.inflation = 0.0;
+        self.dupacks = 0;
+        self.partial_acks = 0;
+        self.high_rxt_end = self.snd_una;
+        self.rescue_rxt = None;
+        self.cc.on_recovery_exit(ctx.now);
+    }
+
+    /// Fast retransmit and the start of recovery.
+    fn enter_recovery(&mut self, ctx: &mut FlowCtx) {
+        if ctx.stats.counting {
+            ctx.stats.fast_retransmits += 1;
+        }
+        let variant = self.cfg.recovery;
+        let flight = (self.snd_max - self.snd_una).saturating_sub(self.lt_sent);
+        let ev = self.congestion_event_for_loss(ctx.now, flight, variant == Recovery::Tahoe);
+        self.cc.on_congestion_event(&ev);
+        self.lt_sent = 0;
+        self.recovery_point = self.snd_max;
+        self.note_reduction();
+        let head = self.snd_una;
+        match variant {
+            Recovery::Tahoe => {
+                self.recover = self.snd_max;
+                self.state = CaState::Loss;
+                self.snd_nxt = self.snd_una;
+            }
+            Recovery::Reno | Recovery::NewReno => {
+                if variant == Recovery::NewReno {
+                    self.recover = self.snd_max;
+                }
+                self.state = CaState::Recovery;
+                self.inflation = self.cfg.dupthresh as f64;
+                self.partial_acks = 0;
+                self.transmit(ctx, head);
+            }
+            Recovery::Sack => {
+                self.recover = self.snd_max;
+                self.state = CaState::Recovery;
+                self.transmit(ctx, head);
+                self.high_rxt_end = head + 1;
+                self.rescue_rxt = Some(head);
+            }
+        }
+    }
+}

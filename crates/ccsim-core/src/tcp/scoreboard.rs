@@ -1,0 +1,277 @@
+//! The SACK scoreboard and the RFC 6675 routines that read it: IsLost,
+//! SetPipe and NextSeg (section 4), in segments.
+//!
+//! One entry per outstanding segment [snd_una, snd_max): whether it has been
+//! selectively acknowledged, and whether it has been deemed lost (for the
+//! loss count handed to congestion control). With segment sequence numbers,
+//! RFC 6675's byte rules become: IsLost(s) is true when at least DupThresh
+//! segments above s have been SACKed ("DupThresh discontiguous SACKed
+//! sequences" or "more than (DupThresh - 1) * SMSS bytes"). HighRxt is kept
+//! as an exclusive bound: segments below `high_rxt_end` have been
+//! retransmitted in this recovery.
+
+use std::collections::VecDeque;
+
+/// What NextSeg() returns (RFC 6675 section 4).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NextSeg {
+    /// Rule 1: retransmit this segment, deemed lost.
+    Lost(u64),
+    /// Rule 2: send new data.
+    NewData,
+    /// Rule 3: retransmit this unSACKed segment (not yet deemed lost).
+    Unsacked(u64),
+    /// Rule 4: the rescue retransmission of this segment.
+    Rescue(u64),
+}
+
+/// Per-segment SACK state of the outstanding window.
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    /// Sequence number of the first entry (snd_una).
+    base: u64,
+    sacked: VecDeque<bool>,
+    lost: VecDeque<bool>,
+    count: usize,
+}
+
+impl Scoreboard {
+    /// An empty scoreboard starting at sequence number 0.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A new segment was sent for the first time (at snd_max).
+    pub fn push(&mut self) {
+        self.sacked.push_back(false);
+        self.lost.push_back(false);
+    }
+
+    /// The cumulative ACK moved to `ack`: forget everything below it.
+    pub fn advance(&mut self, ack: u64) {
+        while self.base < ack {
+            match self.sacked.pop_front() {
+                Some(s) => {
+                    if s {
+                        self.count -= 1;
+                    }
+                    self.lost.pop_front();
+                }
+                None => {
+                    self.base = ack;
+                    break;
+                }
+            }
+            self.base += 1;
+        }
+    }
+
+    fn idx(&self, seq: u64) -> Option<usize> {
+        let i = seq.checked_sub(self.base)? as usize;
+        (i < self.sacked.len()).then_some(i)
+    }
+
+    /// Record a SACK of `seq`; true if it was not SACKed before.
+    pub fn mark(&mut self, seq: u64) -> bool {
+        match self.idx(seq) {
+            Some(i) if !self.sacked[i] => {
+                self.sacked[i] = true;
+                self.count += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `seq` has been SACKed.
+    pub fn is_sacked(&self, seq: u64) -> bool {
+        self.idx(seq).is_some_and(|i| self.sacked[i])
+    }
+
+    /// Segments currently SACKed.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Forget all SACK information (RFC 2018 section 8's advice after a
+    /// timeout, for receivers that renege; ccsim's do not, so the sender keeps it).
+    pub fn clear(&mut self) {
+        for s in self.sacked.iter_mut() {
+            *s = false;
+        }
+        for l in self.lost.iter_mut() {
+            *l = false;
+        }
+        self.count = 0;
+    }
+
+    /// One past the highest SACKed segment, if any.
+    pub fn high_sacked_end(&self) -> Option<u64> {
+        if self.count == 0 {
+            return None;
+        }
+        self.sacked.iter().rposition(|&s| s).map(|i| self.base + i as u64 + 1)
+    }
+
+    /// RFC 6675 IsLost(seq).
+    pub fn is_lost(&self, seq: u64, dupthresh: u32) -> bool {
+        let Some(i) = self.idx(seq) else { return false };
+        let above = self.sacked.iter().skip(i + 1).filter(|&&s| s).count();
+        above >= dupthresh as usize
+    }
+
+    /// SACKed segments in [base, end).
+    pub fn sacked_below(&self, end: u64) -> u64 {
+        let n = end.saturating_sub(self.base).min(self.sacked.len() as u64) as usize;
+        self.sacked.iter().take(n).filter(|&&s| s).count() as u64
+    }
+
+    /// RFC 6675 SetPipe(): segments not SACKed and not deemed lost, plus
+    /// those retransmitted in this recovery (below `high_rxt_end`).
+    pub fn pipe(&self, high_rxt_end: u64, dupthresh: u32) -> u64 {
+        let mut pipe = 0;
+        let mut above = 0usize;
+        for (i, &s) in self.sacked.iter().enumerate().rev() {
+            if s {
+                above += 1;
+                continue;
+            }
+            let seq = self.base + i as u64;
+            if above < dupthresh as usize {
+                pipe += 1;
+            }
+            if seq < high_rxt_end {
+                pipe += 1;
+            }
+        }
+        pipe
+    }
+
+    /// Mark the segments that IsLost() now declares lost; return how many
+    /// were not marked before.
+    pub fn mark_lost(&mut self, dupthresh: u32) -> u64 {
+        if self.count < dupthresh as usize {
+            return 0;
+        }
+        let mut newly = 0;
+        let mut above = 0usize;
+        for i in (0..self.sacked.len()).rev() {
+            if self.sacked[i] {
+                above += 1;
+            } else if above >= dupthresh as usize && !self.lost[i] {
+                self.lost[i] = true;
+                newly += 1;
+            }
+        }
+        newly
+    }
+
+    /// RFC 6675 NextSeg(). `high_rxt_end`: one past HighRxt; `new_data`:
+    /// unsent data exists and the receiver window allows it; `rescue`:
+    /// rule 4 is allowed (HighACK > RescueRxt); `snd_max`: one past HighData.
+    pub fn next_seg(
+        &self,
+        high_rxt_end: u64,
+        dupthresh: u32,
+        new_data: bool,
+        rescue: bool,
+        snd_max: u64,
+    ) -> Option<NextSeg> {
+        let high_sacked = self.high_sacked_end().unwrap_or(self.base);
+        let start = high_rxt_end.max(self.base);
+        // The smallest unSACKed segment above HighRxt and below the highest
+        // SACKed one (rules 1.a, 1.b). IsLost is monotone, so if it is not
+        // lost no larger one is (rule 1.c).
+        let mut candidate = None;
+        let mut s = start;
+        while s < high_sacked {
+            if !self.is_sacked(s) {
+                candidate = Some(s);
+                break;
+            }
+            s += 1;
+        }
+        if let Some(c) = candidate {
+            if self.is_lost(c, dupthresh) {
+                return Some(NextSeg::Lost(c));
+            }
+        }
+        if new_data {
+            return Some(NextSeg::NewData);
+        }
+        if let Some(c) = candidate {
+            return Some(NextSeg::Unsacked(c));
+        }
+        if rescue {
+            // The highest outstanding unSACKed segment.
+            let mut s = snd_max;
+            while s > self.base {
+                s -= 1;
+                if !self.is_sacked(s) {
+                    return Some(NextSeg::Rescue(s));
+                }
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: usize, sacked: &[u64]) -> Scoreboard {
+        let mut b = Scoreboard::new();
+        for _ in 0..n {
+            b.push();
+        }
+        for &s in sacked {
+            assert!(b.mark(s));
+        }
+        b
+    }
+
+    #[test]
+    fn is_lost_and_pipe() {
+        // Window 0..10; 0 and 2 lost, 1 and 3..=9 SACKed.
+        let b = board(10, &[1, 3, 4, 5, 6, 7, 8, 9]);
+        assert!(b.is_lost(0, 3) && b.is_lost(2, 3));
+        // Only two SACKed segments above 7.
+        assert!(!b.is_lost(7, 3));
+        // Unsacked 0 and 2 are lost: pipe 0; after retransmitting 0, pipe 1.
+        assert_eq!(b.pipe(0, 3), 0);
+        assert_eq!(b.pipe(1, 3), 1);
+        assert_eq!(b.pipe(3, 3), 2);
+        assert_eq!(b.high_sacked_end(), Some(10));
+        assert_eq!(b.sacked_below(4), 2);
+    }
+
+    #[test]
+    fn next_seg_rules() {
+        let b = board(10, &[1, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(b.next_seg(0, 3, true, false, 10), Some(NextSeg::Lost(0)));
+        assert_eq!(b.next_seg(1, 3, true, false, 10), Some(NextSeg::Lost(2)));
+        assert_eq!(b.next_seg(3, 3, true, false, 10), Some(NextSeg::NewData));
+        // Only two SACKed above 5: segment 5 is not lost; rule 3 sends it.
+        let b = board(10, &[6, 7]);
+        assert_eq!(b.next_seg(0, 3, true, false, 10), Some(NextSeg::NewData));
+        assert_eq!(b.next_seg(0, 3, false, false, 10), Some(NextSeg::Unsacked(0)));
+        // Rule 4: nothing below the highest SACK left, rescue the last segment.
+        let b = board(10, &[0, 1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(b.next_seg(8, 3, false, true, 10), Some(NextSeg::Rescue(9)));
+        assert_eq!(b.next_seg(8, 3, false, false, 10), None);
+    }
+
+    #[test]
+    fn advance_and_mark_lost() {
+        let mut b = board(10, &[1, 3, 4, 5]);
+        assert_eq!(b.mark_lost(3), 2);
+        assert_eq!(b.mark_lost(3), 0);
+        b.advance(4);
+        assert_eq!(b.count(), 2);
+        assert!(b.is_sacked(5) && !b.is_sacked(6));
+        assert!(!b.mark(2), "below the window");
+        b.clear();
+        assert_eq!(b.count(), 0);
+    }
+}

@@ -1,0 +1,647 @@
+//! The TCP sender: segmentation, the send window, ACK processing, the
+//! retransmission timer (RFC 6298), ECN (RFC 3168) and pacing. Loss recovery
+//! lives in [`super::recovery`], congestion control behind
+//! [`CongestionControl`].
+//!
+//! Sending (RFC 5681): outside SACK recovery a segment may be sent when the
+//! data outstanding below the next segment to send is less than
+//! min(cwnd, receiver window) (plus up to two segments of Limited Transmit,
+//! RFC 3042, on the first duplicate ACKs; plus the inflation of Reno and
+//! NewReno fast recovery). After a timeout, and after Tahoe's fast
+//! retransmit, the sender goes back to the first unacknowledged segment and
+//! resends from there (go-back-N, as ns-2 and BSD; a SACK sender skips the
+//! segments the receiver has SACKed: it keeps its scoreboard across the
+//! timeout, as Linux, since ccsim's receiver never reneges). During SACK
+//! recovery the pipe rule of RFC 6675 decides.
+//!
+//! Timers: the retransmission timer follows RFC 6298 section 5 (started when
+//! data is sent and none is running, restarted on each ACK of new data,
+//! stopped when nothing is outstanding). Timers are cancelled lazily: a
+//! deadline is kept and one kernel event is outstanding at a time; when it
+//! fires early it is re-armed for the deadline. This keeps the event count
+//! per ACK at zero.
+//!
+//! RTT samples (RFC 6298 section 3, Karn's algorithm): on each ACK, from the
+//! most recently sent segment it newly acknowledges, unless the cumulative
+//! part acknowledges a retransmitted segment; otherwise from the most
+//! recently sent newly SACKed segment that was sent once.
+//!
+//! Pacing: with a controller that sets a pacing rate (BBR), or with
+//! `pacing = true` for the others (at Linux's default rate: cwnd / SRTT
+//! times 2 in slow start, 1.2 otherwise), consecutive segments leave at
+//! least size / rate apart. Fast retransmissions are not delayed by pacing.
+
+use super::rate::{RateEstimator, TxInfo};
+use super::recovery::Recovery;
+use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
+use super::SenderConfig;
+use crate::cc::{AckInfo, CaState, CongestionControl, CongestionEvent};
+use crate::event::Endpoint;
+use crate::packet::{flags, Ecn, Packet, PacketKind};
+use crate::time::{tx_time, SimTime};
+use crate::transport::{FlowCtx, Sender, SenderProbe};
+use std::collections::VecDeque;
+
+/// Sender timer: retransmission timeout.
+pub const TIMER_RTO: u32 = 1;
+/// Sender timer: pacing.
+pub const TIMER_PACE: u32 = 2;
+/// Receiver timer: delayed ACK.
+pub const TIMER_DELACK: u32 = 1;
+
+/// One outstanding segment.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Seg {
+    /// Payload bytes.
+    pub payload: u32,
+    /// Transmissions so far.
+    pub tx_count: u16,
+    /// Time of the latest transmission.
+    pub sent_at: SimTime,
+    /// Rate-estimation state of the latest transmission.
+    pub tx: TxInfo,
+}
+
+/// The sending end of a TCP flow.
+pub struct TcpSender {
+    pub(super) cfg: SenderConfig,
+    pub(super) cc: Box<dyn CongestionControl>,
+    pub(super) rtt: RttEstimator,
+    pub(super) board: Scoreboard,
+    pub(super) rate: RateEstimator,
+    pub(super) segs: VecDeque<Seg>,
+    /// Oldest unacknowledged segment.
+    pub(super) snd_una: u64,
+    /// Next segment to (re)transmit in window order.
+    pub(super) snd_nxt: u64,
+    /// One past the highest segment ever sent.
+    pub(super) snd_max: u64,
+    app_bytes: u64,
+    app_assigned: u64,
+    stopped: bool,
+    /// Receiver window, segments.
+    pub(super) rwnd: u64,
+    pub(super) state: CaState,
+    /// Fast retransmit is allowed only once snd_una reaches this (RFC 6582 "recover").
+    pub(super) recover: u64,
+    /// The recovery (or post-timeout) episode ends when snd_una reaches this.
+    pub(super) recovery_point: u64,
+    pub(super) dupacks: u32,
+    /// Reno/NewReno fast-recovery window inflation, segments.
+    pub(super) inflation: f64,
+    pub(super) partial_acks: u32,
+    /// Segments below this were retransmitted in this SACK recovery (HighRxt + 1).
+    pub(super) high_rxt_end: u64,
+    /// RFC 6675 RescueRxt (a segment number).
+    pub(super) rescue_rxt: Option<u64>,
+    /// Segments sent by Limited Transmit since the last cumulative ACK.
+    pub(super) lt_sent: u64,
+    /// Consecutive timeouts without progress.
+    rto_streak: u32,
+    ecn_recover: Option<u64>,
+    cwr_pending: bool,
+    cwnd_limited: bool,
+    rto_deadline: Option<SimTime>,
+    rto_event: Option<SimTime>,
+    rto_token: u64,
+    pace_next: SimTime,
+    pace_event: Option<SimTime>,
+    pace_token: u64,
+    token: u64,
+}
+
+impl TcpSender {
+    /// A sender with the given settings and controller.
+    pub fn new(cfg: SenderConfig, cc: Box<dyn CongestionControl>) -> Self {
+        TcpSender {
+            rtt: RttEstimator::new(cfg.min_rto, cfg.max_rto, cfg.initial_rto),
+            rwnd: cfg.window as u64,
+            cfg,
+            cc,
+            board: Scoreboard::new(),
+            rate: RateEstimator::new(),
+            segs: VecDeque::new(),
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            app_bytes: 0,
+            app_assigned: 0,
+            stopped: false,
+            state: CaState::Open,
+            recover: 0,
+            recovery_point: 0,
+            dupacks: 0,
+            inflation: 0.0,
+            partial_acks: 0,
+            high_rxt_end: 0,
+            rescue_rxt: None,
+            lt_sent: 0,
+            rto_streak: 0,
+            ecn_recover: None,
+            cwr_pending: false,
+            cwnd_limited: false,
+            rto_deadline: None,
+            rto_event: None,
+            rto_token: 0,
+            pace_next: SimTime::ZERO,
+            pace_event: None,
+            pace_token: 0,
+            token: 0,
+        }
+    }
+
+    /// The controller (for tests and probes).
+    pub fn cc(&self) -> &dyn CongestionControl {
+        self.cc.as_ref()
+    }
+
+    /// The RTT estimator.
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
+    /// The window used for sending, segments: cwnd plus the fast-recovery
+    /// inflation (what ns-2 reports as `cwnd_`), at least one segment
+    /// (NewReno's partial-ACK deflation may take the sum lower).
+    pub fn effective_cwnd(&self) -> f64 {
+        (self.cc.cwnd() + self.inflation).max(1.0)
+    }
+
+    /// The loss-recovery state.
+    pub fn state(&self) -> CaState {
+        self.state
+    }
+
+    pub(super) fn uses_sack(&self) -> bool {
+        self.cfg.recovery == Recovery::Sack
+    }
+
+    fn seg(&self, seq: u64) -> &Seg {
+        &self.segs[(seq - self.snd_una) as usize]
+    }
+
+    /// Segments in the network (for congestion control and rate sampling):
+    /// RFC 6675's pipe during SACK recovery; otherwise the segments sent
+    /// below snd_nxt that are not SACKed.
+    pub(super) fn in_flight(&self) -> u64 {
+        if self.state == CaState::Recovery && self.uses_sack() {
+            return self.board.pipe(self.high_rxt_end, self.cfg.dupthresh);
+        }
+        let out = self.snd_nxt - self.snd_una;
+        if self.uses_sack() && self.board.count() > 0 {
+            out - self.board.sacked_below(self.snd_nxt).min(out)
+        } else {
+            out
+        }
+    }
+
+    fn window(&self) -> u64 {
+        self.effective_cwnd().floor() as u64
+    }
+
+    fn has_new_data(&self) -> bool {
+        !self.stopped && self.app_assigned < self.app_bytes
+    }
+
+    /// Current pacing rate, bits per second, if pacing.
+    pub fn pacing_rate(&self) -> Option<f64> {
+        if let Some(r) = self.cc.pacing_rate_bps() {
+            return Some(r);
+        }
+        if !self.cfg.pacing {
+            return None;
+        }
+        let srtt = self.rtt.srtt()?.secs_f64();
+        if srtt <= 0.0 {
+            return None;
+        }
+        let gain = if self.cc.cwnd() < self.cc.ssthresh() / 2.0 {
+            2.0
+        } else {
+            1.2
+        };
+        Some(gain * self.effective_cwnd() * (self.cfg.mss + self.cfg.header) as f64 * 8.0 / srtt)
+    }
+
+    /// True (and the pacing timer armed) when pacing forbids sending now.
+    fn pace_blocked(&mut self, ctx: &mut FlowCtx) -> bool {
+        if ctx.now >= self.pace_next || self.pacing_rate().is_none() {
+            return false;
+        }
+        let at = self.pace_next;
+        if self.pace_event.is_none_or(|e| e > at) {
+            self.token += 1;
+            self.pace_token = self.token;
+            self.pace_event = Some(at);
+            ctx.set_timer(at, Endpoint::Sender, TIMER_PACE, self.token);
+        }
+        true
+    }
+
+    pub(super) fn arm_rto(&mut self, ctx: &mut FlowCtx, at: SimTime) {
+        self.rto_deadline = Some(at);
+        if self.rto_event.is_none_or(|e| e > at) {
+            self.token += 1;
+            self.rto_token = self.token;
+            self.rto_event = Some(at);
+            ctx.set_timer(at, Endpoint::Sender, TIMER_RTO, self.token);
+        }
+    }
+
+    /// (Re)transmit outstanding segment `seq`, or the new segment at snd_max.
+    pub(super) fn transmit(&mut self, ctx: &mut FlowCtx, seq: u64) {
+        let now = ctx.now;
+        if seq == self.snd_max {
+            let payload = (self.app_bytes - self.app_assigned).min(self.cfg.mss as u64) as u32;
+            self.app_assigned += payload as u64;
+            self.segs.push_back(Seg {
+                payload,
+                tx_count: 0,
+                sent_at: now,
+                tx: TxInfo::default(),
+            });
+            self.board.push();
+            self.snd_max += 1;
+        }
+        let in_flight = self.in_flight();
+        let tx = self.rate.on_send(now, in_flight);
+        let i = (seq - self.snd_una) as usize;
+        let s = &mut self.segs[i];
+        s.tx_count = s.tx_count.saturating_add(1);
+        s.sent_at = now;
+        s.tx = tx;
+        let first = s.tx_count == 1;
+        let size = s.payload + self.cfg.header;
+        let mut p = Packet {
+            kind: PacketKind::Data,
+            size,
+            payload: s.payload,
+            seq,
+            tx_count: s.tx_count - 1,
+            wnd: self.cfg.window,
+            ts_val: now,
+            flags: flags::ACK,
+            ..Packet::default()
+        };
+        // RFC 3168 section 6.1.5: retransmissions are not ECN-capable.
+        if self.cfg.ecn && first {
+            p.ecn = Ecn::Ect;
+            if self.cwr_pending {
+                p.flags |= flags::CWR;
+                self.cwr_pending = false;
+            }
+        }
+        ctx.send(p);
+        if let Some(rate) = self.pacing_rate() {
+            let gap = tx_time(size, rate.max(1.0) as u64);
+            self.pace_next = self.pace_next.max(now) + gap;
+        }
+        if self.rto_deadline.is_none() {
+            let at = now + self.rtt.rto();
+            self.arm_rto(ctx, at);
+        }
+    }
+
+    /// Send as much as the window, the receiver window, pacing and the
+    /// application allow.
+    pub(super) fn send_much(&mut self, ctx: &mut FlowCtx) {
+        loop {
+            if self.state == CaState::Recovery && self.uses_sack() {
+                if !self.sack_recovery_step(ctx) {
+                    return;
+                }
+                continue;
+            }
+            if self.uses_sack() {
+                while self.snd_nxt < self.snd_max && self.board.is_sacked(self.snd_nxt) {
+                    self.snd_nxt += 1;
+                }
+            }
+            let go_back = self.snd_nxt < self.snd_max;
+            let out = self.snd_nxt - self.snd_una;
+            if out >= self.rwnd {
+                self.cwnd_limited = false;
+                return;
+            }
+            let cwnd = self.window();
+            let lt = if self.cfg.limited_transmit
+                && self.state == CaState::Open
+                && !go_back
+                && self.dupacks > 0
+                && self.dupacks < self.cfg.dupthresh
+            {
+                (self.dupacks as u64).min(2)
+            } else {
+                0
+            };
+            if out >= cwnd + lt {
+                self.cwnd_limited = true;
+                return;
+            }
+            if !go_back && !self.has_new_data() {
+                self.cwnd_limited = false;
+                let f = self.in_flight();
+                self.rate.mark_app_limited(f);
+                return;
+            }
+            if self.pace_blocked(ctx) {
+                return;
+            }
+            if !go_back && out >= cwnd {
+                self.lt_sent += 1;
+            }
+            let seq = self.snd_nxt;
+            self.transmit(ctx, seq);
+            self.snd_nxt = seq + 1;
+        }
+    }
+
+    /// Whether new data may be sent now under the receiver window.
+    pub(super) fn new_data_allowed(&self) -> bool {
+        self.has_new_data() && self.snd_max < self.snd_una + self.rwnd
+    }
+
+    /// RFC 6675 step (C): send one segment chosen by NextSeg() if
+    /// cwnd - pipe >= 1; false when nothing was sent.
+    fn sack_recovery_step(&mut self, ctx: &mut FlowCtx) -> bool {
+        use super::scoreboard::NextSeg;
+        let pipe = self.board.pipe(self.high_rxt_end, self.cfg.dupthresh);
+        if self.cc.cwnd() - (pipe as f64) < 1.0 {
+            self.cwnd_limited = true;
+            return false;
+        }
+        let rescue_ok = self.rescue_rxt.is_none_or(|r| self.snd_una > r + 1);
+        let next = self.board.next_seg(
+            self.high_rxt_end,
+            self.cfg.dupthresh,
+            self.new_data_allowed(),
+            rescue_ok,
+            self.snd_max,
+        );
+        let Some(next) = next else {
+            self.cwnd_limited = false;
+            return false;
+        };
+        if self.pace_blocked(ctx) {
+            return false;
+        }
+        match next {
+            NextSeg::Lost(s) | NextSeg::Unsacked(s) => {
+                self.transmit(ctx, s);
+                self.high_rxt_end = self.high_rxt_end.max(s + 1);
+            }
+            NextSeg::NewData => {
+                let s = self.snd_max;
+                self.transmit(ctx, s);
+                self.snd_nxt = self.snd_max;
+            }
+            NextSeg::Rescue(s) => {
+                self.transmit(ctx, s);
+                self.rescue_rxt = Some(self.recovery_point.saturating_sub(1));
+            }
+        }
+        true
+    }
+
+    /// Remember a window reduction: no ECN reaction until the data now
+    /// outstanding is acknowledged, and CWR on the next new segment.
+    pub(super) fn note_reduction(&mut self) {
+        self.ecn_recover = Some(self.snd_max);
+        self.cwr_pending = self.cfg.ecn;
+    }
+
+    /// A loss event detected by duplicate ACKs or SACK.
+    pub(super) fn congestion_event_for_loss(&self, now: SimTime, flight: u64, collapse: bool) -> CongestionEvent {
+        self.congestion_event(now, flight, false, collapse)
+    }
+
+    fn congestion_event(&self, now: SimTime, flight: u64, repeated: bool, collapse: bool) -> CongestionEvent {
+        CongestionEvent {
+            now,
+            flight: flight as f64,
+            window: self.cc.cwnd().min(self.rwnd as f64),
+            collapse,
+            repeated,
+            srtt: self.rtt.srtt(),
+        }
+    }
+
+    /// Retransmission timeout (RFC 6298 section 5.4-5.6, RFC 5681 section 3.1).
+    fn on_timeout(&mut self, ctx: &mut FlowCtx) {
+        if self.snd_una >= self.snd_max {
+            return;
+        }
+        if ctx.stats.counting {
+            ctx.stats.timeouts += 1;
+        }
+        let flight = self.snd_max - self.snd_una;
+        // ssthresh is held on a repeated timeout (RFC 5681 section 3.1) and
+        // on a timeout during fast recovery, which already reduced it for
+        // this loss (Linux `tcp_enter_loss`): FlightSize then counts the
+        // new data that window inflation sent and would raise ssthresh.
+        let hold = self.rto_streak > 0 || self.state == CaState::Recovery;
+        let ev = self.congestion_event(ctx.now, flight, hold, false);
+        self.cc.on_rto(&ev);
+        self.rtt.back_off();
+        self.rto_streak += 1;
+        self.state = CaState::Loss;
+        self.recover = self.snd_max;
+        self.recovery_point = self.snd_max;
+        self.inflation = 0.0;
+        self.dupacks = 0;
+        self.lt_sent = 0;
+        self.partial_acks = 0;
+        // The SACK scoreboard is kept (RFC 6675 section 5.1 allows it when
+        // reneging is detected; ccsim's receiver never reneges), so the
+        // go-back-N after the timeout skips what the receiver holds, as Linux.
+        self.high_rxt_end = self.snd_una;
+        self.rescue_rxt = None;
+        self.snd_nxt = self.snd_una;
+        self.note_reduction();
+        self.send_much(ctx);
+    }
+
+    /// Handle an acknowledgement.
+    fn on_ack(&mut self, ctx: &mut FlowCtx, pkt: &Packet) {
+        let now = ctx.now;
+        let ack = pkt.ack.min(self.snd_max);
+        if ack < self.snd_una {
+            return;
+        }
+        self.rwnd = (pkt.wnd as u64).max(1);
+        let prior_in_flight = self.in_flight();
+        let prior_una = self.snd_una;
+        self.rate.begin_ack();
+
+        // SACK blocks (RFC 6675 Update()).
+        let mut newly_sacked = 0u64;
+        let mut newly_delivered = 0u64;
+        let mut sack_rtt: Option<SimTime> = None;
+        if self.uses_sack() {
+            for &(a, b) in &pkt.sack[..(pkt.n_sack as usize).min(pkt.sack.len())] {
+                let lo = a.max(ack);
+                let hi = b.min(self.snd_max);
+                for s in lo..hi {
+                    if self.board.mark(s) {
+                        newly_sacked += 1;
+                        newly_delivered += 1;
+                        let seg = *self.seg(s);
+                        self.rate.on_delivered(now, &seg.tx);
+                        if seg.tx_count == 1 && sack_rtt.is_none_or(|r| now - seg.sent_at < r) {
+                            sack_rtt = Some(now - seg.sent_at);
+                        }
+                    }
+                }
+            }
+        }
+
+        // The cumulative ACK.
+        let mut acked = 0u64;
+        let mut acked_bytes = 0u64;
+        let mut cum_rtt: Option<SimTime> = None;
+        let mut retrans_acked = false;
+        if ack > self.snd_una {
+            for s in self.snd_una..ack {
+                let seg = self.segs.pop_front().expect("outstanding segment");
+                acked += 1;
+                acked_bytes += seg.payload as u64;
+                if self.board.is_sacked(s) {
+                    continue;
+                }
+                newly_delivered += 1;
+                self.rate.on_delivered(now, &seg.tx);
+                if seg.tx_count > 1 {
+                    retrans_acked = true;
+                } else if cum_rtt.is_none_or(|r| now - seg.sent_at < r) {
+                    cum_rtt = Some(now - seg.sent_at);
+                }
+            }
+            self.board.advance(ack);
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+            self.rto_streak = 0;
+        }
+        let rtt_sample = if retrans_acked { sack_rtt } else { cum_rtt.or(sack_rtt) };
+        if let Some(r) = rtt_sample {
+            self.rtt.on_sample(r);
+        }
+
+        let mut losses = if self.uses_sack() {
+            self.board.mark_lost(self.cfg.dupthresh)
+        } else {
+            0
+        };
+        let advanced = ack > prior_una;
+        let is_dup = !advanced && self.snd_una < self.snd_max && (!self.uses_sack() || newly_sacked > 0);
+        let out = self.recovery_on_ack(ctx, advanced, is_dup, acked);
+        losses += out.losses;
+
+        if advanced {
+            if self.snd_una >= self.snd_max {
+                self.rto_deadline = None;
+            } else if out.restart_timer {
+                let at = now + self.rtt.rto();
+                self.arm_rto(ctx, at);
+            }
+        }
+
+        // ECN-Echo (RFC 3168 section 6.1.2): at most one reduction per
+        // window of data, none during recovery.
+        let ece = self.cfg.ecn && pkt.flags & flags::ECE != 0;
+        if ece && self.state == CaState::Open && self.ecn_recover.is_none_or(|r| self.snd_una > r) {
+            let flight = self.snd_max - self.snd_una;
+            let ev = self.congestion_event(now, flight, false, false);
+            self.cc.on_ecn(&ev);
+            self.ecn_recover = Some(self.snd_max);
+            self.cwr_pending = true;
+        }
+
+        let info = AckInfo {
+            now,
+            acked,
+            sacked: newly_sacked,
+            newly_delivered,
+            acked_bytes,
+            rtt: rtt_sample,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            prior_in_flight,
+            in_flight: self.in_flight(),
+            cwnd_limited: self.cwnd_limited,
+            state: self.state,
+            exited_recovery: out.exited_recovery,
+            ece,
+            ack: self.snd_una,
+            snd_max: self.snd_max,
+            delivered: self.rate.delivered(),
+            losses,
+            rate: self.rate.end_ack(self.rtt.min_rtt()),
+        };
+        self.cc.on_ack(&info, ctx.rng);
+        self.send_much(ctx);
+    }
+}
+
+impl Sender for TcpSender {
+    fn name(&self) -> &'static str {
+        "tcp"
+    }
+
+    fn app_data(&mut self, ctx: &mut FlowCtx, bytes: u64) {
+        if self.stopped || bytes == 0 {
+            return;
+        }
+        self.app_bytes = self.app_bytes.saturating_add(bytes);
+        self.send_much(ctx);
+    }
+
+    fn stop(&mut self, _ctx: &mut FlowCtx) {
+        self.stopped = true;
+    }
+
+    fn on_packet(&mut self, ctx: &mut FlowCtx, pkt: &Packet) {
+        if pkt.kind == PacketKind::Ack {
+            self.on_ack(ctx, pkt);
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut FlowCtx, kind: u32, token: u64) {
+        match kind {
+            TIMER_RTO if token == self.rto_token => {
+                self.rto_event = None;
+                match self.rto_deadline {
+                    Some(d) if ctx.now < d => self.arm_rto(ctx, d),
+                    Some(_) => {
+                        self.rto_deadline = None;
+                        self.on_timeout(ctx);
+                    }
+                    None => {}
+                }
+            }
+            TIMER_PACE if token == self.pace_token => {
+                self.pace_event = None;
+                self.send_much(ctx);
+            }
+            _ => {}
+        }
+    }
+
+    fn probe(&self) -> SenderProbe {
+        let ss = self.cc.ssthresh();
+        SenderProbe {
+            cwnd_pkts: self.effective_cwnd(),
+            ssthresh_pkts: if ss.is_finite() { ss } else { f64::NAN },
+            srtt_s: self.rtt.srtt().map_or(f64::NAN, |s| s.secs_f64()),
+            rate_bps: self.pacing_rate().unwrap_or(f64::NAN),
+        }
+    }
+
+    fn probe_names(&self) -> &'static [&'static str] {
+        if self.cfg.pacing || self.cc.pacing_rate_bps().is_some() {
+            &["cwnd_pkts", "ssthresh_pkts", "srtt_s", "rate_bps"]
+        } else {
+            &["cwnd_pkts", "ssthresh_pkts", "srtt_s"]
+        }
+    }
+}

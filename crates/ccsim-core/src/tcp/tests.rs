@@ -1,0 +1,424 @@
+//! Scripted-loss tests of the sender and receiver through a small harness:
+//! one bottleneck direction (FIFO at `rate`, then `delay`) for data, a
+//! `delay` path for ACKs, and a list of data packets to drop. Every data
+//! transmission and the window after every ACK are logged, so the tests
+//! can check exactly which segments each recovery variant retransmits.
+
+use super::{build_from, TcpConfig};
+use crate::event::{Endpoint, EventKind, EventQueue};
+use crate::metrics::FlowStats;
+use crate::packet::{FlowId, LinkId, NodeId, Packet, PacketArena, PacketKind, PacketRef};
+use crate::rng::{stream, SimRng};
+use crate::time::{tx_time, SimTime};
+use crate::transport::{FlowCtx, Receiver, Sender};
+
+/// One data transmission.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(crate) struct Tx {
+    pub t: SimTime,
+    pub seq: u64,
+    pub retransmission: bool,
+    pub dropped: bool,
+}
+
+pub(crate) struct Harness {
+    now: SimTime,
+    events: EventQueue,
+    arena: PacketArena,
+    outbox: Vec<PacketRef>,
+    pub stats: FlowStats,
+    rng: SimRng,
+    sender: Box<dyn Sender>,
+    receiver: Box<dyn Receiver>,
+    rate_bps: u64,
+    delay: SimTime,
+    data_busy: SimTime,
+    drops: Vec<u64>,
+    /// Data packets marked CE instead of dropped.
+    pub marks: Vec<u64>,
+    /// (segment, transmission count) pairs to drop: (59, 1) is the first
+    /// retransmission of segment 59.
+    pub drop_tx: Vec<(u64, u16)>,
+    data_count: u64,
+    pub log: Vec<Tx>,
+    /// (time, effective cwnd, ssthresh, srtt) after each ACK.
+    pub cwnd_log: Vec<(SimTime, f64, f64, f64)>,
+}
+
+const DATA: LinkId = LinkId(0);
+const ACKS: LinkId = LinkId(1);
+
+impl Harness {
+    pub fn new(cfg: &TcpConfig, rate_bps: u64, delay: SimTime, drops: &[u64]) -> Self {
+        let (sender, receiver) = build_from(cfg).expect("valid config");
+        let mut stats = FlowStats::default();
+        stats.open_window();
+        Harness {
+            now: SimTime::ZERO,
+            events: EventQueue::new(),
+            arena: PacketArena::new(),
+            outbox: Vec::new(),
+            stats,
+            rng: stream(1, "harness"),
+            sender,
+            receiver,
+            rate_bps,
+            delay,
+            data_busy: SimTime::ZERO,
+            drops: drops.to_vec(),
+            marks: Vec::new(),
+            drop_tx: Vec::new(),
+            data_count: 0,
+            log: Vec::new(),
+            cwnd_log: Vec::new(),
+        }
+    }
+
+    fn with_ctx<R>(&mut self, f: impl FnOnce(&mut FlowCtx, &mut Box<dyn Sender>, &mut Box<dyn Receiver>) -> R) -> R {
+        let mut ctx = FlowCtx {
+            now: self.now,
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(1),
+            stats: &mut self.stats,
+            rng: &mut self.rng,
+            class: 0,
+            events: &mut self.events,
+            arena: &mut self.arena,
+            outbox: &mut self.outbox,
+        };
+        let r = f(&mut ctx, &mut self.sender, &mut self.receiver);
+        self.flush();
+        r
+    }
+
+    fn flush(&mut self) {
+        for p in std::mem::take(&mut self.outbox) {
+            let pkt = self.arena.get(p).clone();
+            match pkt.kind {
+                PacketKind::Data => {
+                    self.data_count += 1;
+                    let dropped =
+                        self.drops.contains(&self.data_count) || self.drop_tx.contains(&(pkt.seq, pkt.tx_count));
+                    self.log.push(Tx {
+                        t: self.now,
+                        seq: pkt.seq,
+                        retransmission: pkt.tx_count > 0,
+                        dropped,
+                    });
+                    if dropped {
+                        self.stats.on_data_lost();
+                        self.arena.free(p);
+                        continue;
+                    }
+                    if self.marks.contains(&self.data_count) && pkt.ecn == crate::packet::Ecn::Ect {
+                        self.arena.get_mut(p).ecn = crate::packet::Ecn::Ce;
+                    }
+                    let dep = self.now.max(self.data_busy) + tx_time(pkt.size, self.rate_bps);
+                    self.data_busy = dep;
+                    self.events
+                        .push(dep + self.delay, EventKind::Arrive { link: DATA, pkt: p });
+                }
+                PacketKind::Ack => {
+                    let at = self.now + tx_time(pkt.size, self.rate_bps) + self.delay;
+                    self.events.push(at, EventKind::Arrive { link: ACKS, pkt: p });
+                }
+            }
+        }
+    }
+
+    pub fn start(&mut self, bytes: u64) {
+        self.with_ctx(|ctx, s, _| s.app_data(ctx, bytes));
+    }
+
+    pub fn run_until(&mut self, end: SimTime) {
+        while let Some(t) = self.events.peek_time() {
+            if t > end {
+                break;
+            }
+            let ev = self.events.pop().expect("peeked");
+            self.now = ev.time;
+            match ev.kind {
+                EventKind::Arrive { pkt, .. } => {
+                    let p: Packet = self.arena.get(pkt).clone();
+                    self.arena.free(pkt);
+                    match p.kind {
+                        PacketKind::Data => {
+                            self.stats.on_data_received(p.size, (self.now - p.sent_at).0);
+                            self.with_ctx(|ctx, _, r| r.on_packet(ctx, &p));
+                        }
+                        PacketKind::Ack => {
+                            self.with_ctx(|ctx, s, _| s.on_packet(ctx, &p));
+                            let pr = self.sender.probe();
+                            self.cwnd_log
+                                .push((self.now, pr.cwnd_pkts, pr.ssthresh_pkts, pr.srtt_s));
+                        }
+                    }
+                }
+                EventKind::Timer {
+                    endpoint, kind, token, ..
+                } => match endpoint {
+                    Endpoint::Sender => self.with_ctx(|ctx, s, _| s.on_timer(ctx, kind, token)),
+                    Endpoint::Receiver => self.with_ctx(|ctx, _, r| r.on_timer(ctx, kind, token)),
+                    Endpoint::App => {}
+                },
+                _ => {}
+            }
+        }
+        self.now = end;
+    }
+
+    /// Sequence numbers retransmitted, in order.
+    pub fn retransmitted(&self) -> Vec<u64> {
+        self.log.iter().filter(|t| t.retransmission).map(|t| t.seq).collect()
+    }
+
+    /// The smallest effective cwnd logged in [from, to].
+    pub fn min_cwnd(&self, from: SimTime, to: SimTime) -> f64 {
+        self.cwnd_log
+            .iter()
+            .filter(|c| c.0 >= from && c.0 <= to)
+            .map(|c| c.1)
+            .fold(f64::INFINITY, f64::min)
+    }
+}
+
+/// The textbook setting (Fall and Floyd 1996): the window is limited by
+/// cwnd, not by the receiver, and the flow is in congestion avoidance
+/// (slow start ends at 20 segments) when the scripted drops hit.
+fn cfg(cc: &str) -> TcpConfig {
+    TcpConfig {
+        cc: cc.into(),
+        window: 64,
+        initial_ssthresh: Some(20.0),
+        limited_transmit: false,
+        ..TcpConfig::default()
+    }
+}
+
+/// A 10 Mbit/s bottleneck with 10 ms each way (RTT ~ 21.2 ms for a full
+/// segment; BDP ~ 17.7 segments), bulk data for `secs` seconds.
+fn run_for(cc: &str, drops: &[u64], secs: u64, tweak: impl FnOnce(&mut TcpConfig)) -> Harness {
+    let mut c = cfg(cc);
+    tweak(&mut c);
+    let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), drops);
+    h.start(u64::MAX);
+    h.run_until(SimTime::from_secs(secs));
+    h
+}
+
+fn run(cc: &str, drops: &[u64]) -> Harness {
+    run_for(cc, drops, 3, |_| {})
+}
+
+/// The time of the transmission of `seq` (the `n`-th one, from 0).
+fn tx_time_of(h: &Harness, seq: u64, n: usize) -> SimTime {
+    h.log.iter().filter(|t| t.seq == seq).nth(n).expect("transmitted").t
+}
+
+/// (effective cwnd, ssthresh) just after the ACK processed at or after `t`.
+fn cwnd_at(h: &Harness, t: SimTime) -> (f64, f64) {
+    let c = h.cwnd_log.iter().find(|c| c.0 >= t).expect("an ACK after t");
+    (c.1, c.2)
+}
+
+// In these runs the drops hit data packets 60, 62 and 64: segments 59, 61
+// and 63, when 21 segments (59..=79) are outstanding and cwnd is 22.0, so
+// ssthresh = FlightSize / 2 = 10.5 in every variant.
+
+#[test]
+fn single_drop_every_variant_retransmits_once() {
+    for cc in ["tahoe", "reno", "newreno", "sack"] {
+        let h = run(cc, &[60]);
+        assert_eq!(h.retransmitted(), vec![59], "{cc}");
+        assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 0), "{cc}");
+        let fr = tx_time_of(&h, 59, 1);
+        let (cwnd, ssthresh) = cwnd_at(&h, fr);
+        assert_eq!(ssthresh, 10.5, "{cc}");
+        match cc {
+            // cwnd = 1, then slow start from the next ACK
+            "tahoe" => assert_eq!(cwnd, 1.0),
+            // ssthresh + 3 duplicate ACKs, inflated by the later ones
+            "reno" | "newreno" => assert!(cwnd >= 13.5, "{cc}: {cwnd}"),
+            // RFC 6675: cwnd = ssthresh during recovery
+            _ => assert_eq!(cwnd, 10.5),
+        }
+        // Recovery is over one RTT later: Reno and NewReno deflate to
+        // ssthresh, SACK keeps it; all then grow linearly.
+        let after = fr + SimTime::from_millis(30);
+        let (cwnd, _) = cwnd_at(&h, after);
+        if cc == "tahoe" {
+            assert!(cwnd < 10.5, "tahoe is still in slow start: {cwnd}");
+        } else {
+            assert!((10.5..11.0).contains(&cwnd), "{cc}: {cwnd}");
+        }
+    }
+}
+
+#[test]
+fn three_drops_in_one_window() {
+    // Tahoe: cwnd = 1 and go-back-N; the segments the receiver already has
+    // (62, 64, 65) are sent again. No timeout.
+    let h = run("tahoe", &[60, 62, 64]);
+    assert_eq!(h.retransmitted(), vec![59, 61, 62, 63, 64, 65]);
+    assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 0));
+    assert_eq!(h.min_cwnd(tx_time_of(&h, 59, 1), tx_time_of(&h, 63, 1)), 1.0);
+
+    // Reno: the partial ACK for 59 ends fast recovery; the dupACKs of the
+    // data sent during recovery trigger a second fast retransmit (61), whose
+    // partial ACK ends recovery again, and 63 waits for the timeout.
+    let h = run("reno", &[60, 62, 64]);
+    assert_eq!(h.retransmitted(), vec![59, 61, 63]);
+    assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (2, 1));
+    let gap = tx_time_of(&h, 63, 1) - tx_time_of(&h, 61, 1);
+    assert!(
+        gap >= SimTime::from_millis(200),
+        "63 waits for the RTO (min_rto 200 ms): {gap}"
+    );
+    assert_eq!(
+        cwnd_at(&h, tx_time_of(&h, 63, 1)).0,
+        2.0,
+        "slow start from 1 after the timeout"
+    );
+
+    // NewReno: each partial ACK retransmits the next hole, one per RTT.
+    let h = run("newreno", &[60, 62, 64]);
+    assert_eq!(h.retransmitted(), vec![59, 61, 63]);
+    assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 0));
+    let rtt = SimTime::from_millis(20);
+    for (a, b) in [(59, 61), (61, 63)] {
+        let gap = tx_time_of(&h, b, 1) - tx_time_of(&h, a, 1);
+        assert!(gap >= rtt && gap < SimTime::from_millis(40), "{a} -> {b}: {gap}");
+    }
+
+    // SACK: all three holes are known at once and retransmitted back to
+    // back, before any new data; cwnd stays at ssthresh.
+    let h = run("sack", &[60, 62, 64]);
+    assert_eq!(h.retransmitted(), vec![59, 61, 63]);
+    assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 0));
+    let first = h.log.iter().position(|t| t.retransmission).unwrap();
+    let seqs: Vec<(u64, bool)> = h.log[first..first + 3]
+        .iter()
+        .map(|t| (t.seq, t.retransmission))
+        .collect();
+    assert_eq!(seqs, vec![(59, true), (61, true), (63, true)]);
+    assert_eq!(cwnd_at(&h, tx_time_of(&h, 63, 1)).0, 10.5);
+}
+
+#[test]
+fn timeout_backoff_and_karn() {
+    // Drop segment 59 and its fast retransmission: only the timer recovers.
+    let mut c = cfg("newreno");
+    c.limited_transmit = false;
+    let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[60]);
+    h.drop_tx = vec![(59, 1)];
+    h.start(u64::MAX);
+    h.run_until(SimTime::from_secs(3));
+    assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 1));
+    assert_eq!(h.retransmitted()[..2], [59, 59]);
+    // Karn: the ACK of the timeout's retransmission (which covers segments
+    // sent long before) gives no RTT sample, so SRTT does not jump.
+    let rto_rexmit = tx_time_of(&h, 59, 2);
+    let before = h.cwnd_log.iter().rev().find(|c| c.0 < rto_rexmit).unwrap().3;
+    let after = h.cwnd_log.iter().find(|c| c.0 > rto_rexmit).unwrap().3;
+    assert_eq!(before, after, "no sample from a retransmitted segment");
+    assert!(before > 0.020 && before < 0.050, "srtt {before}");
+    // Two timeouts in a row double the RTO: drop 59 three times.
+    let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[60]);
+    h.drop_tx = vec![(59, 1), (59, 2)];
+    h.start(u64::MAX);
+    h.run_until(SimTime::from_secs(3));
+    assert_eq!(h.stats.timeouts, 2);
+    let t1 = tx_time_of(&h, 59, 2);
+    let t2 = tx_time_of(&h, 59, 3);
+    let t0 = tx_time_of(&h, 59, 1);
+    // The first timer was started by the last ACK of new data, a little
+    // before the fast retransmission; RTO = SRTT + max(min_rto, 4 RTTVAR)
+    // with SRTT ~ 21 ms. The second waits exactly twice the first RTO.
+    let (first, second) = (t1 - t0, t2 - t1);
+    assert!(
+        first < SimTime::from_millis(240) && first > SimTime::from_millis(200),
+        "{first}"
+    );
+    let rto = second.0 / 2;
+    assert_eq!(second.0, 2 * rto);
+    assert!(rto >= first.0 && rto < first.0 + 10_000_000, "{first} then {second}");
+}
+
+#[test]
+fn limited_transmit_sends_on_first_dupacks() {
+    let h = run_for("newreno", &[60], 3, |c| c.limited_transmit = true);
+    // Two new segments leave on the first two duplicate ACKs, before the
+    // fast retransmission.
+    let fr = h.log.iter().position(|t| t.retransmission).unwrap();
+    let before: Vec<u64> = h.log[fr - 2..fr].iter().map(|t| t.seq).collect();
+    assert_eq!(before, vec![80, 81]);
+    // ...and do not count in FlightSize for ssthresh (still 21 / 2).
+    assert_eq!(cwnd_at(&h, h.log[fr].t).1, 10.5);
+}
+
+#[test]
+fn delayed_acks_every_second_segment_or_timer() {
+    // min_rto = 1 s (RFC 6298): with the 200 ms default, a lone segment
+    // held 200 ms by the delayed-ACK timer on a 21 ms path would also hit
+    // the retransmission timer (the same clash exists in real stacks).
+    let c = TcpConfig {
+        delayed_ack: true,
+        min_rto: crate::units::Time(SimTime::from_secs(1)),
+        ..cfg("newreno")
+    };
+    let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[]);
+    // 3 segments: initial window 2 -> one ACK for both; then the third,
+    // alone, is acknowledged by the 200 ms timer.
+    h.start(3 * 1460);
+    h.run_until(SimTime::from_secs(1));
+    assert_eq!(h.stats.acks_sent, 2);
+    assert_eq!(h.stats.delivered_bytes, 3 * 1460);
+    let last = h.cwnd_log.last().unwrap().0;
+    assert!(last > SimTime::from_millis(200), "timer ACK at {last}");
+    // Bulk: about one ACK per two segments.
+    let h = run_for("newreno", &[], 2, |c| c.delayed_ack = true);
+    let ratio = h.stats.received_packets as f64 / h.stats.acks_sent as f64;
+    assert!((1.95..=2.05).contains(&ratio), "segments per ACK {ratio}");
+}
+
+#[test]
+fn ecn_one_reduction_per_window_no_retransmission() {
+    let mut c = cfg("newreno");
+    c.ecn = true;
+    let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[]);
+    // Three CE marks in one window: one halving only.
+    h.marks = vec![60, 62, 64];
+    h.start(u64::MAX);
+    h.run_until(SimTime::from_secs(3));
+    assert!(h.retransmitted().is_empty());
+    assert_eq!(h.stats.fast_retransmits + h.stats.timeouts, 0);
+    let halvings = h.cwnd_log.windows(2).filter(|w| w[1].1 < w[0].1 * 0.75).count();
+    assert_eq!(halvings, 1);
+    // After the ECE: ssthresh = FlightSize / 2 with cwnd = ssthresh.
+    let (cwnd, ssthresh) = h
+        .cwnd_log
+        .iter()
+        .find(|c| c.2.is_finite() && c.2 < 20.0)
+        .map(|c| (c.1, c.2))
+        .unwrap();
+    assert_eq!(cwnd, ssthresh);
+    assert!((10.0..=11.5).contains(&ssthresh), "{ssthresh}");
+}
+
+#[test]
+fn finite_transfer_completes_with_partial_last_segment() {
+    for cc in ["tahoe", "reno", "newreno", "sack", "cubic", "bbr", "vegas"] {
+        let mut c = cfg(cc);
+        c.initial_ssthresh = None;
+        let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[5, 9, 30]);
+        h.start(100_000);
+        h.run_until(SimTime::from_secs(5));
+        assert_eq!(h.stats.delivered_bytes, 100_000, "{cc}");
+        assert_eq!(
+            h.log.iter().filter(|t| !t.retransmission).count(),
+            69,
+            "{cc}: 68 full segments + 720 bytes"
+        );
+    }
+}

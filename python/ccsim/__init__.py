@@ -1,0 +1,52 @@
+"""ccsim: a deterministic packet-level network simulator for comparing congestion control and queue management.
+
+    >>> import ccsim
+    >>> r = ccsim.run("examples/dumbbell_udp.toml")
+    >>> r.summary["goodput_bps"], r.flows[["name", "goodput_bps"]]
+
+`run` and `validate` take a path to a .toml/.json scenario or the scenario as a
+dict (the TOML structure). Malformed scenarios raise `ScenarioError` (a
+ValueError) whose message names the file, the key path and what was expected;
+a run stopped by its event or wall-time guard raises `SimulationError`.
+"""
+
+from __future__ import annotations
+
+from ccsim import _core
+from ccsim._core import ScenarioError, SimulationError
+from ccsim.results import Result
+from ccsim.scenario import ScenarioInput, check_seed, load
+
+__all__ = ["Result", "ScenarioError", "ScenarioInput", "SimulationError", "__version__", "run", "validate"]
+
+__version__: str = _core.version()
+
+
+def run(
+    scenario: ScenarioInput,
+    *,
+    seed: int | None = None,
+    max_wall_s: float | None = None,
+    max_events: int | None = None,
+) -> Result:
+    """Run a scenario (a path or a dict) and return its Result.
+
+    `seed` overrides the scenario's seed; `max_wall_s` and `max_events`
+    override its run guards (`[limits]`).
+    """
+    s = load(scenario)
+    summary_json, timeseries = _core.run_scenario(
+        s.text,
+        s.source,
+        s.fmt,
+        max_events=max_events,
+        max_wall_s=max_wall_s,
+        seed=check_seed(seed),
+    )
+    return Result.from_engine(summary_json, timeseries)
+
+
+def validate(scenario: ScenarioInput, *, seed: int | None = None) -> None:
+    """Check a scenario without running it; raise ScenarioError if it is malformed."""
+    s = load(scenario)
+    _core.validate_scenario(s.text, s.source, s.fmt, seed=check_seed(seed))

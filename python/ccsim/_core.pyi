@@ -1,0 +1,30 @@
+"""Type stubs of the Rust extension module (crates/ccsim-py)."""
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["ScenarioError", "SimulationError", "run_scenario", "validate_scenario", "version"]
+
+Series = tuple[str, str, str, npt.NDArray[np.float64]]
+
+class ScenarioError(ValueError):
+    """A scenario is malformed: "file: key.path: what was expected"."""
+
+class SimulationError(RuntimeError):
+    """A run was stopped by a guard (event count or wall time)."""
+
+def run_scenario(
+    text: str,
+    source: str,
+    fmt: str = "toml",
+    max_events: int | None = None,
+    max_wall_s: float | None = None,
+    seed: int | None = None,
+) -> tuple[str, dict[str, npt.NDArray[np.float64] | list[Series]]]:
+    """Run a scenario; return (RunResult JSON, {"time_s": array, "series": [(kind, entity, metric, values)]})."""
+
+def validate_scenario(text: str, source: str, fmt: str = "toml", seed: int | None = None) -> None:
+    """Check a scenario without running it; raise ScenarioError if it is malformed."""
+
+def version() -> str:
+    """The engine's version."""

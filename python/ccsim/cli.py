@@ -1,0 +1,238 @@
+"""The `ccsim` command: run, validate and benchmark scenarios (docs/cli.md).
+
+Bad input prints `error: <message>` on stderr and exits with status 2; an
+interrupt exits with 130. No input prints a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import re
+import signal
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from rich.console import Console
+
+import ccsim
+from ccsim import display
+from ccsim.results import Result
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+DEFAULT_RESULTS = Path("results")
+DEFAULT_BENCHES = "benches/*.toml"
+# Wide enough for the flow table when output goes to a file or a pipe (rich would otherwise use 80 columns).
+PIPE_WIDTH = 132
+
+
+def seed_arg(text: str) -> int:
+    """argparse type of --seed: an integer in [0, 2**64)."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 0 <= value < 2**64:
+        raise argparse.ArgumentTypeError(f"expected an integer in 0..2^64-1, got {text}")
+    return value
+
+
+def seconds_arg(text: str) -> float:
+    """argparse type of --max-wall: a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line parser."""
+    parser = argparse.ArgumentParser(prog="ccsim", description="Packet-level network simulation.")
+    parser.add_argument("--version", action="version", version=f"ccsim {ccsim.__version__}")
+    parser.add_argument("--traceback", action="store_true", help="show a traceback on internal errors")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run a scenario and write its results")
+    run.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    run.add_argument("--out", metavar="DIR", type=Path, help="results folder (default: results/<name>/)")
+    run.add_argument("--json", action="store_true", help="print the summary JSON to stdout instead of tables")
+    run.add_argument("--seed", type=seed_arg, metavar="N", help="override the scenario's seed")
+    run.add_argument("--max-wall", type=seconds_arg, metavar="SECONDS", help="stop a run after this wall time")
+    run.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+
+    val = sub.add_parser("validate", help="check scenarios without running them")
+    val.add_argument("scenarios", nargs="+", metavar="SCENARIO")
+
+    bench = sub.add_parser("bench", help="run benchmark scenarios and print events/s")
+    bench.add_argument("scenarios", nargs="*", metavar="SCENARIO", help=f"default: {DEFAULT_BENCHES}")
+    bench.add_argument("--json", action="store_true", help="print the measurements as JSON")
+    bench.add_argument("--max-wall", type=seconds_arg, metavar="SECONDS", help="stop a run after this wall time")
+    return parser
+
+
+def safe_dirname(name: str) -> str:
+    """A scenario name usable as one folder name (no separators, never "." or "..")."""
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "scenario"
+    return cleaned
+
+
+def console(stream: TextIO) -> Console:
+    """A rich console on `stream`, wide enough for the tables when it is not a terminal."""
+    c = Console(file=stream, highlight=False)
+    if not c.is_terminal:
+        c = Console(file=stream, highlight=False, width=PIPE_WIDTH, no_color=True)
+    return c
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Let Ctrl-C end the process while the engine runs.
+
+    The engine runs without returning to Python, so Python's SIGINT handler
+    (which only sets a flag) would wait for the run to finish. Inside this
+    block SIGINT has its default action: the process ends at once with
+    status 130, before any result file is written; the handler is restored
+    afterwards so an interrupt while writing becomes KeyboardInterrupt.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # Started with interrupts ignored (nohup, a background job): keep it that way.
+        yield
+        return
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_DFL)
+    except ValueError:  # not the main thread (e.g. main() called from a worker): leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def cmd_run(args: argparse.Namespace, stdout: TextIO) -> int:
+    """`ccsim run`."""
+    with interruptible():
+        result = ccsim.run(args.scenario, seed=args.seed, max_wall_s=args.max_wall)
+    out_dir = args.out if args.out is not None else DEFAULT_RESULTS / safe_dirname(result.name)
+    result.write(out_dir)
+    if args.json:
+        stdout.write(result.summary_json())
+    elif not args.quiet:
+        show_run(result, out_dir, console(stdout))
+    return EXIT_OK
+
+
+def show_run(result: Result, out_dir: Path, out: Console) -> None:
+    """Print a run's tables and where its results went."""
+    for t in display.run_tables(result):
+        out.print(t)
+    out.print(f"results written to {out_dir}{'' if str(out_dir).endswith('/') else '/'}", soft_wrap=True)
+
+
+def cmd_validate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """`ccsim validate`: check each scenario, report each, fail if any is malformed."""
+    status = EXIT_OK
+    for path in args.scenarios:
+        try:
+            ccsim.validate(path)
+        except ccsim.ScenarioError as e:
+            print(f"error: {e}", file=stderr)
+            status = EXIT_USAGE
+        else:
+            print(f"{path}: ok", file=stdout)
+    return status
+
+
+def bench_paths(given: Sequence[str]) -> list[str]:
+    """The scenarios to benchmark: those given, or benches/*.toml."""
+    if given:
+        return list(given)
+    found = sorted(str(p) for p in Path().glob(DEFAULT_BENCHES))
+    if not found:
+        raise ccsim.ScenarioError(f"no scenarios given and none found in {DEFAULT_BENCHES}")
+    return found
+
+
+def bench_row(path: str, max_wall: float | None) -> dict[str, Any]:
+    """Run one benchmark scenario and return its measurements."""
+    with interruptible():
+        perf = ccsim.run(path, max_wall_s=max_wall).perf
+    wall = perf["wall_s"]
+    hops = perf["packets_forwarded"]
+    return {
+        "scenario": path,
+        "events": perf["events"],
+        "wall_s": wall,
+        "events_per_s": perf["events_per_s"],
+        "packets_forwarded": hops,
+        "packets_forwarded_per_s": hops / wall if wall > 0 else 0.0,
+        "events_per_hop": perf["events"] / hops if hops else 0.0,
+    }
+
+
+def cmd_bench(args: argparse.Namespace, stdout: TextIO) -> int:
+    """`ccsim bench`."""
+    rows = [bench_row(p, args.max_wall) for p in bench_paths(args.scenarios)]
+    if args.json:
+        stdout.write(json.dumps(rows, indent=2) + "\n")
+    else:
+        console(stdout).print(display.bench_table(rows))
+    return EXIT_OK
+
+
+def dispatch(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """Run the chosen command."""
+    if args.command == "run":
+        return cmd_run(args, stdout)
+    if args.command == "validate":
+        return cmd_validate(args, stdout, stderr)
+    return cmd_bench(args, stdout)
+
+
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Entry point of the `ccsim` command; returns the exit status."""
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    args = build_parser().parse_args(argv)
+    try:
+        return dispatch(args, out, err)
+    except (ccsim.ScenarioError, ccsim.SimulationError) as e:
+        print(f"error: {e}", file=err)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (`ccsim run x.toml --json | head`): nothing left to tell it.
+        return EXIT_OK
+    except OSError as e:
+        print(f"error: {describe_os_error(e)}", file=err)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=err)
+        return EXIT_INTERRUPTED
+    except BaseException as e:
+        if isinstance(e, SystemExit | GeneratorExit) or args.traceback:
+            raise
+        print(f"error: internal error ({type(e).__name__}: {e}); rerun with --traceback and report it", file=err)
+        return EXIT_INTERNAL
+
+
+def describe_os_error(e: OSError) -> str:
+    """An OSError as "path: reason" (the form of the engine's messages)."""
+    reason = e.strerror or str(e)
+    if e.filename is not None:
+        return f"{e.filename}: {reason}"
+    return reason
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""Readable tables of a run's results and of benchmark runs (rich)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.table import Table
+
+from ccsim.results import Result
+
+
+def si(value: float | None, unit: str) -> str:
+    """A number with an SI prefix, e.g. 9.87 Mbps; "-" for a missing value."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    for scale, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g} {prefix}{unit}"
+    return f"{value:.3g} {unit}"
+
+
+def ms(seconds: float | None) -> str:
+    """Seconds shown as milliseconds; "-" for a missing value."""
+    if seconds is None or (isinstance(seconds, float) and math.isnan(seconds)):
+        return "-"
+    return f"{seconds * 1e3:.3f}"
+
+
+def pct(fraction: float) -> str:
+    """A fraction as a percentage."""
+    return f"{fraction * 100:.2f}%"
+
+
+def flows_table(flows: Sequence[Mapping[str, Any]]) -> Table:
+    """Per-flow results."""
+    t = Table(title="Flows", title_justify="left")
+    for col in ("flow", "path", "transport", "sent", "recv", "lost", "loss", "goodput"):
+        t.add_column(col, justify="left" if col in ("flow", "path", "transport") else "right")
+    for col in ("delay ms", "p99 ms", "jitter ms"):
+        t.add_column(col, justify="right")
+    for f in flows:
+        t.add_row(
+            f["name"],
+            f"{f['src']}->{f['dst']}",
+            f["transport"],
+            str(f["sent_packets"]),
+            str(f["received_packets"]),
+            str(f["lost_packets"]),
+            pct(f["loss_rate"]),
+            si(f["goodput_bps"], "bps"),
+            ms(f["delay_mean_s"]),
+            ms(f["delay_p99_s"]),
+            ms(f["jitter_s"]),
+        )
+    return t
+
+
+def queues_table(queues: Sequence[Mapping[str, Any]], bottleneck: str) -> Table:
+    """Per-queue results of the queues that saw traffic; the bottleneck is marked with *."""
+    t = Table(title="Queues (with arrivals; * = bottleneck)", title_justify="left")
+    for col in ("link", "kind"):
+        t.add_column(col)
+    for col in ("arrivals", "drops", "loss", "avg pkts", "max pkts", "avg wait ms"):
+        t.add_column(col, justify="right")
+    for q in queues:
+        if q["arrivals"] == 0:
+            continue
+        mark = "*" if q["link"] == bottleneck else ""
+        t.add_row(
+            f"{q['link']}{mark}",
+            q["kind"],
+            str(q["arrivals"]),
+            str(q["drops"]),
+            pct(q["loss_rate"]),
+            f"{q['avg_len_pkts']:.3f}",
+            str(q["max_len_pkts"]),
+            ms(q["avg_sojourn_s"]),
+        )
+    return t
+
+
+def summary_table(result: Result) -> Table:
+    """The summary block and the run's performance counters."""
+    s, p = result.summary, result.perf
+    t = Table(title="Summary", title_justify="left", show_header=False)
+    t.add_column("key")
+    t.add_column("value", justify="right")
+    rows = [
+        ("scenario", f"{result.name} (seed {result.seed})"),
+        ("metrics window", f"{result.data['warmup_s']:g} s .. {result.data['duration_s']:g} s"),
+        ("goodput", si(s["goodput_bps"], "bps")),
+        ("Jain's index", f"{s['jain_index']:.4f}"),
+        ("loss rate", pct(s["loss_rate"])),
+        (f"bottleneck {s.get('bottleneck_link', '')} utilization", pct(s["bottleneck_utilization"])),
+        ("bottleneck avg queue", f"{s['bottleneck_avg_queue_pkts']:.3f} pkts"),
+        ("events", f"{p['events']:,} in {p['wall_s']:.3f} s wall ({si(p['events_per_s'], 'events/s')})"),
+    ]
+    for key, value in rows:
+        t.add_row(key, value)
+    return t
+
+
+def run_tables(result: Result) -> list[Table]:
+    """Everything `ccsim run` prints about a result."""
+    bottleneck = str(result.summary.get("bottleneck_link", ""))
+    return [flows_table(result.data["flows"]), queues_table(result.data["queues"], bottleneck), summary_table(result)]
+
+
+def bench_table(rows: Sequence[Mapping[str, Any]]) -> Table:
+    """Benchmark results: events/s and packets forwarded per wall second."""
+    t = Table(title="Benchmarks", title_justify="left")
+    t.add_column("scenario")
+    for col in ("events", "wall s", "events/s", "pkts fwd/s", "events/hop"):
+        t.add_column(col, justify="right")
+    for r in rows:
+        t.add_row(
+            r["scenario"],
+            f"{r['events']:,}",
+            f"{r['wall_s']:.3f}",
+            f"{r['events_per_s']:,.0f}",
+            f"{r['packets_forwarded_per_s']:,.0f}",
+            f"{r['events_per_hop']:.2f}",
+        )
+    return t

@@ -1,0 +1,180 @@
+"""The results of a run: the summary JSON, its tables as DataFrames, the time series.
+
+docs/results.md documents every file, key and column with its unit.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+SUMMARY_FILE = "summary.json"
+TABLES = ("flows", "queues", "links")
+TIMESERIES_FILE = "timeseries.parquet"
+TIMESERIES_COLUMNS = ("time_s", "entity_kind", "entity", "metric", "value")
+
+Series = tuple[str, str, str, npt.NDArray[np.float64]]
+
+
+def _is_number(v: object) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def table(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """Rows of the summary JSON as a DataFrame, columns in the JSON's key order.
+
+    Optional numbers (null in JSON, e.g. the delay of a flow that received
+    nothing) become float64 columns with NaN rather than object columns, so
+    every column has one type in CSV and Parquet whatever the run.
+    """
+    df = pd.DataFrame.from_records(list(rows), columns=list(rows[0]) if rows else None)
+    for col in df.columns:
+        values = [v for v in df[col].tolist() if v is not None]
+        has_null = len(values) < len(df)
+        if has_null and all(_is_number(v) for v in values):
+            df[col] = df[col].astype("float64")
+    return df
+
+
+def long_timeseries(time_s: npt.NDArray[np.float64], series: Sequence[Series]) -> pd.DataFrame:
+    """The sampled series in long format (time_s, entity_kind, entity, metric, value).
+
+    Built from the engine's columns by concatenation: one Python step per
+    series, none per sample. The three label columns are categoricals.
+    """
+    time_s = np.asarray(time_s, dtype=np.float64)
+    if not series:
+        return pd.DataFrame(
+            {
+                "time_s": np.empty(0, dtype=np.float64),
+                "entity_kind": pd.Categorical([]),
+                "entity": pd.Categorical([]),
+                "metric": pd.Categorical([]),
+                "value": np.empty(0, dtype=np.float64),
+            }
+        )
+    values = [np.asarray(s[3], dtype=np.float64) for s in series]
+    lengths = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
+    times = np.concatenate([time_s[: len(v)] for v in values])
+    return pd.DataFrame(
+        {
+            "time_s": times,
+            "entity_kind": _labels([s[0] for s in series], lengths),
+            "entity": _labels([s[1] for s in series], lengths),
+            "metric": _labels([s[2] for s in series], lengths),
+            "value": np.concatenate(values),
+        }
+    )
+
+
+def _labels(per_series: list[str], lengths: npt.NDArray[np.int64]) -> pd.Categorical:
+    """One label per series, repeated over its samples, as a categorical (categories in first-seen order)."""
+    categories = list(dict.fromkeys(per_series))
+    index = {c: i for i, c in enumerate(categories)}
+    codes = np.repeat(np.fromiter((index[c] for c in per_series), dtype=np.int32, count=len(per_series)), lengths)
+    return pd.Categorical.from_codes(codes, categories=categories)
+
+
+class Result:
+    """The outcome of one run.
+
+    `data` is the whole summary JSON (as `summary.json` holds it); `summary`
+    its `summary` block; `flows`, `queues`, `links` its tables as DataFrames;
+    `timeseries` the sampled series in long format.
+    """
+
+    def __init__(self, data: Mapping[str, Any], time_s: npt.NDArray[np.float64], series: Sequence[Series]) -> None:
+        self._data = dict(data)
+        self._time_s = np.asarray(time_s, dtype=np.float64)
+        self._series = list(series)
+
+    @classmethod
+    def from_engine(cls, summary_json: str, timeseries: Mapping[str, Any]) -> Result:
+        """Build from what `ccsim._core.run_scenario` returns."""
+        return cls(json.loads(summary_json), timeseries["time_s"], timeseries["series"])
+
+    def __repr__(self) -> str:
+        return f"<ccsim.Result {self.name!r}: {len(self._data.get('flows', []))} flows, seed {self.seed}>"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The whole result, as in summary.json."""
+        return self._data
+
+    @property
+    def name(self) -> str:
+        """The scenario's name."""
+        return str(self._data["name"])
+
+    @property
+    def seed(self) -> int:
+        """The seed the run used."""
+        return int(self._data["seed"])
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The summary block (goodput_bps, jain_index, loss_rate, bottleneck_utilization, ...)."""
+        return dict(self._data["summary"])
+
+    @property
+    def perf(self) -> dict[str, Any]:
+        """Performance counters (events, wall_s, events_per_s, packets_forwarded); wall-clock dependent."""
+        return dict(self._data["perf"])
+
+    @cached_property
+    def flows(self) -> pd.DataFrame:
+        """One row per flow."""
+        return table(self._data["flows"])
+
+    @cached_property
+    def queues(self) -> pd.DataFrame:
+        """One row per queue (one per link direction)."""
+        return table(self._data["queues"])
+
+    @cached_property
+    def links(self) -> pd.DataFrame:
+        """One row per link direction."""
+        return table(self._data["links"])
+
+    @cached_property
+    def timeseries(self) -> pd.DataFrame:
+        """The sampled series, long format: time_s, entity_kind, entity, metric, value."""
+        return long_timeseries(self._time_s, self._series)
+
+    def series(self, entity: str, metric: str) -> pd.Series:
+        """One sampled series indexed by time, e.g. `series("r1->r2", "len_pkts")`."""
+        for _kind, ent, met, values in self._series:
+            if ent == entity and met == metric:
+                index = pd.Index(self._time_s[: len(values)], name="time_s")
+                return pd.Series(np.asarray(values, dtype=np.float64), index=index, name=f"{entity}:{metric}")
+        raise KeyError(f"no series {metric!r} for {entity!r}")
+
+    def summary_json(self) -> str:
+        """The whole result as pretty-printed JSON (key order as the engine gives it), ending in a newline."""
+        return json.dumps(self._data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+    def write(self, out_dir: str | Path) -> Path:
+        """Write summary.json, the tables (CSV and Parquet) and timeseries.parquet into `out_dir`."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / SUMMARY_FILE).write_text(self.summary_json(), encoding="utf-8")
+        for name in TABLES:
+            df: pd.DataFrame = getattr(self, name)
+            df.to_csv(out / f"{name}.csv", index=False)
+            df.to_parquet(out / f"{name}.parquet", index=False)
+        self.timeseries.to_parquet(out / TIMESERIES_FILE, index=False)
+        return out
+
+    def files(self) -> list[str]:
+        """The names of the files `write` creates."""
+        names = [SUMMARY_FILE]
+        for name in TABLES:
+            names += [f"{name}.csv", f"{name}.parquet"]
+        return [*names, TIMESERIES_FILE]

@@ -1,0 +1,80 @@
+"""Reading scenarios: a TOML or JSON file, or a dict, into the text the engine parses.
+
+The engine (Rust) does all the parsing and validation, so a scenario reaches it
+as text plus a format and a source label; error messages then name the file as
+the user gave it ("examples/x.toml: flows[0].rate: ...").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from ccsim._core import ScenarioError
+
+ScenarioInput = str | os.PathLike[str] | Mapping[str, Any]
+"""A path to a .toml or .json file, or a scenario as a mapping (the TOML structure)."""
+
+Format = Literal["toml", "json"]
+
+DICT_SOURCE = "<dict>"
+"""The source label of a scenario given as a mapping."""
+
+
+@dataclass(frozen=True)
+class ScenarioText:
+    """A scenario ready for the engine."""
+
+    text: str
+    source: str
+    fmt: Format
+
+
+def format_of(path: Path) -> Format:
+    """The format of a scenario file by its extension: ".json" is JSON, anything else TOML."""
+    return "json" if path.suffix.lower() == ".json" else "toml"
+
+
+def read_file(path: str | os.PathLike[str]) -> ScenarioText:
+    """Read a scenario file; an unreadable file raises ScenarioError naming it."""
+    source = os.fspath(path)
+    p = Path(source)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(f"{source}: cannot read the scenario: not UTF-8 text ({e.reason} at byte {e.start})") from e
+    except OSError as e:
+        reason = e.strerror or str(e)
+        raise ScenarioError(f"{source}: cannot read the scenario: {reason}") from e
+    return ScenarioText(text=text, source=source, fmt=format_of(p))
+
+
+def from_mapping(scenario: Mapping[str, Any], source: str = DICT_SOURCE) -> ScenarioText:
+    """Serialize a mapping as JSON for the engine; values JSON cannot hold raise ScenarioError."""
+    try:
+        text = json.dumps(scenario, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise ScenarioError(f"{source}: the scenario cannot be written as JSON: {e}") from e
+    return ScenarioText(text=text, source=source, fmt="json")
+
+
+def load(scenario: ScenarioInput) -> ScenarioText:
+    """A scenario given as a path or a mapping, as text for the engine."""
+    if isinstance(scenario, Mapping):
+        return from_mapping(scenario)
+    if isinstance(scenario, str | os.PathLike):
+        return read_file(scenario)
+    raise TypeError(f"expected a path or a mapping, got {type(scenario).__name__}")
+
+
+def check_seed(seed: int | None) -> int | None:
+    """Check a seed override: an integer in [0, 2**64)."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise ScenarioError(f"seed: expected an integer in 0..2^64-1, got {seed!r}")
+    return seed

@@ -1,0 +1,80 @@
+"""Shared fixtures of the Python tests."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+REPO = Path(__file__).resolve().parents[2]
+
+# CI runs the property tests on a fixed sequence of examples (derandomized,
+# no example database) so that a run is reproducible; locally hypothesis
+# explores new examples each time.
+settings.register_profile(
+    "ci", derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
+
+# A small dumbbell (2 pairs, 10 Mbps bottleneck, 2 s): fast enough to run many times.
+SMALL_DUMBBELL = """\
+name = "small"
+duration = "2s"
+warmup = "0.5s"
+seed = 3
+
+[topology]
+kind = "dumbbell"
+pairs = 2
+
+[topology.access]
+rate = "100Mbps"
+delay = "1ms"
+
+[topology.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+
+[topology.bottleneck.queue]
+kind = "droptail"
+limit = 20
+
+[[flows]]
+group = "p"
+count = 2
+transport = "udp"
+app = "poisson"
+rate = "6Mbps"
+packet_size = 1000
+start = { uniform = ["0s", "0.2s"] }
+"""
+
+
+@pytest.fixture
+def repo() -> Path:
+    """The repository root."""
+    return REPO
+
+
+@pytest.fixture
+def small_scenario(tmp_path: Path) -> Path:
+    """SMALL_DUMBBELL written to a file (overloaded: 12 Mbps into 10 Mbps, so it drops)."""
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL_DUMBBELL)
+    return path
+
+
+@pytest.fixture
+def write_scenario(tmp_path: Path) -> Callable[[str, str], Path]:
+    """Write scenario text to tmp_path/<name> and return its path."""
+
+    def write(text: str, name: str = "scenario.toml") -> Path:
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+
+    return write
