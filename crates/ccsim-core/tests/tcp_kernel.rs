@@ -277,7 +277,7 @@ fn bad_tcp_keys_are_reported_with_their_path() {
         "bad.toml: flows[0].cc: unknown congestion control \"westwood\"; expected one of: tahoe, reno, newreno, sack, aimd, binomial, iiad, sqrt, vegas, bic, cubic, highspeed, bbr"
     );
     assert!(err("cc = \"cubic\"\ncc_params = { betta = 0.5 }")
-        .starts_with("bad.toml: flows[0].cc_params.betta: unknown field `betta`"));
+        .starts_with("bad.toml: flows[0].cc_params.betta: unknown key `betta`"));
     assert_eq!(
         err("cc = \"aimd\"\ncc_params = { b = 1.5 }"),
         "bad.toml: flows[0].cc_params.b: expected a number in [0.000001, 0.999999], got 1.5"
@@ -295,7 +295,7 @@ fn bad_tcp_keys_are_reported_with_their_path() {
         "bad.toml: flows[0].window: the receiver window must be at least 1 segment"
     );
     assert!(err("min_rto = \"fast\"").starts_with("bad.toml: flows[0].min_rto: expected a time"));
-    assert!(err("windw = 10").starts_with("bad.toml: flows[0].windw: unknown field `windw`"));
+    assert!(err("windw = 10").starts_with("bad.toml: flows[0].windw: unknown key `windw`"));
     assert_eq!(
         err("cc = \"iiad\"\ncc_params = { k = 2 }"),
         "bad.toml: flows[0].cc_params.k: k is fixed by this preset; use cc = \"binomial\" to set k and l"

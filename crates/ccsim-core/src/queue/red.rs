@@ -375,7 +375,7 @@ mod tests {
         let e = params_for("red", &args(&params(r#"{"interval": "1s"}"#))).unwrap_err();
         assert_eq!(e.path, "interval");
         let e = params_for("red", &args(&params(r#"{"weigth": 0.1}"#))).unwrap_err();
-        assert!(e.message.contains("unknown field"), "{}", e.message);
+        assert!(e.message.contains("unknown key"), "{}", e.message);
         let e = params_for("nlred", &args(&params(r#"{"gentle": true}"#))).unwrap_err();
         assert_eq!(e.path, "gentle");
         let e = params_for("ared", &args(&params(r#"{"beta": 1.0}"#))).unwrap_err();

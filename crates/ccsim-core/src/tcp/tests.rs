@@ -158,8 +158,8 @@ impl Harness {
                 EventKind::Timer {
                     endpoint, kind, token, ..
                 } => match endpoint {
-                    Endpoint::Sender => self.with_ctx(|ctx, s, _| s.on_timer(ctx, kind, token)),
-                    Endpoint::Receiver => self.with_ctx(|ctx, _, r| r.on_timer(ctx, kind, token)),
+                    Endpoint::Sender => self.with_ctx(|ctx, s, _| s.on_timer(ctx, kind as u32, token)),
+                    Endpoint::Receiver => self.with_ctx(|ctx, _, r| r.on_timer(ctx, kind as u32, token)),
                     Endpoint::App => {}
                 },
                 _ => {}
