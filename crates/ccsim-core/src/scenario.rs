@@ -364,7 +364,7 @@ fn check_brackets(v: &serde_json::Value, file: &str) -> Result<()> {
             ));
         }
     }
-    for key in ["nodes", "links", "flows"] {
+    for key in ["nodes", "links", "wlans", "flows"] {
         if v.get(key).is_some_and(|x| x.is_object()) {
             return Err(err(
                 key,

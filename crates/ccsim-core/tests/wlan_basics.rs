@@ -468,7 +468,7 @@ fn errors_name_the_key() {
         ),
         (
             base.replace("standard = \"802.11b\"", "standard = \"802.11b\"\nchannel = 6"),
-            "t.toml: wlans[0].channel: unknown field `channel`, expected one of `name`, `ap`, `stations`",
+            "t.toml: wlans[0].channel: unknown key `channel`, expected one of `name`, `ap`, `stations`",
         ),
     ];
     for (text, expected) in cases {
