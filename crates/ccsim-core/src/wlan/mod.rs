@@ -429,7 +429,7 @@ impl Wlan {
                 continue;
             };
             // A retransmission of a frame the next hop already has is a
-            // duplicate, which the receiver discards (10.3.2.14).
+            // duplicate, which the receiver discards (duplicate detection by sequence number).
             if let Some(pkt) = f.pkt.take() {
                 ctx.events.push(at, EventKind::Arrive { link: f.link, pkt });
                 *ctx.hops += 1;

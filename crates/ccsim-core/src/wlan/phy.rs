@@ -83,9 +83,9 @@ impl Mode {
         match self {
             // 16.2.2.2: 144 us preamble + 48 us header; the PSDU in whole microseconds, rounded up.
             Mode::Dsss { rate_bps } => 192 + (bits * 1_000_000).div_ceil(rate_bps),
-            // 17.4.3 (and 18.5 for ERP-OFDM, which appends the signal extension).
+            // 17.4.3; an ERP-OFDM PPDU (clause 18) appends the signal extension.
             Mode::Ofdm { ndbps, ext_us } => 16 + 4 + 4 * (16 + bits + 6).div_ceil(ndbps) + ext_us,
-            // 19.4.3, HT-mixed format, BCC with one encoder (rates up to 260 Mbps).
+            // HT-mixed format (clause 19), BCC with one encoder (rates up to 260 Mbps).
             Mode::Ht { ndbps, ltf } => 8 + 8 + 4 + 8 + 4 + 4 * ltf + 4 * (16 + bits + 6).div_ceil(ndbps),
         }
     }
@@ -189,7 +189,7 @@ fn ht_mode(rate: u64) -> Option<Mode> {
     let k = rate / 6_500_000;
     for nss in 1..=4u64 {
         if k % nss == 0 && HT_STEPS.contains(&(k / nss)) {
-            // Table 19-13: HT-LTFs for 1, 2, 3, 4 streams are 1, 2, 4, 4.
+            // The HT-mixed preamble carries 1, 2, 4, 4 HT-LTFs for 1, 2, 3, 4 streams.
             let ltf = [1, 2, 4, 4][nss as usize - 1];
             return Some(Mode::Ht { ndbps: 26 * k, ltf });
         }
