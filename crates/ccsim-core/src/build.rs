@@ -517,6 +517,16 @@ impl<'a> Builder<'a> {
                 _ => (w.queue.as_ref(), format!("{p}.queue")),
             };
             let disc = self.queue_disc(qspec, WLAN_QUEUE_LIMIT, rate, &qpath)?;
+            if disc.wants_reverse() {
+                return Err(self.e(
+                    format!("{qpath}.kind"),
+                    format!(
+                        "queue discipline \"{}\" acts on packets of the reverse direction of a duplex link, \
+                         which a WLAN interface does not have",
+                        disc.kind()
+                    ),
+                ));
+            }
             let queue = Queue::general(disc, stream(self.seed, &format!("queue:{iface}")));
             let rng = stream(self.seed, &format!("dcf:{iface}"));
             wlan.add_iface(node, &node_name, k == 0, queue, rng);

@@ -275,7 +275,41 @@ sample_interval = "500ms"
 
 #[test]
 fn conservation_every_packet_delivered_dropped_or_discarded() {
-    let out = run(MIXED);
+    check_conservation(MIXED);
+}
+
+#[test]
+fn interface_queues_take_any_discipline_timers_included() {
+    // RED, and PIE and REM with their periodic updates, on the interfaces.
+    for (q, ap) in [("red", "pie"), ("pie", "rem"), ("codel", "fq_codel")] {
+        let text = MIXED
+            .replace(
+                "queue = { kind = \"droptail\", limit = 30 }",
+                &format!("queue = {{ kind = \"{q}\", limit = 30 }}"),
+            )
+            .replace(
+                "ap_queue = { kind = \"dropfront\", limit = 20 }",
+                &format!("ap_queue = {{ kind = \"{ap}\", limit = 20 }}"),
+            );
+        let out = check_conservation(&text);
+        if ap == "pie" {
+            // PIE's drop probability is updated by its periodic timer only.
+            let p = out
+                .timeseries
+                .series
+                .iter()
+                .find(|s| s.entity == "wlan0:ap" && s.metric == "drop_prob")
+                .expect("PIE's probe is sampled");
+            assert!(
+                p.values.iter().any(|&v| v > 0.0),
+                "PIE's timer runs on a WLAN interface"
+            );
+        }
+    }
+}
+
+fn check_conservation(text: &str) -> RunOutput {
+    let out = run(text);
     let r = &out.result;
     // Wireless hops are not links with queues of their own.
     assert_eq!(r.links.len(), 2);
@@ -325,7 +359,9 @@ fn conservation_every_packet_delivered_dropped_or_discarded() {
     assert!(total(|w| w.rts_attempts) > 0 && total(|w| w.rts_attempts) < total(|w| w.tx_attempts));
     let ap = &r.wlans[0];
     assert_eq!((ap.role.as_str(), ap.node.as_str()), ("ap", "ap"));
-    assert!(ap.queue.drops_in_queue > 0, "drop-front AP queue");
+    if ap.queue.kind == "dropfront" {
+        assert!(ap.queue.drops_in_queue > 0);
+    }
     // The AP's one queue carries the downlink and the relayed station-to-station packets.
     assert!(
         ap.delivered_packets
@@ -342,6 +378,7 @@ fn conservation_every_packet_delivered_dropped_or_discarded() {
     let busy = ap.channel_busy_fraction;
     assert!(busy > 0.0 && busy <= 1.0);
     assert!(r.wlans.iter().all(|w| w.channel_busy_fraction == busy));
+    out
 }
 
 #[test]
@@ -467,6 +504,17 @@ fn errors_name_the_key() {
             "t.toml: wlans[0].queue.kind: unknown queue discipline \"fancy\"",
         ),
         (
+            base.replace(
+                "standard = \"802.11b\"",
+                "standard = \"802.11b\"\nqueue = { kind = \"modred\" }",
+            ),
+            "t.toml: wlans[0].queue.kind: queue discipline \"modred\" acts on packets of the reverse direction",
+        ),
+        (
+            base.replace("[[wlans]]", "[[wlans]]\nname = \"a:b\""),
+            "t.toml: wlans[0].name: a WLAN name must be non-empty and without ':'",
+        ),
+        (
             base.replace("standard = \"802.11b\"", "standard = \"802.11b\"\nchannel = 6"),
             "t.toml: wlans[0].channel: unknown key `channel`, expected one of `name`, `ap`, `stations`",
         ),
@@ -475,4 +523,40 @@ fn errors_name_the_key() {
         let msg = run_err(&text);
         assert!(msg.starts_with(expected), "expected {expected:?}\n     got {msg:?}");
     }
+}
+
+#[test]
+fn the_documented_example_runs_as_described() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/scenarios.md")).unwrap();
+    let section = &doc[doc.find("## Wireless LANs").expect("section")..];
+    let start = section.find("```toml\n").expect("example") + "```toml\n".len();
+    let end = start + section[start..].find("```").expect("end of example");
+    let out = run(&section[start..end]);
+    let r = &out.result;
+    let flow = |g: &str| r.flows.iter().find(|f| f.group == g).unwrap();
+    // "voice and video get through without loss"; the download is limited by the AP's queue.
+    assert_eq!(flow("voice").lost_packets + flow("video").lost_packets, 0);
+    let ap = &r.wlans[0];
+    assert_eq!((ap.interface.as_str(), ap.queue.kind.as_str()), ("office:ap", "codel"));
+    assert!(ap.queue.drops > 0 && flow("download").lost_packets == ap.queue.drops);
+    assert!(flow("download").goodput_bps > 10e6);
+}
+
+#[test]
+fn interface_queues_are_sampled_by_name() {
+    let text = one_station("802.11b", "", "1Mbps", 2).replace(
+        "sample_interval = \"1s\"",
+        "sample_interval = \"1s\"\nsample_links = [\"wlan0:s1\"]",
+    );
+    let out = run(&text);
+    let entities: Vec<(&str, &str)> = out
+        .timeseries
+        .series
+        .iter()
+        .filter(|s| s.entity_kind == "queue")
+        .map(|s| (s.entity.as_str(), s.metric.as_str()))
+        .collect();
+    assert_eq!(entities, vec![("wlan0:s1", "len_pkts"), ("wlan0:s1", "len_bytes")]);
+    let bad = text.replace("[\"wlan0:s1\"]", "[\"s1->ap\"]");
+    assert!(run_err(&bad).starts_with("t.toml: output.sample_links[0]: unknown link \"s1->ap\""));
 }
