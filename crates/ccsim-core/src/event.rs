@@ -53,8 +53,8 @@ pub enum EventKind {
         /// The timer's kind.
         kind: u32,
     },
-    /// An event of a wireless LAN's MAC (see [`crate::wlan`]): contention or
-    /// the end of a frame exchange.
+    /// An event of a wireless LAN's MAC (see [`crate::wlan`]): contention, or
+    /// a transmitter learning the outcome of its attempt.
     Mac {
         /// The WLAN.
         wlan: u32,
