@@ -497,7 +497,7 @@ impl Simulation {
         }
         self.perf.packets_forwarded += 1;
         self.events
-            .push(l.busy_until + l.delay, EventKind::Arrive { link, pkt });
+            .push_arrival(l.busy_until + l.delay, link, pkt, self.arena.get(pkt).uid);
     }
 
     /// The transmitter of `link` is free: send the next packet, if any.
@@ -524,7 +524,8 @@ impl Simulation {
             l.stats.busy_ns += (l.busy_until.min(self.duration) - now).0;
         }
         self.perf.packets_forwarded += 1;
-        self.events.push(now + tx + l.delay, EventKind::Arrive { link, pkt: p });
+        self.events
+            .push_arrival(now + tx + l.delay, link, p, self.arena.get(p).uid);
         if l.queue.len_pkts() > 0 {
             l.free_pending = true;
             self.events.push(l.busy_until, EventKind::LinkFree { link });
