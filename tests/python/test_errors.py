@@ -80,7 +80,8 @@ def edit(text: str, old: str, new: str) -> str:
 
 
 TOP_FIELDS = (
-    "`name`, `description`, `duration`, `warmup`, `seed`, `topology`, `nodes`, `links`, `flows`, `output`, `limits`"
+    "`name`, `description`, `duration`, `warmup`, `seed`, `topology`, `nodes`, `links`, `wlans`, `flows`, "
+    "`output`, `limits`"
 )
 
 # (id, scenario text, expected message after "error: bad.toml: ")

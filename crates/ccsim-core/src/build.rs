@@ -9,17 +9,20 @@ use crate::link::{Link, Loss, LossModel};
 use crate::meter::TokenBucket;
 use crate::packet::{LinkId, NodeId};
 use crate::params::{ParamError, Params};
-use crate::queue::droptail::Limit;
-use crate::queue::{registry as queues, Queue};
+use crate::queue::droptail::{DropTail, Limit};
+use crate::queue::{registry as queues, Queue, QueueDisc};
 use crate::rng::{stream, uniform01};
 use crate::routing::shortest_paths;
 use crate::sampler::Sampler;
-use crate::scenario::{FlowGroupSpec, LossSpec, QueueSpec, ScenarioSpec};
+use crate::scenario::{FlowGroupSpec, LossSpec, QueueSpec, ScenarioSpec, WlanSpec};
 use crate::sim::{Flow, Guards, Node, Simulation};
 use crate::time::SimTime;
 use crate::trace::{TraceFormat, TracePlan, MAX_PCAP_FILES};
 use crate::transport::registry::{self as transports, TransportArgs};
 use crate::units::{parse_size, parse_time};
+use crate::wlan::dcf::DcfParams;
+use crate::wlan::phy::{Phy, Standard, LONG_RETRY_LIMIT, SHORT_RETRY_LIMIT};
+use crate::wlan::{FrameErrors, Medium, Wlan};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -29,6 +32,10 @@ pub const ACCESS_QUEUE_LIMIT: u64 = 1000;
 pub const BOTTLENECK_QUEUE_LIMIT: u64 = 100;
 /// Default limit of explicit-graph link queues, packets.
 pub const LINK_QUEUE_LIMIT: u64 = 100;
+/// Default limit of a WLAN interface queue, packets (as ns-3's WifiMacQueue
+/// default of 500 would hide the AP bottleneck behind seconds of delay at
+/// 802.11b rates, ccsim uses its usual 100-packet default here too).
+pub const WLAN_QUEUE_LIMIT: u64 = 100;
 /// Largest dumbbell (a guard against typos that would exhaust memory).
 pub const MAX_PAIRS: u32 = 100_000;
 /// Most flows in one scenario.
@@ -58,6 +65,7 @@ struct Builder<'a> {
     names: HashMap<String, NodeId>,
     nodes: Vec<Node>,
     links: Vec<Link>,
+    wlans: Vec<Wlan>,
 }
 
 fn err(file: &str, path: impl Into<String>, msg: impl Into<String>) -> Error {
@@ -109,6 +117,17 @@ impl<'a> Builder<'a> {
     }
 
     fn queue(&self, spec: Option<&QueueSpec>, default_limit: u64, rate: u64, path: &str, label: &str) -> Result<Queue> {
+        let disc = self.queue_disc(spec, default_limit, rate, path)?;
+        Ok(Queue::new(disc, stream(self.seed, &format!("queue:{label}"))))
+    }
+
+    fn queue_disc(
+        &self,
+        spec: Option<&QueueSpec>,
+        default_limit: u64,
+        rate: u64,
+        path: &str,
+    ) -> Result<Box<dyn QueueDisc>> {
         let default = QueueSpec {
             kind: None,
             limit: None,
@@ -143,13 +162,12 @@ impl<'a> Builder<'a> {
             params: &spec.params,
             link_rate_bps: rate,
         };
-        let disc = queues::build(&kind, &args).map_err(|mut e| {
+        queues::build(&kind, &args).map_err(|mut e| {
             if e.message.starts_with("unknown key") {
                 e.message = format!("{} (queue kind \"{kind}\")", e.message);
             }
             self.param_err(path, e)
-        })?;
-        Ok(Queue::new(disc, stream(self.seed, &format!("queue:{label}"))))
+        })
     }
 
     fn loss(&self, spec: Option<&LossSpec>, path: &str, label: &str) -> Result<Option<Loss>> {
@@ -220,7 +238,15 @@ impl<'a> Builder<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn add_link(&mut self, a: NodeId, b: NodeId, rate: u64, delay: SimTime, queue: Queue, loss: Option<Loss>) {
+    fn add_link(
+        &mut self,
+        a: NodeId,
+        b: NodeId,
+        rate: u64,
+        delay: SimTime,
+        queue: Queue,
+        loss: Option<Loss>,
+    ) -> LinkId {
         let id = LinkId(self.links.len() as u32);
         let name = format!("{}->{}", self.nodes[a.0 as usize].name, self.nodes[b.0 as usize].name);
         self.links.push(Link {
@@ -236,7 +262,9 @@ impl<'a> Builder<'a> {
             free_pending: false,
             stats: Default::default(),
             notify_reverse: None,
+            medium: None,
         });
+        id
     }
 
     fn dumbbell(&mut self, spec: &ScenarioSpec) -> Result<()> {
@@ -370,6 +398,199 @@ impl<'a> Builder<'a> {
             self.add_link(b, a, l.rate.0, l.delay.0, qba, lba);
         }
         Ok(())
+    }
+}
+
+impl<'a> Builder<'a> {
+    fn wlans(&mut self, spec: &ScenarioSpec) -> Result<()> {
+        if !spec.wlans.is_empty() && spec.topology.is_some() {
+            return Err(self.e(
+                "wlans",
+                "[[wlans]] join nodes of the explicit form ([[nodes]] and [[links]]), not of [topology]",
+            ));
+        }
+        for (wi, w) in spec.wlans.iter().enumerate() {
+            self.wlan(wi, w)?;
+        }
+        Ok(())
+    }
+
+    fn wlan(&mut self, wi: usize, w: &WlanSpec) -> Result<()> {
+        let p = format!("wlans[{wi}]");
+        let name = w.name.clone().unwrap_or_else(|| format!("wlan{wi}"));
+        if name.is_empty() || name.contains(':') {
+            return Err(self.e(format!("{p}.name"), "a WLAN name must be non-empty and without ':'"));
+        }
+        if self.wlans.iter().any(|x| x.name == name) {
+            return Err(self.e(format!("{p}.name"), format!("duplicate WLAN name \"{name}\"")));
+        }
+        let ap = self.node(&w.ap, &format!("{p}.ap"))?;
+        if w.stations.is_empty() {
+            return Err(self.e(format!("{p}.stations"), "a WLAN needs at least one station"));
+        }
+        let mut stations: Vec<NodeId> = Vec::new();
+        for (k, s) in w.stations.iter().enumerate() {
+            let sp = format!("{p}.stations[{k}]");
+            let id = self.node(s, &sp)?;
+            if id == ap {
+                return Err(self.e(sp, format!("\"{s}\" is the WLAN's access point")));
+            }
+            if stations.contains(&id) {
+                return Err(self.e(sp, format!("station \"{s}\" is listed twice")));
+            }
+            stations.push(id);
+        }
+        let standard = Standard::parse(&w.standard).ok_or_else(|| {
+            self.e(
+                format!("{p}.standard"),
+                format!(
+                    "unknown standard \"{}\"; expected \"802.11b\", \"802.11a\", \"802.11g\" or \"802.11n\"",
+                    w.standard
+                ),
+            )
+        })?;
+        let phy = Phy::new(standard, w.data_rate.map(|r| r.0), w.basic_rate.map(|r| r.0))
+            .map_err(|e| self.param_err(&p, e))?;
+        let cw = |v: Option<i64>, default: u32, key: &str| -> Result<u32> {
+            match v {
+                None => Ok(default),
+                Some(c) if (1..=65535).contains(&c) => Ok(c as u32),
+                Some(c) => Err(self.e(
+                    format!("{p}.{key}"),
+                    format!("expected a contention window of 1 to 65535 slots, got {c}"),
+                )),
+            }
+        };
+        let cw_min = cw(w.cw_min, phy.cw_min, "cw_min")?;
+        let cw_max = cw(w.cw_max, phy.cw_max.max(cw_min), "cw_max")?;
+        if cw_max < cw_min {
+            return Err(self.e(
+                format!("{p}.cw_max"),
+                format!("cw_max ({cw_max}) must not be below cw_min ({cw_min})"),
+            ));
+        }
+        let (short_limit, long_limit) = self.retry_limits(w.retry_limit.as_ref(), &p)?;
+        let errors = match &w.loss {
+            None => None,
+            Some(l) => {
+                let lp = format!("{p}.loss");
+                let ok = match l.model.as_str() {
+                    "fer" => (0.0..=1.0).contains(&l.rate),
+                    "ber" => (0.0..1.0).contains(&l.rate),
+                    other => {
+                        return Err(self.e(
+                            format!("{lp}.model"),
+                            format!("unknown frame error model \"{other}\"; expected \"fer\" or \"ber\""),
+                        ))
+                    }
+                };
+                if !ok {
+                    return Err(self.e(
+                        format!("{lp}.rate"),
+                        format!("expected a probability in [0, 1) for \"{}\", got {}", l.model, l.rate),
+                    ));
+                }
+                Some(if l.model == "fer" {
+                    FrameErrors::Fer(l.rate)
+                } else {
+                    FrameErrors::Ber(l.rate)
+                })
+            }
+        };
+        let params = DcfParams {
+            slot: phy.slot,
+            difs: phy.difs(),
+            cw_min,
+            cw_max,
+            short_limit,
+            long_limit,
+        };
+        let id = self.wlans.len() as u32;
+        let rate = phy.data_rate_bps;
+        let rts_threshold = w.rts_threshold.map(|b| b.0).unwrap_or(u64::MAX);
+        let err_rng = stream(self.seed, &format!("wlan-errors:{name}"));
+        let mut wlan = Wlan::new(id, name.clone(), phy, params, rts_threshold, errors, err_rng);
+        for (k, &node) in std::iter::once(&ap).chain(&stations).enumerate() {
+            let node_name = self.nodes[node.0 as usize].name.clone();
+            let iface = format!("{name}:{node_name}");
+            let (qspec, qpath) = match (&w.ap_queue, k) {
+                (Some(q), 0) => (Some(q), format!("{p}.ap_queue")),
+                _ => (w.queue.as_ref(), format!("{p}.queue")),
+            };
+            let disc = self.queue_disc(qspec, WLAN_QUEUE_LIMIT, rate, &qpath)?;
+            if disc.wants_reverse() {
+                return Err(self.e(
+                    format!("{qpath}.kind"),
+                    format!(
+                        "queue discipline \"{}\" acts on packets of the reverse direction of a duplex link, \
+                         which a WLAN interface does not have",
+                        disc.kind()
+                    ),
+                ));
+            }
+            let queue = Queue::general(disc, stream(self.seed, &format!("queue:{iface}")));
+            let rng = stream(self.seed, &format!("dcf:{iface}"));
+            wlan.add_iface(node, &node_name, k == 0, queue, rng);
+        }
+        // For routing, the WLAN is a star of links AP <-> station.
+        for (k, &sta) in stations.iter().enumerate() {
+            let si = k as u32 + 1;
+            for (a, b, tx, rx) in [(ap, sta, 0, si), (sta, ap, si, 0)] {
+                let unused = Queue::general(
+                    Box::new(DropTail::new(
+                        Limit {
+                            packets: Some(1),
+                            bytes: None,
+                        },
+                        false,
+                    )),
+                    stream(self.seed, "unused"),
+                );
+                let l = self.add_link(a, b, rate, SimTime::ZERO, unused, None);
+                self.links[l.0 as usize].medium = Some(Medium { wlan: id, tx, rx });
+                let f = &mut wlan.ifaces[tx as usize];
+                if f.timer_link.0 == u32::MAX {
+                    f.timer_link = l;
+                }
+            }
+        }
+        self.wlans.push(wlan);
+        Ok(())
+    }
+
+    fn retry_limits(&self, v: Option<&Value>, p: &str) -> Result<(u32, u32)> {
+        let key = format!("{p}.retry_limit");
+        let lim = |x: &Value, k: &str| -> Result<u32> {
+            x.as_u64()
+                .filter(|n| (1..=255).contains(n))
+                .map(|n| n as u32)
+                .ok_or_else(|| self.e(k, format!("expected a number of attempts from 1 to 255, got {x}")))
+        };
+        match v {
+            None => Ok((SHORT_RETRY_LIMIT, LONG_RETRY_LIMIT)),
+            Some(n @ Value::Number(_)) => lim(n, &key).map(|n| (n, n)),
+            Some(Value::Object(m)) => {
+                if let Some(k) = m.keys().find(|k| *k != "short" && *k != "long") {
+                    return Err(self.e(
+                        format!("{key}.{k}"),
+                        "unknown key; retry_limit takes \"short\" and \"long\"",
+                    ));
+                }
+                let short = match m.get("short") {
+                    Some(x) => lim(x, &format!("{key}.short"))?,
+                    None => SHORT_RETRY_LIMIT,
+                };
+                let long = match m.get("long") {
+                    Some(x) => lim(x, &format!("{key}.long"))?,
+                    None => LONG_RETRY_LIMIT,
+                };
+                Ok((short, long))
+            }
+            Some(other) => Err(self.e(
+                key,
+                format!("expected a number of attempts or {{ short = 7, long = 4 }}, got {other}"),
+            )),
+        }
     }
 }
 
@@ -828,9 +1049,11 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
         names: HashMap::new(),
         nodes: Vec::new(),
         links: Vec::new(),
+        wlans: Vec::new(),
     };
     b.dumbbell(spec)?;
     b.graph(spec)?;
+    b.wlans(spec)?;
     if spec.flows.is_empty() {
         return Err(err(file, "flows", "no flows: add at least one [[flows]] group"));
     }
@@ -881,23 +1104,36 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
             ),
         ));
     } else {
-        let links = match &out.sample_links {
-            None => (0..b.links.len()).collect(),
-            Some(names) => names
-                .iter()
-                .enumerate()
-                .map(|(i, nm)| {
-                    b.links.iter().position(|l| &l.name == nm).ok_or_else(|| {
-                        err(
+        // Wireless hops have no queue of their own: their interfaces' queues are sampled instead.
+        let wired = |i: &usize| b.links[*i].medium.is_none();
+        let ifaces: Vec<(usize, usize)> = b
+            .wlans
+            .iter()
+            .enumerate()
+            .flat_map(|(w, x)| (0..x.ifaces.len()).map(move |f| (w, f)))
+            .collect();
+        let (links, ifaces) = match &out.sample_links {
+            None => ((0..b.links.len()).filter(wired).collect(), ifaces),
+            Some(names) => {
+                let mut links = Vec::new();
+                let mut picked = Vec::new();
+                for (i, nm) in names.iter().enumerate() {
+                    if let Some(l) = (0..b.links.len()).filter(wired).find(|&l| &b.links[l].name == nm) {
+                        links.push(l);
+                    } else if let Some(&f) = ifaces.iter().find(|&&(w, f)| &b.wlans[w].ifaces[f].name == nm) {
+                        picked.push(f);
+                    } else {
+                        return Err(err(
                             file,
                             format!("output.sample_links[{i}]"),
-                            format!("unknown link \"{nm}\" (links are named \"a->b\")"),
-                        )
-                    })
-                })
-                .collect::<Result<_>>()?,
+                            format!("unknown link \"{nm}\" (links are named \"a->b\", WLAN interfaces \"wlan:node\")"),
+                        ));
+                    }
+                }
+                (links, picked)
+            }
         };
-        Sampler::new(interval, links, out.sample_flows.unwrap_or(true), warmup)
+        Sampler::new(interval, links, out.sample_flows.unwrap_or(true), warmup).with_ifaces(ifaces)
     };
     let mut guards = Guards::default();
     if let Some(m) = spec.limits.max_events {
@@ -906,6 +1142,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
     if let Some(w) = spec.limits.max_wall {
         guards.max_wall_s = w.0.secs_f64();
     }
+    let wlans = std::mem::take(&mut b.wlans);
     let mut sim = Simulation::new(
         spec.name.clone(),
         seed,
@@ -919,6 +1156,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
         guards,
     );
     sim.trace_plan = trace;
+    sim.wlans = wlans;
     Ok(sim)
 }
 
@@ -947,7 +1185,13 @@ fn trace_plan(spec: &ScenarioSpec, file: &str, b: &Builder, flows: &[Flow]) -> R
             ))
         }
     };
-    let mut traced = vec![out.trace_links.is_none(); b.links.len()];
+    // Hops over a wireless LAN go through its MAC, not a link queue: they are
+    // not traced (by default they are left out; naming one is an error).
+    let mut traced: Vec<bool> = b
+        .links
+        .iter()
+        .map(|l| out.trace_links.is_none() && l.medium.is_none())
+        .collect();
     for (i, nm) in out.trace_links.iter().flatten().enumerate() {
         let li = b.links.iter().position(|l| &l.name == nm).ok_or_else(|| {
             err(
@@ -956,6 +1200,13 @@ fn trace_plan(spec: &ScenarioSpec, file: &str, b: &Builder, flows: &[Flow]) -> R
                 format!("unknown link \"{nm}\" (links are named \"a->b\")"),
             )
         })?;
+        if b.links[li].medium.is_some() {
+            return Err(err(
+                file,
+                format!("output.trace_links[{i}]"),
+                format!("\"{nm}\" is a wireless LAN hop; traces cover wired links only"),
+            ));
+        }
         traced[li] = true;
     }
     // Segment payload of each flow (TCP's `mss` key), for pcap byte sequence numbers.

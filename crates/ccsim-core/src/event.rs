@@ -1,8 +1,22 @@
-//! The event queue: a binary heap ordered by (time, insertion sequence).
+//! The event queue: a binary heap ordered by (time, tie-break key).
 //!
-//! Ties at the same nanosecond are broken by insertion order, so the order of
-//! simultaneous events is fixed by the program, never by the heap's layout.
-//! Events are small `Copy` values carrying indices, not closures.
+//! Events due at the same nanosecond are taken in a fixed order of kinds,
+//! then by a key that does not depend on when the event was scheduled:
+//!
+//! 1. `WindowStart`: the metrics window opens before anything happens at its instant;
+//! 2. `LinkFree`, by link: a transmitter that becomes free hands over its next
+//!    packet before anything else happens at that instant (departures before
+//!    arrivals, the convention of queueing theory);
+//! 3. `Arrive`, by packet uid (emission order);
+//! 4. timers (flow, queue and MAC timers), by insertion order;
+//! 5. `Sample`: observation comes after everything else at its instant.
+//!
+//! Because the key of links and packets does not depend on insertion order,
+//! the kernel's FIFO fast path (which schedules a packet's arrival when it is
+//! accepted, not when it starts transmitting) takes simultaneous events in
+//! exactly the same order as the general path. The order is fixed by the
+//! program, never by the heap's layout. Events are small `Copy` values
+//! carrying indices, not closures.
 
 use crate::packet::{FlowId, LinkId, PacketRef};
 use crate::time::SimTime;
@@ -53,6 +67,16 @@ pub enum EventKind {
         /// The timer's kind.
         kind: u32,
     },
+    /// An event of a wireless LAN's MAC (see [`crate::wlan`]): contention, or
+    /// a transmitter learning the outcome of its attempt.
+    Mac {
+        /// The WLAN.
+        wlan: u32,
+        /// The event's kind, defined by the WLAN module.
+        kind: u16,
+        /// Token the WLAN compares against to ignore superseded events.
+        token: u64,
+    },
     /// Take a time-series sample.
     Sample,
     /// The metrics window opens (end of warmup).
@@ -64,7 +88,8 @@ pub enum EventKind {
 pub struct Event {
     /// When it fires.
     pub time: SimTime,
-    /// Insertion sequence, for deterministic tie-breaking.
+    /// Tie-break key among events at the same time: the kind's rank in the
+    /// top 3 bits, then a link index, packet uid or insertion sequence.
     pub seq: u64,
     /// What it does.
     pub kind: EventKind,
@@ -96,6 +121,13 @@ impl Ord for Event {
     }
 }
 
+const SUB_MASK: u64 = (1 << 61) - 1;
+const RANK_WINDOW: u64 = 0;
+const RANK_LINK_FREE: u64 = 1 << 61;
+const RANK_ARRIVE: u64 = 2 << 61;
+const RANK_TIMER: u64 = 3 << 61;
+const RANK_SAMPLE: u64 = 4 << 61;
+
 /// The pending events of a simulation.
 #[derive(Default)]
 pub struct EventQueue {
@@ -109,14 +141,28 @@ impl EventQueue {
         Self::default()
     }
 
-    /// Schedule `kind` at `time`.
+    /// Schedule `kind` at `time`. Packet arrivals should go through
+    /// [`EventQueue::push_arrival`], which keys them by packet uid.
     #[inline]
     pub fn push(&mut self, time: SimTime, kind: EventKind) {
         self.seq += 1;
+        let tie = match kind {
+            EventKind::WindowStart => RANK_WINDOW | self.seq,
+            EventKind::LinkFree { link } => RANK_LINK_FREE | link.0 as u64,
+            EventKind::Arrive { .. } => RANK_ARRIVE | self.seq,
+            EventKind::Sample => RANK_SAMPLE | self.seq,
+            _ => RANK_TIMER | self.seq,
+        };
+        self.heap.push(Event { time, seq: tie, kind });
+    }
+
+    /// Schedule the arrival of packet `uid` over `link` at `time`.
+    #[inline]
+    pub fn push_arrival(&mut self, time: SimTime, link: LinkId, pkt: PacketRef, uid: u64) {
         self.heap.push(Event {
             time,
-            seq: self.seq,
-            kind,
+            seq: RANK_ARRIVE | (uid & SUB_MASK),
+            kind: EventKind::Arrive { link, pkt },
         });
     }
 
@@ -153,12 +199,43 @@ mod tests {
     }
 
     #[test]
-    fn ties_break_by_insertion() {
+    fn ties_break_by_kind_then_key() {
         let mut q = EventQueue::new();
-        q.push(SimTime(5), EventKind::Sample);
-        q.push(SimTime(3), EventKind::LinkFree { link: LinkId(1) });
+        q.push(SimTime(3), EventKind::Sample);
+        q.push(
+            SimTime(3),
+            EventKind::QueueTimer {
+                link: LinkId(0),
+                kind: 0,
+            },
+        );
+        q.push_arrival(SimTime(3), LinkId(0), PacketRef(0), 9);
+        q.push_arrival(SimTime(3), LinkId(0), PacketRef(1), 4);
         q.push(SimTime(3), EventKind::LinkFree { link: LinkId(2) });
-        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|e| (e.time.0, e.seq)).collect();
-        assert_eq!(order, vec![(3, 2), (3, 3), (5, 1)]);
+        q.push(SimTime(3), EventKind::LinkFree { link: LinkId(1) });
+        q.push(SimTime(3), EventKind::WindowStart);
+        q.push(SimTime(1), EventKind::Sample);
+        let order: Vec<String> = std::iter::from_fn(|| q.pop())
+            .map(|e| match e.kind {
+                EventKind::WindowStart => format!("{} window", e.time.0),
+                EventKind::LinkFree { link } => format!("{} free{}", e.time.0, link.0),
+                EventKind::Arrive { pkt, .. } => format!("{} arrive{}", e.time.0, pkt.0),
+                EventKind::Sample => format!("{} sample", e.time.0),
+                _ => format!("{} timer", e.time.0),
+            })
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "1 sample",
+                "3 window",
+                "3 free1",
+                "3 free2",
+                "3 arrive1",
+                "3 arrive0",
+                "3 timer",
+                "3 sample"
+            ]
+        );
     }
 }

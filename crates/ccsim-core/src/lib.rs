@@ -31,6 +31,7 @@ pub mod time;
 pub mod trace;
 pub mod transport;
 pub mod units;
+pub mod wlan;
 
 pub use error::{Error, Result};
 pub use results::{RunResult, TimeSeries};

@@ -118,4 +118,8 @@ pub struct Link {
     /// The opposite direction of the same duplex pair, if its queue wants to
     /// see packets arriving over this link (ModRED's ACK rewriting).
     pub notify_reverse: Option<LinkId>,
+    /// For a hop over a wireless LAN: the shared channel and the interfaces
+    /// at both ends. Packets routed over such a link go to the WLAN's
+    /// interface queue and MAC, not to this link's own queue (unused).
+    pub medium: Option<crate::wlan::Medium>,
 }

@@ -1,8 +1,11 @@
-//! The results of a run: per-flow, per-queue and per-link tables, the
-//! summary, and performance counters, all over the metrics window. The JSON
-//! keys here are a public interface (docs/results.md).
+//! The results of a run: per-flow, per-queue, per-link and per-WLAN-interface
+//! tables, the summary, and performance counters, all over the metrics
+//! window. The JSON keys here are a public interface (docs/results.md).
+//! Wireless hops have no queue or transmitter of their own: they appear in
+//! `wlans`, not in `queues` or `links`.
 
 use crate::metrics::jain_index;
+use crate::queue::Queue;
 use crate::sampler::Series;
 use crate::sim::Simulation;
 use serde::Serialize;
@@ -78,7 +81,7 @@ pub struct FlowResult {
 /// One queue's results.
 #[derive(Serialize, Debug, Clone)]
 pub struct QueueResult {
-    /// "a->b".
+    /// "a->b" (for a WLAN interface queue, the interface: "wlan0:ap").
     pub link: String,
     /// Discipline name.
     pub kind: String,
@@ -142,6 +145,57 @@ pub struct LinkResult {
     pub lost_packets: u64,
 }
 
+/// One WLAN interface's results (802.11 DCF).
+#[derive(Serialize, Debug, Clone)]
+pub struct WlanResult {
+    /// The WLAN's name.
+    pub wlan: String,
+    /// "<wlan>:<node>".
+    pub interface: String,
+    /// The node.
+    pub node: String,
+    /// "ap" or "station".
+    pub role: String,
+    /// "802.11b", "802.11a", "802.11g" or "802.11n".
+    pub standard: String,
+    /// Data frame rate, bits per second.
+    pub data_rate_bps: u64,
+    /// Control frame rate, bits per second.
+    pub basic_rate_bps: u64,
+    /// Channel accesses: data frames or RTS frames that start an exchange.
+    pub tx_attempts: u64,
+    /// Of which RTS frames.
+    pub rts_attempts: u64,
+    /// Attempts that collided with another station's.
+    pub collisions: u64,
+    /// collisions / tx_attempts.
+    pub collision_rate: f64,
+    /// Attempts that failed because the error model corrupted a frame.
+    pub frame_errors: u64,
+    /// Attempts that were retransmissions.
+    pub retries: u64,
+    /// Packets received by the next hop.
+    pub delivered_packets: u64,
+    /// Their bytes (without MAC overhead).
+    pub delivered_bytes: u64,
+    /// delivered_bytes * 8 / window.
+    pub mac_throughput_bps: f64,
+    /// Packets discarded at the retry limit (lost packets of their flows).
+    pub mac_drops: u64,
+    /// Frames discarded at the retry limit whose packet had been received (ACKs lost).
+    pub mac_drops_delivered: u64,
+    /// Packets in service (out of the queue, not yet delivered or discarded) when the window opened.
+    pub in_service_start: u64,
+    /// Packets in service at the end.
+    pub in_service_end: u64,
+    /// Fraction of the window this interface's transmissions occupied the channel.
+    pub airtime_fraction: f64,
+    /// Fraction of the window the channel carried at least one transmission (same for the whole WLAN).
+    pub channel_busy_fraction: f64,
+    /// The interface queue.
+    pub queue: QueueResult,
+}
+
 /// Whole-run summary.
 #[derive(Serialize, Debug, Clone)]
 pub struct Summary {
@@ -193,6 +247,8 @@ pub struct RunResult {
     pub queues: Vec<QueueResult>,
     /// Per-link results.
     pub links: Vec<LinkResult>,
+    /// Per-interface results of the wireless LANs.
+    pub wlans: Vec<WlanResult>,
     /// Summary.
     pub summary: Summary,
     /// Performance (wall-clock dependent; excluded from determinism checks).
@@ -261,6 +317,33 @@ fn secs(ns: u64) -> f64 {
     ns as f64 * 1e-9
 }
 
+fn queue_result(name: &str, queue: &Queue, window_ns: f64) -> QueueResult {
+    let q = &queue.stats;
+    QueueResult {
+        link: name.to_string(),
+        kind: queue.kind().to_string(),
+        arrivals: q.arrivals,
+        enqueued: q.enqueued,
+        dequeued: q.dequeued,
+        drops: q.drops,
+        drops_on_arrival: q.drops_on_arrival,
+        drops_in_queue: q.drops_in_queue,
+        early_drops: q.early_drops,
+        forced_drops: q.forced_drops,
+        marks: q.marks,
+        rewrites: q.rewrites,
+        loss_rate: ratio(q.drops as f64, q.arrivals as f64),
+        avg_len_pkts: ratio(q.len_pkts_integral as f64, window_ns),
+        avg_len_bytes: ratio(q.len_bytes_integral as f64, window_ns),
+        max_len_pkts: q.max_len_pkts,
+        min_len_pkts: q.min_len_pkts,
+        avg_sojourn_s: ratio(q.sojourn_sum_ns as f64, q.dequeued as f64) * 1e-9,
+        max_sojourn_s: secs(q.sojourn_max_ns),
+        backlog_start_pkts: q.backlog_start,
+        backlog_end_pkts: queue.len_pkts() as u64,
+    }
+}
+
 impl RunResult {
     /// Collect the results of a finished simulation.
     pub fn collect(sim: &Simulation) -> RunResult {
@@ -311,39 +394,9 @@ impl RunResult {
                 }
             })
             .collect();
-        let queues: Vec<QueueResult> = sim
-            .links
-            .iter()
-            .map(|l| {
-                let q = &l.queue.stats;
-                QueueResult {
-                    link: l.name.clone(),
-                    kind: l.queue.kind().to_string(),
-                    arrivals: q.arrivals,
-                    enqueued: q.enqueued,
-                    dequeued: q.dequeued,
-                    drops: q.drops,
-                    drops_on_arrival: q.drops_on_arrival,
-                    drops_in_queue: q.drops_in_queue,
-                    early_drops: q.early_drops,
-                    forced_drops: q.forced_drops,
-                    marks: q.marks,
-                    rewrites: q.rewrites,
-                    loss_rate: ratio(q.drops as f64, q.arrivals as f64),
-                    avg_len_pkts: ratio(q.len_pkts_integral as f64, window_ns),
-                    avg_len_bytes: ratio(q.len_bytes_integral as f64, window_ns),
-                    max_len_pkts: q.max_len_pkts,
-                    min_len_pkts: q.min_len_pkts,
-                    avg_sojourn_s: ratio(q.sojourn_sum_ns as f64, q.dequeued as f64) * 1e-9,
-                    max_sojourn_s: secs(q.sojourn_max_ns),
-                    backlog_start_pkts: q.backlog_start,
-                    backlog_end_pkts: l.queue.len_pkts() as u64,
-                }
-            })
-            .collect();
-        let links: Vec<LinkResult> = sim
-            .links
-            .iter()
+        let wired = || sim.links.iter().filter(|l| l.medium.is_none());
+        let queues: Vec<QueueResult> = wired().map(|l| queue_result(&l.name, &l.queue, window_ns)).collect();
+        let links: Vec<LinkResult> = wired()
             .map(|l| LinkResult {
                 link: l.name.clone(),
                 rate_bps: l.rate_bps,
@@ -354,8 +407,40 @@ impl RunResult {
                 lost_packets: l.stats.lost_packets,
             })
             .collect();
-        // The bottleneck: r1->r2 in a dumbbell, otherwise the most utilized link.
-        let bi = sim.links.iter().position(|l| l.name == "r1->r2").unwrap_or_else(|| {
+        let mut wlans = Vec::new();
+        for w in &sim.wlans {
+            let busy = ratio(w.busy_ns as f64, window_ns);
+            for f in &w.ifaces {
+                let s = &f.stats;
+                wlans.push(WlanResult {
+                    wlan: w.name.clone(),
+                    interface: f.name.clone(),
+                    node: node(f.node),
+                    role: if f.ap { "ap" } else { "station" }.to_string(),
+                    standard: w.phy.standard.name().to_string(),
+                    data_rate_bps: w.phy.data_rate_bps,
+                    basic_rate_bps: w.phy.basic_rate_bps,
+                    tx_attempts: s.attempts,
+                    rts_attempts: s.rts_attempts,
+                    collisions: s.collisions,
+                    collision_rate: ratio(s.collisions as f64, s.attempts as f64),
+                    frame_errors: s.frame_errors,
+                    retries: s.retries,
+                    delivered_packets: s.delivered_packets,
+                    delivered_bytes: s.delivered_bytes,
+                    mac_throughput_bps: ratio(s.delivered_bytes as f64 * 8.0, window),
+                    mac_drops: s.mac_drops,
+                    mac_drops_delivered: s.mac_drops_delivered,
+                    in_service_start: s.in_service_start,
+                    in_service_end: f.in_service() as u64,
+                    airtime_fraction: ratio(s.airtime_ns as f64, window_ns),
+                    channel_busy_fraction: busy,
+                    queue: queue_result(&f.name, &f.queue, window_ns),
+                });
+            }
+        }
+        // The bottleneck: r1->r2 in a dumbbell, otherwise the most utilized wired link.
+        let bi = links.iter().position(|l| l.link == "r1->r2").unwrap_or_else(|| {
             let mut best = 0;
             for (i, l) in links.iter().enumerate() {
                 if l.utilization > links[best].utilization {
@@ -391,6 +476,7 @@ impl RunResult {
             flows,
             queues,
             links,
+            wlans,
             summary,
             perf,
         }

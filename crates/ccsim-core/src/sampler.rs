@@ -3,15 +3,17 @@
 //! series), never as per-sample objects.
 
 use crate::link::Link;
+use crate::queue::Queue;
 use crate::sim::Flow;
 use crate::time::SimTime;
+use crate::wlan::Wlan;
 
 /// One sampled quantity.
 #[derive(Clone, Debug)]
 pub struct Series {
     /// "queue" or "flow".
     pub entity_kind: &'static str,
-    /// Link name ("r1->r2") or flow name.
+    /// Link name ("r1->r2"), WLAN interface name ("wlan0:ap") or flow name.
     pub entity: String,
     /// Metric name ("len_pkts", "goodput_bps", "cwnd_pkts", ...).
     pub metric: String,
@@ -28,6 +30,7 @@ pub struct Sampler {
     /// The series, in a fixed order.
     pub series: Vec<Series>,
     links: Vec<usize>,
+    ifaces: Vec<(usize, usize)>,
     flows: bool,
     last_t: SimTime,
     last_delivered: Vec<u64>,
@@ -53,24 +56,39 @@ impl Sampler {
         }
     }
 
+    /// Also sample these WLAN interface queues: (wlan, interface) indices.
+    pub fn with_ifaces(mut self, ifaces: Vec<(usize, usize)>) -> Self {
+        self.ifaces = ifaces;
+        self
+    }
+
     /// The sampling interval, if sampling.
     pub fn interval(&self) -> Option<SimTime> {
         self.interval
     }
 
-    fn init(&mut self, links: &[Link], flows: &[Flow]) {
-        for &li in &self.links {
-            let l = &links[li];
-            let mut names: Vec<String> = vec!["len_pkts".into(), "len_bytes".into()];
-            names.extend(l.queue.disc().probe_names().iter().map(|s| s.to_string()));
-            for m in names {
-                self.series.push(Series {
-                    entity_kind: "queue",
-                    entity: l.name.clone(),
-                    metric: m,
-                    values: Vec::new(),
-                });
-            }
+    fn init_queue(&mut self, name: &str, q: &Queue) {
+        let mut names: Vec<String> = vec!["len_pkts".into(), "len_bytes".into()];
+        names.extend(q.disc().probe_names().iter().map(|s| s.to_string()));
+        for m in names {
+            self.series.push(Series {
+                entity_kind: "queue",
+                entity: name.to_string(),
+                metric: m,
+                values: Vec::new(),
+            });
+        }
+    }
+
+    fn init(&mut self, links: &[Link], flows: &[Flow], wlans: &[Wlan]) {
+        for i in 0..self.links.len() {
+            let l = &links[self.links[i]];
+            self.init_queue(&l.name, &l.queue);
+        }
+        for i in 0..self.ifaces.len() {
+            let (w, f) = self.ifaces[i];
+            let ifc = &wlans[w].ifaces[f];
+            self.init_queue(&ifc.name, &ifc.queue);
         }
         if self.flows {
             for f in flows {
@@ -90,25 +108,33 @@ impl Sampler {
         }
     }
 
+    fn sample_queue(&mut self, q: &Queue, k: &mut usize) {
+        self.series[*k].values.push(q.len_pkts() as f64);
+        self.series[*k + 1].values.push(q.len_bytes() as f64);
+        *k += 2;
+        self.scratch.clear();
+        q.disc().probe_values(&mut self.scratch);
+        for v in &self.scratch {
+            self.series[*k].values.push(*v);
+            *k += 1;
+        }
+    }
+
     /// Take one sample at `now`.
-    pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &mut [Flow]) {
+    pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &mut [Flow], wlans: &mut [Wlan]) {
         if self.times.is_empty() && self.series.is_empty() {
-            self.init(links, flows);
+            self.init(links, flows, wlans);
         }
         self.times.push(now.secs_f64());
         let mut k = 0;
-        for &li in &self.links {
+        for i in 0..self.links.len() {
+            let li = self.links[i];
             links[li].queue.sync(now);
-            let q = &links[li].queue;
-            self.series[k].values.push(q.len_pkts() as f64);
-            self.series[k + 1].values.push(q.len_bytes() as f64);
-            k += 2;
-            self.scratch.clear();
-            q.disc().probe_values(&mut self.scratch);
-            for v in &self.scratch {
-                self.series[k].values.push(*v);
-                k += 1;
-            }
+            self.sample_queue(&links[li].queue, &mut k);
+        }
+        for i in 0..self.ifaces.len() {
+            let (w, f) = self.ifaces[i];
+            self.sample_queue(&wlans[w].ifaces[f].queue, &mut k);
         }
         if self.flows {
             let dt = (now - self.last_t).secs_f64();

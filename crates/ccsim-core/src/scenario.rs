@@ -36,6 +36,9 @@ pub struct ScenarioSpec {
     /// Explicit links (duplex).
     #[serde(default)]
     pub links: Vec<LinkSpec>,
+    /// Wireless LANs (802.11 DCF) among the explicit nodes.
+    #[serde(default)]
+    pub wlans: Vec<WlanSpec>,
     /// Flow groups.
     #[serde(default)]
     pub flows: Vec<FlowGroupSpec>,
@@ -182,6 +185,58 @@ pub struct LinkSpec {
     pub loss_ba: Option<LossSpec>,
 }
 
+/// `[[wlans]]`: an 802.11 access point and its stations sharing one channel.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WlanSpec {
+    /// Name, used in results ("wlan<index>" by default).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The access point (a node name).
+    pub ap: String,
+    /// The associated stations (node names).
+    pub stations: Vec<String>,
+    /// "802.11b", "802.11a", "802.11g" or "802.11n".
+    pub standard: String,
+    /// Rate of data frames (default: the standard's highest single-stream rate).
+    #[serde(default)]
+    pub data_rate: Option<Rate>,
+    /// Rate of control frames: RTS, CTS, ACK (default: the lowest mandatory rate).
+    #[serde(default)]
+    pub basic_rate: Option<Rate>,
+    /// Queue of every interface (default DropTail, 100 packets).
+    #[serde(default)]
+    pub queue: Option<QueueSpec>,
+    /// Queue of the AP's interface (overrides `queue`).
+    #[serde(default)]
+    pub ap_queue: Option<QueueSpec>,
+    /// Frame errors on top of collisions.
+    #[serde(default)]
+    pub loss: Option<WlanLossSpec>,
+    /// MPDUs longer than this use RTS/CTS (default: never).
+    #[serde(default)]
+    pub rts_threshold: Option<Bytes>,
+    /// Retry limits: an integer for both, or { short = 7, long = 4 }.
+    #[serde(default)]
+    pub retry_limit: Option<serde_json::Value>,
+    /// CWmin override (default: the standard's aCWmin).
+    #[serde(default)]
+    pub cw_min: Option<i64>,
+    /// CWmax override (default: the standard's aCWmax).
+    #[serde(default)]
+    pub cw_max: Option<i64>,
+}
+
+/// The frame error model of a WLAN.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct WlanLossSpec {
+    /// "fer" (per data frame) or "ber" (per bit of every frame).
+    pub model: String,
+    /// The error rate.
+    pub rate: f64,
+}
+
 /// `[[flows]]`: a group of `count` identical flows. Application and
 /// transport parameters sit flat beside `app` and `transport`.
 #[derive(Debug, Deserialize)]
@@ -312,7 +367,7 @@ fn check_brackets(v: &serde_json::Value, file: &str) -> Result<()> {
             ));
         }
     }
-    for key in ["nodes", "links", "flows"] {
+    for key in ["nodes", "links", "wlans", "flows"] {
         if v.get(key).is_some_and(|x| x.is_object()) {
             return Err(err(
                 key,

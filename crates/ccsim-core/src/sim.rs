@@ -11,6 +11,10 @@
 //! Events per hop: one `Arrive`; plus one `LinkFree` only while the link has
 //! a backlog (an idle link starts transmitting at once, and a link that
 //! empties schedules nothing).
+//!
+//! A hop over a wireless LAN (a link with a [`Link::medium`]) is handed to
+//! the WLAN's interface queue and MAC instead (see [`crate::wlan`]); the MAC
+//! schedules its own `Mac` events and the packet's `Arrive` at the next hop.
 
 use crate::app::Application;
 use crate::error::{Error, Result};
@@ -24,6 +28,7 @@ use crate::sampler::Sampler;
 use crate::time::{tx_time, SimTime};
 use crate::trace::{TracePlan, Tracer};
 use crate::transport::{FlowCtx, Receiver, Sender};
+use crate::wlan::{MacCtx, Medium, Wlan};
 
 /// Timer kinds the kernel uses for applications.
 pub(crate) const APP_START: u32 = u16::MAX as u32 - 1;
@@ -131,11 +136,14 @@ pub struct Simulation {
     /// The open trace, if any: every hook below is one branch on this when
     /// there is none.
     tracer: Option<Box<Tracer>>,
+    /// Wireless LANs.
+    pub wlans: Vec<Wlan>,
     pub(crate) now: SimTime,
     pub(crate) events: EventQueue,
     pub(crate) arena: PacketArena,
     outbox: Vec<PacketRef>,
     dropped: Vec<(PacketRef, DropReason)>,
+    mac_lost: Vec<PacketRef>,
 }
 
 /// Borrow the parts of the simulation a flow callback needs, disjointly.
@@ -187,11 +195,13 @@ impl Simulation {
             perf: Perf::default(),
             trace_plan: None,
             tracer: None,
+            wlans: Vec::new(),
             now: SimTime::ZERO,
             events: EventQueue::new(),
             arena: PacketArena::new(),
             outbox: Vec::new(),
             dropped: Vec::new(),
+            mac_lost: Vec::new(),
         }
     }
 
@@ -250,6 +260,14 @@ impl Simulation {
                 self.events.push(delay, EventKind::QueueTimer { link: l.id, kind });
             }
         }
+        for w in &self.wlans {
+            for f in &w.ifaces {
+                if let Some((delay, kind)) = f.queue.initial_timer() {
+                    let link = f.timer_link;
+                    self.events.push(delay, EventKind::QueueTimer { link, kind });
+                }
+            }
+        }
         if self.warmup > SimTime::ZERO {
             self.events.push(self.warmup, EventKind::WindowStart);
         } else {
@@ -275,6 +293,9 @@ impl Simulation {
         }
         for f in &mut self.flows {
             f.stats.open_window();
+        }
+        for w in &mut self.wlans {
+            w.open_window(now);
         }
     }
 
@@ -305,8 +326,10 @@ impl Simulation {
                     token,
                 } => self.on_timer(flow, endpoint, kind as u32, token),
                 EventKind::QueueTimer { link, kind } => self.on_queue_timer(link, kind),
+                EventKind::Mac { wlan, kind, token } => self.on_mac(wlan, kind, token),
                 EventKind::Sample => {
-                    self.sampler.sample(self.now, &mut self.links, &mut self.flows);
+                    self.sampler
+                        .sample(self.now, &mut self.links, &mut self.flows, &mut self.wlans);
                     if let Some(iv) = self.sampler.interval() {
                         if self.now < self.duration {
                             self.events.push((self.now + iv).min(self.duration), EventKind::Sample);
@@ -322,6 +345,9 @@ impl Simulation {
         }
         if let Some(t) = self.tracer.as_deref_mut() {
             t.finish(self.duration)?;
+        }
+        for w in &mut self.wlans {
+            w.close_window(self.duration);
         }
         self.perf.events = events;
         self.perf.wall_s = wall.elapsed().as_secs_f64();
@@ -459,6 +485,10 @@ impl Simulation {
             self.enqueue_fast(link, pkt);
             return;
         }
+        if let Some(m) = l.medium {
+            self.wlan_enqueue(m, pkt);
+            return;
+        }
         let rate = l.rate_bps;
         if let Some(t) = self.tracer.as_deref_mut() {
             t.enqueue(link, now, self.arena.get(pkt));
@@ -508,7 +538,7 @@ impl Simulation {
         }
         self.perf.packets_forwarded += 1;
         self.events
-            .push(l.busy_until + l.delay, EventKind::Arrive { link, pkt });
+            .push_arrival(l.busy_until + l.delay, link, pkt, self.arena.get(pkt).uid);
     }
 
     /// The transmitter of `link` is free: send the next packet, if any.
@@ -538,20 +568,61 @@ impl Simulation {
             l.stats.busy_ns += (l.busy_until.min(self.duration) - now).0;
         }
         self.perf.packets_forwarded += 1;
-        self.events.push(now + tx + l.delay, EventKind::Arrive { link, pkt: p });
+        self.events
+            .push_arrival(now + tx + l.delay, link, p, self.arena.get(p).uid);
         if l.queue.len_pkts() > 0 {
             l.free_pending = true;
             self.events.push(l.busy_until, EventKind::LinkFree { link });
         }
     }
 
+    /// The WLAN's view of the kernel for one call.
+    fn with_mac<R>(&mut self, wlan: u32, f: impl FnOnce(&mut Wlan, &mut MacCtx) -> R) -> R {
+        let mut ctx = MacCtx {
+            now: self.now,
+            arena: &mut self.arena,
+            events: &mut self.events,
+            dropped: &mut self.dropped,
+            lost: &mut self.mac_lost,
+            links: &self.links,
+            routes: &self.routes,
+            n_nodes: self.nodes.len(),
+            warmup: self.warmup,
+            end: self.duration,
+            hops: &mut self.perf.packets_forwarded,
+        };
+        let r = f(&mut self.wlans[wlan as usize], &mut ctx);
+        // WLAN hops are not traced (crate::trace): nothing to write here.
+        while let Some((p, _)) = self.dropped.pop() {
+            self.lose(p);
+        }
+        while let Some(p) = self.mac_lost.pop() {
+            self.lose(p);
+        }
+        r
+    }
+
+    /// A packet routed over a wireless hop enters the transmitting interface.
+    fn wlan_enqueue(&mut self, m: Medium, pkt: PacketRef) {
+        self.with_mac(m.wlan, |w, ctx| w.enqueue(m.tx as usize, pkt, ctx));
+    }
+
+    fn on_mac(&mut self, wlan: u32, kind: u16, token: u64) {
+        self.with_mac(wlan, |w, ctx| w.on_event(kind, token, ctx));
+    }
+
     fn on_queue_timer(&mut self, link: LinkId, kind: u32) {
         let li = link.0 as usize;
         let now = self.now;
         let l = &mut self.links[li];
-        let rate = l.rate_bps;
-        let next = l.queue.on_timer(kind, now, &mut self.arena, rate, &mut self.dropped);
-        self.process_drops(link);
+        let next = if let Some(m) = l.medium {
+            self.with_mac(m.wlan, |w, ctx| w.queue_timer(m.tx as usize, kind, ctx))
+        } else {
+            let rate = l.rate_bps;
+            let next = l.queue.on_timer(kind, now, &mut self.arena, rate, &mut self.dropped);
+            self.process_drops(link);
+            next
+        };
         if let Some(d) = next {
             self.events
                 .push(now + d.max(SimTime(1)), EventKind::QueueTimer { link, kind });

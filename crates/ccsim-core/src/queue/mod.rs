@@ -279,6 +279,15 @@ impl Queue {
         }
     }
 
+    /// Wrap a discipline for a transmitter that is not a plain serializer
+    /// (an 802.11 interface, whose MAC decides when the next packet leaves):
+    /// always the general path, even for a tail-drop FIFO.
+    pub fn general(disc: Box<dyn QueueDisc>, rng: SimRng) -> Self {
+        let mut q = Queue::new(disc, rng);
+        q.fast = None;
+        q
+    }
+
     /// The discipline's name.
     pub fn kind(&self) -> &'static str {
         self.disc.kind()
@@ -317,10 +326,17 @@ impl Queue {
     /// in time order, as their dequeues. A no-op for other disciplines.
     #[inline]
     pub fn sync(&mut self, now: SimTime) {
+        self.retire(now, true);
+    }
+
+    /// Retire departures strictly before `now` (or up to and including it).
+    /// The window opens before the departures of its own instant, as the
+    /// event order puts `WindowStart` before `LinkFree`.
+    fn retire(&mut self, now: SimTime, inclusive: bool) {
         loop {
             let Some(f) = self.fast.as_mut() else { return };
             let Some(&e) = f.waiting.front() else { return };
-            if e.start > now {
+            if e.start > now || (!inclusive && e.start == now) {
                 return;
             }
             self.integrate(e.start);
@@ -372,14 +388,14 @@ impl Queue {
         true
     }
 
-    /// Fast path: bytes and packets accepted whose transmission starts after
-    /// `now` and no later than `end` (for the link counters when the window opens).
+    /// Fast path: bytes and packets accepted whose transmission starts at or
+    /// after `now` and no later than `end` (for the link counters when the window opens).
     pub fn fast_pending(&self, now: SimTime, end: SimTime) -> (u64, u64) {
         match &self.fast {
             Some(f) => f
                 .waiting
                 .iter()
-                .filter(|e| e.start > now && e.start <= end)
+                .filter(|e| e.start >= now && e.start <= end)
                 .fold((0, 0), |(p, b), e| (p + 1, b + e.size as u64)),
             None => (0, 0),
         }
@@ -387,7 +403,7 @@ impl Queue {
 
     /// Reset the counters when the metrics window opens (the queue's contents stay).
     pub fn open_window(&mut self, now: SimTime) {
-        self.sync(now);
+        self.retire(now, false);
         let len = self.len_pkts() as u64;
         self.stats = QueueStats {
             backlog_start: len,

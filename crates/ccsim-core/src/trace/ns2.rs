@@ -167,7 +167,7 @@ pub(crate) struct Ns2Writer {
 impl Ns2Writer {
     pub(crate) fn new(sink: Sink, ends: &[(u32, u32)], flows: &[FlowTrace]) -> Self {
         let mut text = Vec::new();
-        let mut span = |text: &mut Vec<u8>, f: &dyn Fn(&mut Vec<u8>)| {
+        let span = |text: &mut Vec<u8>, f: &dyn Fn(&mut Vec<u8>)| {
             let a = text.len();
             f(text);
             Span(a as u32, text.len() as u32)
