@@ -51,7 +51,7 @@ td.l, th.l { text-align: left; }
 table.meta td, table.meta th { text-align: left; }
 code { font-size: 0.95em; }
 figure { margin: 1.5em 0; }
-figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figure img { width: 40em; max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 0.92em; color: #333; max-width: 45em; }
 .sig { color: #0072B2; font-weight: bold; }
 .note { color: #555; font-size: 0.92em; }
