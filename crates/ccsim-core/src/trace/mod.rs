@@ -395,7 +395,7 @@ impl Tracer {
 }
 
 /// "00" to "99": two digits per division when formatting integers.
-const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+pub(crate) const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 2021222324252627282930313233343536373839\
 4041424344454647484950515253545556575859\
 6061626364656667686970717273747576777879\
@@ -423,29 +423,16 @@ pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
     out.extend_from_slice(&buf[i..]);
 }
 
-/// Append the decimal digits of `v`, with a minus sign when negative.
-#[inline]
-pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
-    if v < 0 {
-        out.push(b'-');
-    }
-    push_u64(out, v.unsigned_abs());
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn digits(v: i64) -> String {
-        let mut out = Vec::new();
-        push_i64(&mut out, v);
-        String::from_utf8(out).unwrap()
-    }
-
     #[test]
     fn integers_print_as_decimal() {
-        for v in [0, 7, 9, 10, 99, 100, 101, 1234567890123, -1, -42, i64::MAX, i64::MIN] {
-            assert_eq!(digits(v), v.to_string());
+        for v in [0, 7, 9, 10, 99, 100, 101, 1234567890123, u64::MAX] {
+            let mut out = Vec::new();
+            push_u64(&mut out, v);
+            assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
         }
     }
 

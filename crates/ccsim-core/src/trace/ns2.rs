@@ -27,7 +27,7 @@
 //!   carries its own `seq`.
 //! - **Packet id** is the packet's `uid` (emission order, unique in the run).
 
-use super::{push_i64, push_u64, FlowTrace, Sink};
+use super::{push_u64, FlowTrace, Sink, PAIRS};
 use crate::error::Result;
 use crate::packet::{flags, Ecn, Packet, PacketKind};
 use crate::time::SimTime;
@@ -111,48 +111,114 @@ fn record(event: u8, time: SimTime, link: u32, p: &Packet, f: &FlowTrace) -> Rec
 #[derive(Copy, Clone, Debug, Default)]
 struct Span(u32, u32);
 
-/// Append a time as ns-2 prints it: `%.15g` of the time rounded to the microsecond.
-pub fn push_time(out: &mut Vec<u8>, t: SimTime) {
-    let us = t.0 / 1000 + u64::from(t.0 % 1000 >= 500);
-    if us == 0 {
-        out.push(b'0');
-    } else if us < 100 {
-        // Below 1e-4 s %g switches to scientific notation: d[.d]e-0X.
-        let (hi, lo) = (us / 10, us % 10);
-        if hi == 0 {
-            push_u64(out, lo);
-            out.extend_from_slice(b"e-06");
-        } else {
-            push_u64(out, hi);
-            if lo != 0 {
-                out.push(b'.');
-                push_u64(out, lo);
-            }
-            out.extend_from_slice(b"e-05");
+/// One line being formatted, on the stack: every byte is written in place
+/// and the line is copied to the file's buffer once.
+struct Line {
+    b: [u8; LINE_MAX],
+    n: usize,
+}
+
+/// Longest line: event, time, two node numbers, a type name, size, flags,
+/// flow id, two addresses, sequence number and packet id are well under this.
+const LINE_MAX: usize = 320;
+
+impl Line {
+    fn new() -> Self {
+        Line { b: [0; LINE_MAX], n: 0 }
+    }
+
+    #[inline]
+    fn byte(&mut self, c: u8) {
+        self.b[self.n] = c;
+        self.n += 1;
+    }
+
+    #[inline]
+    fn bytes(&mut self, s: &[u8]) {
+        self.b[self.n..self.n + s.len()].copy_from_slice(s);
+        self.n += s.len();
+    }
+
+    /// The decimal digits of `v`, written in place from the last digit back.
+    #[inline]
+    fn u64(&mut self, mut v: u64) {
+        let digits = v.checked_ilog10().unwrap_or(0) as usize + 1;
+        let mut i = self.n + digits;
+        self.n = i;
+        while v >= 100 {
+            let d = (v % 100) as usize * 2;
+            v /= 100;
+            i -= 2;
+            self.b[i] = PAIRS[d];
+            self.b[i + 1] = PAIRS[d + 1];
         }
-    } else {
-        push_u64(out, us / 1_000_000);
-        let mut frac = us % 1_000_000;
-        if frac != 0 {
-            out.push(b'.');
-            let mut width = 6;
-            while frac % 10 == 0 {
-                frac /= 10;
-                width -= 1;
-            }
-            let mut digits = [b'0'; 6];
-            for d in digits[..width].iter_mut().rev() {
-                *d = b'0' + (frac % 10) as u8;
-                frac /= 10;
-            }
-            out.extend_from_slice(&digits[..width]);
+        if v >= 10 {
+            let d = v as usize * 2;
+            self.b[i - 2] = PAIRS[d];
+            self.b[i - 1] = PAIRS[d + 1];
+        } else {
+            self.b[i - 1] = b'0' + v as u8;
         }
     }
+
+    #[inline]
+    fn i64(&mut self, v: i64) {
+        if v < 0 {
+            self.byte(b'-');
+        }
+        self.u64(v.unsigned_abs());
+    }
+
+    /// A time as ns-2 prints it: `%.15g` of the time rounded to the microsecond.
+    fn time(&mut self, t: SimTime) {
+        let us = t.0 / 1000 + u64::from(t.0 % 1000 >= 500);
+        if us == 0 {
+            self.byte(b'0');
+        } else if us < 100 {
+            // Below 1e-4 s %g switches to scientific notation: d[.d]e-0X.
+            let (hi, lo) = (us / 10, us % 10);
+            if hi == 0 {
+                self.u64(lo);
+                self.bytes(b"e-06");
+            } else {
+                self.u64(hi);
+                if lo != 0 {
+                    self.byte(b'.');
+                    self.u64(lo);
+                }
+                self.bytes(b"e-05");
+            }
+        } else {
+            self.u64(us / 1_000_000);
+            let mut frac = us % 1_000_000;
+            if frac != 0 {
+                self.byte(b'.');
+                let mut width = 6;
+                while frac % 10 == 0 {
+                    frac /= 10;
+                    width -= 1;
+                }
+                for k in (0..width).rev() {
+                    self.b[self.n + k] = b'0' + (frac % 10) as u8;
+                    frac /= 10;
+                }
+                self.n += width;
+            }
+        }
+    }
+}
+
+/// Append a time as ns-2 prints it: `%.15g` of the time rounded to the microsecond.
+pub fn push_time(out: &mut Vec<u8>, t: SimTime) {
+    let mut l = Line::new();
+    l.time(t);
+    out.extend_from_slice(&l.b[..l.n]);
 }
 
 /// The writer of `trace.tr`.
 pub(crate) struct Ns2Writer {
     sink: Sink,
+    line: Box<Line>,
     /// Dequeues fixed in advance by the FIFO fast path, earliest first.
     pending: BinaryHeap<Record>,
     deferred: u64,
@@ -212,6 +278,7 @@ impl Ns2Writer {
             .collect();
         Ns2Writer {
             sink,
+            line: Box::new(Line::new()),
             pending: BinaryHeap::new(),
             deferred: 0,
             text,
@@ -248,9 +315,6 @@ impl Ns2Writer {
     }
 
     fn write(&mut self, r: &Record) {
-        // A line is at most about 150 bytes (short type names, numbers of at
-        // most 20 digits): it fits the room the sink keeps for a record.
-        let l = self.sink.buffer();
         let text = &self.text;
         let part = |s: Span| &text[s.0 as usize..s.1 as usize];
         let spans = &self.flows[r.flow as usize];
@@ -259,20 +323,23 @@ impl Ns2Writer {
         } else {
             (spans[0], spans[1])
         };
-        l.push(r.event);
-        l.push(b' ');
-        push_time(l, r.time);
-        l.extend_from_slice(part(self.links[r.link as usize]));
-        l.extend_from_slice(part(ptype));
-        l.push(b' ');
-        push_u64(l, r.size as u64);
-        l.push(b' ');
-        l.extend_from_slice(&r.flags);
-        l.extend_from_slice(part(addresses));
-        push_i64(l, r.seq);
-        l.push(b' ');
-        push_u64(l, r.uid);
-        l.push(b'\n');
+        let l = &mut self.line;
+        l.n = 0;
+        l.byte(r.event);
+        l.byte(b' ');
+        l.time(r.time);
+        l.bytes(part(self.links[r.link as usize]));
+        l.bytes(part(ptype));
+        l.byte(b' ');
+        l.u64(r.size as u64);
+        l.byte(b' ');
+        l.bytes(&r.flags);
+        l.bytes(part(addresses));
+        l.i64(r.seq);
+        l.byte(b' ');
+        l.u64(r.uid);
+        l.byte(b'\n');
+        self.sink.buffer().extend_from_slice(&l.b[..l.n]);
     }
 
     /// Write the dequeues deferred up to `end` (later ones never happened
@@ -314,6 +381,15 @@ mod tests {
         assert_eq!(time(10_000_001_000), "10.000001");
         // 0.9999996 s rounds up to the next whole second.
         assert_eq!(time(999_999_600), "1");
+    }
+
+    #[test]
+    fn line_integers_print_as_decimal() {
+        for v in [0, 7, 9, 10, 99, 100, 101, 1234567890123, -1, -42, i64::MAX, i64::MIN] {
+            let mut l = Line::new();
+            l.i64(v);
+            assert_eq!(std::str::from_utf8(&l.b[..l.n]).unwrap(), v.to_string());
+        }
     }
 
     #[test]
