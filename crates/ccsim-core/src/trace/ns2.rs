@@ -111,62 +111,74 @@ fn record(event: u8, time: SimTime, link: u32, p: &Packet, f: &FlowTrace) -> Rec
 #[derive(Copy, Clone, Debug, Default)]
 struct Span(u32, u32);
 
-/// One line being formatted, on the stack: every byte is written in place
-/// and the line is copied to the file's buffer once.
-struct Line {
-    b: [u8; LINE_MAX],
-    n: usize,
+/// Text being formatted from its end backwards: numbers come out digit
+/// by digit from the last one, so nothing has to count digits or move them;
+/// the text is `b[s..]`.
+struct Back<const N: usize> {
+    b: [u8; N],
+    s: usize,
 }
 
 /// Longest line: event, time, two node numbers, a type name, size, flags,
 /// flow id, two addresses, sequence number and packet id are well under this.
 const LINE_MAX: usize = 320;
+/// Longest time: 20 digits of seconds, a point and 6 digits.
+const TIME_MAX: usize = 32;
 
-impl Line {
+impl<const N: usize> Back<N> {
     fn new() -> Self {
-        Line { b: [0; LINE_MAX], n: 0 }
+        Back { b: [0; N], s: N }
+    }
+
+    #[inline]
+    fn clear(&mut self) {
+        self.s = N;
+    }
+
+    #[inline]
+    fn text(&self) -> &[u8] {
+        &self.b[self.s..]
     }
 
     #[inline]
     fn byte(&mut self, c: u8) {
-        self.b[self.n] = c;
-        self.n += 1;
+        self.s -= 1;
+        self.b[self.s] = c;
     }
 
     #[inline]
-    fn bytes(&mut self, s: &[u8]) {
-        self.b[self.n..self.n + s.len()].copy_from_slice(s);
-        self.n += s.len();
+    fn bytes(&mut self, x: &[u8]) {
+        let s = self.s - x.len();
+        self.b[s..self.s].copy_from_slice(x);
+        self.s = s;
     }
 
-    /// The decimal digits of `v`, written in place from the last digit back.
+    /// The decimal digits of `v`, last digit first.
     #[inline]
     fn u64(&mut self, mut v: u64) {
-        let digits = v.checked_ilog10().unwrap_or(0) as usize + 1;
-        let mut i = self.n + digits;
-        self.n = i;
         while v >= 100 {
             let d = (v % 100) as usize * 2;
             v /= 100;
-            i -= 2;
-            self.b[i] = PAIRS[d];
-            self.b[i + 1] = PAIRS[d + 1];
+            self.s -= 2;
+            self.b[self.s] = PAIRS[d];
+            self.b[self.s + 1] = PAIRS[d + 1];
         }
         if v >= 10 {
             let d = v as usize * 2;
-            self.b[i - 2] = PAIRS[d];
-            self.b[i - 1] = PAIRS[d + 1];
+            self.s -= 2;
+            self.b[self.s] = PAIRS[d];
+            self.b[self.s + 1] = PAIRS[d + 1];
         } else {
-            self.b[i - 1] = b'0' + v as u8;
+            self.byte(b'0' + v as u8);
         }
     }
 
     #[inline]
     fn i64(&mut self, v: i64) {
+        self.u64(v.unsigned_abs());
         if v < 0 {
             self.byte(b'-');
         }
-        self.u64(v.unsigned_abs());
     }
 
     /// A time as ns-2 prints it: `%.15g` of the time rounded to the microsecond.
@@ -178,47 +190,49 @@ impl Line {
             // Below 1e-4 s %g switches to scientific notation: d[.d]e-0X.
             let (hi, lo) = (us / 10, us % 10);
             if hi == 0 {
-                self.u64(lo);
                 self.bytes(b"e-06");
+                self.u64(lo);
             } else {
-                self.u64(hi);
-                if lo != 0 {
-                    self.byte(b'.');
-                    self.u64(lo);
-                }
                 self.bytes(b"e-05");
+                if lo != 0 {
+                    self.u64(lo);
+                    self.byte(b'.');
+                }
+                self.u64(hi);
             }
         } else {
-            self.u64(us / 1_000_000);
             let mut frac = us % 1_000_000;
             if frac != 0 {
-                self.byte(b'.');
                 let mut width = 6;
                 while frac % 10 == 0 {
                     frac /= 10;
                     width -= 1;
                 }
-                for k in (0..width).rev() {
-                    self.b[self.n + k] = b'0' + (frac % 10) as u8;
+                for _ in 0..width {
+                    self.byte(b'0' + (frac % 10) as u8);
                     frac /= 10;
                 }
-                self.n += width;
+                self.byte(b'.');
             }
+            self.u64(us / 1_000_000);
         }
     }
 }
 
 /// Append a time as ns-2 prints it: `%.15g` of the time rounded to the microsecond.
 pub fn push_time(out: &mut Vec<u8>, t: SimTime) {
-    let mut l = Line::new();
+    let mut l = Back::<TIME_MAX>::new();
     l.time(t);
-    out.extend_from_slice(&l.b[..l.n]);
+    out.extend_from_slice(l.text());
 }
 
 /// The writer of `trace.tr`.
 pub(crate) struct Ns2Writer {
     sink: Sink,
-    line: Box<Line>,
+    line: Box<Back<LINE_MAX>>,
+    /// The last time formatted, and its text.
+    time: SimTime,
+    time_text: Back<TIME_MAX>,
     /// Dequeues fixed in advance by the FIFO fast path, earliest first.
     pending: BinaryHeap<Record>,
     deferred: u64,
@@ -278,7 +292,9 @@ impl Ns2Writer {
             .collect();
         Ns2Writer {
             sink,
-            line: Box::new(Line::new()),
+            line: Box::new(Back::new()),
+            time: SimTime::ZERO,
+            time_text: Back::new(),
             pending: BinaryHeap::new(),
             deferred: 0,
             text,
@@ -315,6 +331,13 @@ impl Ns2Writer {
     }
 
     fn write(&mut self, r: &Record) {
+        // Consecutive lines often share their time (a packet's '+' and '-',
+        // a burst of arrivals): format it once.
+        if r.time != self.time || self.time_text.s == TIME_MAX {
+            self.time = r.time;
+            self.time_text.clear();
+            self.time_text.time(r.time);
+        }
         let text = &self.text;
         let part = |s: Span| &text[s.0 as usize..s.1 as usize];
         let spans = &self.flows[r.flow as usize];
@@ -323,23 +346,24 @@ impl Ns2Writer {
         } else {
             (spans[0], spans[1])
         };
+        // From the end of the line back to its start.
         let l = &mut self.line;
-        l.n = 0;
-        l.byte(r.event);
+        l.clear();
+        l.byte(b'\n');
+        l.u64(r.uid);
         l.byte(b' ');
-        l.time(r.time);
-        l.bytes(part(self.links[r.link as usize]));
-        l.bytes(part(ptype));
+        l.i64(r.seq);
+        l.bytes(part(addresses));
+        l.bytes(&r.flags);
         l.byte(b' ');
         l.u64(r.size as u64);
         l.byte(b' ');
-        l.bytes(&r.flags);
-        l.bytes(part(addresses));
-        l.i64(r.seq);
+        l.bytes(part(ptype));
+        l.bytes(part(self.links[r.link as usize]));
+        l.bytes(self.time_text.text());
         l.byte(b' ');
-        l.u64(r.uid);
-        l.byte(b'\n');
-        self.sink.buffer().extend_from_slice(&l.b[..l.n]);
+        l.byte(r.event);
+        self.sink.buffer().extend_from_slice(l.text());
     }
 
     /// Write the dequeues deferred up to `end` (later ones never happened
@@ -386,9 +410,9 @@ mod tests {
     #[test]
     fn line_integers_print_as_decimal() {
         for v in [0, 7, 9, 10, 99, 100, 101, 1234567890123, -1, -42, i64::MAX, i64::MIN] {
-            let mut l = Line::new();
+            let mut l = Back::<32>::new();
             l.i64(v);
-            assert_eq!(std::str::from_utf8(&l.b[..l.n]).unwrap(), v.to_string());
+            assert_eq!(std::str::from_utf8(l.text()).unwrap(), v.to_string());
         }
     }
 
