@@ -190,7 +190,7 @@ CASES = [
     (
         "unknown app",
         edit(BASE, 'app = "cbr"', 'app = "video"'),
-        'flows[0].app: unknown app "video"; expected one of: bulk, finite, cbr, poisson, onoff',
+        'flows[0].app: unknown app "video"; expected one of: bulk, finite, web, cbr, poisson, onoff',
     ),
     (
         "unknown transport",
