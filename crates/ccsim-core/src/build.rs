@@ -605,7 +605,7 @@ fn build_app(app: &str, keys: &mut AppKeys, start: SimTime, transport: &str) -> 
             if bytes == 0 {
                 return Err(keys.e("size", "a finite transfer needs at least 1 byte"));
             }
-            Box::new(Finite { bytes })
+            Box::new(Finite { bytes, label: "finite" })
         }
         "cbr" => {
             let rate = keys.rate(true)?.unwrap_or(1);
@@ -919,6 +919,7 @@ fn add_flows(
                 Some(w) => (
                     Box::new(Finite {
                         bytes: w.flows[k].1 * w.mss,
+                        label: "web",
                     }),
                     w.rest.clone(),
                 ),

@@ -52,11 +52,13 @@ impl Application for Bulk {
 pub struct Finite {
     /// Payload bytes to transfer.
     pub bytes: u64,
+    /// The name reported: "finite", or "web" for the short flows of a web group.
+    pub label: &'static str,
 }
 
 impl Application for Finite {
     fn name(&self) -> &'static str {
-        "finite"
+        self.label
     }
     fn start(&mut self, ctx: &mut FlowCtx) -> u64 {
         ctx.stats.target_bytes = Some(self.bytes);
