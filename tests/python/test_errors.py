@@ -195,7 +195,7 @@ CASES = [
     (
         "unknown transport",
         edit(BASE, 'transport = "udp"', 'transport = "sctp"'),
-        'flows[0].transport: unknown transport "sctp"; expected one of: udp',
+        'flows[0].transport: unknown transport "sctp"; expected one of: udp, tcp, tfrc, rap',
     ),
     (
         "unknown flow key",

@@ -81,7 +81,8 @@ pub fn drop_rate(out: &RunOutput, link: &str, from: f64, to: f64) -> f64 {
 /// the time from t0 to the end of the first window of length `w` whose
 /// pooled drop rate is within `factor` times the steady-state drop rate
 /// (measured over `steady`), and the cost: that time in RTTs times the
-/// pooled drop rate over it. None if it never stabilizes.
+/// pooled drop rate over it. Windows in which nothing arrived are skipped.
+/// None if it never stabilizes.
 pub fn stabilization(
     out: &RunOutput,
     link: &str,
@@ -93,8 +94,9 @@ pub fn stabilization(
 ) -> Option<(f64, f64)> {
     let p_ss = drop_rate(out, link, steady.0, steady.1);
     let mut t = t0 + w;
+    let arrivals = series(out, link, "arrivals");
     while t <= steady.1 + 1e-9 {
-        if drop_rate(out, link, t - w, t) <= factor * p_ss {
+        if sum_window(out, arrivals, t - w, t) > 0.0 && drop_rate(out, link, t - w, t) <= factor * p_ss {
             let ts = t - t0;
             return Some((ts, ts / rtt * drop_rate(out, link, t0, t)));
         }
