@@ -200,9 +200,9 @@ def normalized_throughput(result: Result, group: str, fair_share_bps: float) -> 
     """A group's mean per-flow goodput over the metrics window, divided by the fair share.
 
     Bansal et al. plot this against the period of a square-wave CBR source
-    (SIGCOMM 2001, section 4.3): with n long-lived flows and a link of
-    capacity C of which the CBR source takes a fraction d of the time a
-    share c, the fair share is C (1 - c d) / n.
+    (SIGCOMM 2001, section 4.3): with n long-lived flows on a link of
+    capacity C and a CBR source sending at rate c during a fraction d of
+    the time, the fair share is (C - c d) / n.
     """
     row = result.groups.set_index("group").loc[group]
     return float(row["goodput_per_flow_bps"]) / fair_share_bps
