@@ -284,16 +284,20 @@ fn push_unique(list: &mut String, name: &str) {
 
 /// Aggregate the flows by group label, in first-appearance order.
 pub fn groups_of(flows: &[FlowResult], started: &[bool]) -> Vec<GroupResult> {
-    let mut labels: Vec<&str> = Vec::new();
-    for f in flows {
-        if !labels.contains(&f.group.as_str()) {
-            labels.push(&f.group);
-        }
+    // Members of each label, labels in first-appearance order (the map is
+    // only looked up, never iterated, so the order stays deterministic).
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut members: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (i, f) in flows.iter().enumerate() {
+        let g = *index.entry(f.group.as_str()).or_insert_with(|| {
+            members.push((f.group.as_str(), Vec::new()));
+            members.len() - 1
+        });
+        members[g].1.push(i);
     }
-    labels
+    members
         .into_iter()
-        .map(|g| {
-            let members: Vec<usize> = (0..flows.len()).filter(|&i| flows[i].group == g).collect();
+        .map(|(g, members)| {
             let (mut transport, mut app) = (String::new(), String::new());
             for &i in &members {
                 push_unique(&mut transport, &flows[i].transport);

@@ -147,14 +147,13 @@ impl Sampler {
         self.last_delivered = vec![0; flows.len()];
         self.last_received = vec![0; flows.len()];
         self.last_sent = vec![0; flows.len()];
+        // Group indices in first-appearance order (the map is only looked up).
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for f in flows {
-            let g = match self.group_names.iter().position(|n| *n == f.group) {
-                Some(g) => g,
-                None => {
-                    self.group_names.push(f.group.clone());
-                    self.group_names.len() - 1
-                }
-            };
+            let g = *index.entry(f.group.as_str()).or_insert_with(|| {
+                self.group_names.push(f.group.clone());
+                self.group_names.len() - 1
+            });
             self.group_of.push(g);
         }
         self.group_acc = vec![[0.0; 4]; self.group_names.len()];
