@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pandas as pd
 from rich.table import Table
 
 from ccsim.results import Result
@@ -122,5 +123,86 @@ def bench_table(rows: Sequence[Mapping[str, Any]]) -> Table:
             f"{r['events_per_s']:,.0f}",
             f"{r['packets_forwarded_per_s']:,.0f}",
             f"{r['events_per_hop']:.2f}",
+        )
+    return t
+
+
+def num(value: float | None) -> str:
+    """A number in 3 significant digits, with an SI prefix from 1000 up; "-" for a missing value."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    for scale, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{prefix}"
+    return f"{value:.3g}"
+
+
+def estimate(mean: float, low: float, high: float, symmetric: bool) -> str:
+    """A mean with its interval: "9.87M ± 120k" (t) or "9.87M [9.7M, 9.99M]" (bootstrap)."""
+    if math.isnan(low):
+        return num(mean)
+    if symmetric:
+        return f"{num(mean)} ± {num((high - low) / 2)}"
+    return f"{num(mean)} [{num(low)}, {num(high)}]"
+
+
+def _value(v: object) -> str:
+    if isinstance(v, float) and math.isnan(v):
+        return "-"
+    return str(v)
+
+
+def sweep_stats_table(
+    table: pd.DataFrame, parameters: Sequence[str], metrics: Sequence[str], title: str, *, symmetric: bool = True
+) -> Table:
+    """`ccsim summarize`: one row per (case, grid point), one column per metric (mean and interval).
+
+    `table` is `ccsim.stats.describe`'s long table; `symmetric` intervals
+    (Student t) show as "mean ± half-width", others as "mean [low, high]".
+    """
+    t = Table(title=title, title_justify="left")
+    t.add_column("case")
+    for p in parameters:
+        t.add_column(p, justify="right")
+    t.add_column("n", justify="right")
+    for m in metrics:
+        t.add_column(m, justify="right")
+    for _, group in table.groupby(["case_label", *parameters], sort=False, dropna=False):
+        first = group.iloc[0]
+        cells = {
+            row.metric: estimate(row.mean, row.ci_low, row.ci_high, symmetric) for row in group.itertuples(index=False)
+        }
+        t.add_row(
+            str(first["case_label"]),
+            *(_value(first[p]) for p in parameters),
+            str(int(group["n"].max())),
+            *(cells.get(m, "-") for m in metrics),
+        )
+    return t
+
+
+def ranking_table(ranking: pd.DataFrame, parameters: Sequence[str], title: str) -> Table:
+    """`ccsim summarize --rank`: per grid point, the cases best first with their significance rank."""
+    t = Table(title=title, title_justify="left")
+    for p in parameters:
+        t.add_column(p, justify="right")
+    for col in ("rank", "case", "n", "mean ± CI", "significantly better than"):
+        t.add_column(col, justify="right" if col in ("rank", "n", "mean ± CI") else "left")
+    previous: tuple[Any, ...] | None = None
+    for _, row in ranking.iterrows():
+        point = tuple(row[p] for p in parameters)
+        shown = [_value(v) for v in point] if point != previous else [""] * len(parameters)
+        if previous is not None and point != previous:
+            t.add_section()
+        previous = point
+        t.add_row(
+            *shown,
+            str(row["rank"]),
+            str(row["case"]),
+            str(row["n"]),
+            estimate(row["mean"], row["ci_low"], row["ci_high"], True),
+            row["better_than"] or "-",
         )
     return t
