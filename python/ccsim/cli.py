@@ -321,16 +321,20 @@ def cmd_summarize(args: argparse.Namespace, stdout: TextIO) -> int:
     if args.quiet:
         return EXIT_OK
     out = console(stdout)
-    level = f"{summary.confidence:.0%}".replace(".0%", "%")
+    level = f"{summary.confidence * 100:g}%"
     kind = "Student t" if summary.method == "t" else "percentile bootstrap"
-    title = f"Mean and {level} CI ({kind}) per case and grid point over {summary.runs - summary.failed} runs"
-    if summary.failed:
-        title += f" ({summary.failed} failed runs left out)"
+    shape = "mean ± half-width" if summary.method == "t" else "mean [low, high]"
+    failed = f" ({summary.failed} failed runs left out)" if summary.failed else ""
     out.print(
-        display.sweep_stats_table(
-            summary.table, summary.parameters, summary.metrics, title, symmetric=summary.method == "t"
-        )
+        f"{args.results}: {summary.runs - summary.failed} runs{failed}; each cell: {shape} of the {level} "
+        f"confidence interval ({kind}) over the replicates",
+        soft_wrap=True,
+        markup=False,
     )
+    for t in display.sweep_stats_tables(
+        summary.table, summary.parameters, summary.metrics, symmetric=summary.method == "t"
+    ):
+        out.print(t)
     c = summary.comparison
     if c is not None:
         better = "higher" if c.higher_is_better else "lower"

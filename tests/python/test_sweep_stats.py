@@ -164,7 +164,11 @@ def test_summarize_cli_writes_csv_and_ranks(twelve: tuple[Path, Path, Path], tmp
     _, _, pool = twelve
     status, out, err = cli("summarize", str(pool), "--rank", "loss_rate", "--csv-dir", str(tmp_path))
     assert (status, err) == (0, "")
-    assert "Mean and 95% CI (Student t) per case and grid point over 12 runs" in out
+    # One table per metric: a row per case, a column per grid value, n in the title.
+    head = "each cell: mean ± half-width of the 95% confidence interval (Student t) over the replicates"
+    assert out.startswith(f"{pool}: 12 runs; {head}\n")
+    assert "goodput_bps (n = 3 per cell)" in out
+    assert "┃ case     ┃ flows[0].rate = 3Mbps ┃ flows[0].rate = 5Mbps ┃" in out
     assert "Cases ranked on loss_rate (lower is better)" in out
     summary = pd.read_csv(tmp_path / "summary.csv")
     assert list(summary.columns) == [
