@@ -65,7 +65,7 @@ topology.bottleneck.queue = { kind = "red", min_th = 3, max_th = 9 }
 """
 
 # Columns that depend on the wall clock or on where a run executed.
-WALL_CLOCK = ["wall_s", "engine_wall_s", "worker", "finished_at"]
+WALL_CLOCK = ["wall_s", "cpu_s", "engine_wall_s", "worker", "finished_at"]
 
 
 def write_sweep(folder: Path, body: str, base: str = BASE, name: str = "sweep.toml") -> Path:

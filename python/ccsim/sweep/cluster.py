@@ -47,7 +47,7 @@ class DaskCluster:
             raise ScenarioError(f"--cluster {address}: expected a scheduler address like tcp://HOST:8786, or local:N")
         _distributed()  # fail before anything runs when Dask is missing
 
-    def run(self, tasks: Sequence[Task]) -> Generator[Outcome, None, None]:
+    def run(self, tasks: Sequence[Task]) -> Generator[list[Outcome], None, None]:
         """Execute the tasks on the cluster."""
         if not tasks:
             return
@@ -73,14 +73,16 @@ class DaskCluster:
             raise
         try:
             futures = {client.submit(execute, t, key=f"ccsim-run-{t.run_id}", pure=False, retries=0): t for t in tasks}
-            for fut in distributed.as_completed(futures):
-                task = futures.pop(fut)
-                try:
-                    outcome: Outcome = fut.result()
-                except Exception as e:  # the worker died (KilledWorker) or could not run ccsim
-                    outcome = failure(task, f"{task.source}: the Dask task failed ({type(e).__name__}: {e})")
-                fut.release()
-                yield outcome
+            for done in distributed.as_completed(futures).batches():
+                batch: list[Outcome] = []
+                for fut in done:
+                    task = futures.pop(fut)
+                    try:
+                        batch.append(fut.result())
+                    except Exception as e:  # the worker died (KilledWorker) or could not run ccsim
+                        batch.append(failure(task, f"{task.source}: the Dask task failed ({type(e).__name__}: {e})"))
+                    fut.release()
+                yield batch
         finally:
             for fut in futures:
                 fut.cancel()

@@ -22,7 +22,7 @@ import os
 import signal
 from collections import deque
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnContext, SpawnProcess
 
@@ -74,7 +74,8 @@ def describe_exit(code: int | None) -> str:
 class _Worker:
     proc: SpawnProcess
     conn: Connection
-    task: Task | None = None
+    tasks: deque[Task] = field(default_factory=deque)
+    """The tasks sent to the worker and not answered yet, in order: the first one is running."""
 
     @classmethod
     def start(cls, ctx: SpawnContext) -> _Worker:
@@ -90,7 +91,7 @@ class _Worker:
             self.conn.send(task)
         except (BrokenPipeError, OSError):
             return False
-        self.task = task
+        self.tasks.append(task)
         return True
 
     def stop(self, *, wait: bool) -> None:
@@ -108,28 +109,49 @@ class _Worker:
 
 
 class LocalPool:
-    """`jobs` worker processes on this machine."""
+    """`jobs` worker processes on this machine.
+
+    Each worker holds up to `DEPTH` tasks: the one it runs and the next, so
+    that it starts the next run at once instead of waiting while the driver
+    stores the last one. (A task's scenario bigger than PREFETCH_MAX_CHARS
+    is only sent to an idle worker: a pipe's buffer must never be full in
+    both directions at once.)
+    """
+
+    DEPTH = 2
+    PREFETCH_MAX_CHARS = 16_384
 
     def __init__(self, jobs: int | None = None) -> None:
         self.jobs = jobs if jobs is not None else default_jobs()
         if self.jobs < 1:
             raise ValueError(f"jobs: expected at least 1, got {self.jobs}")
+        self._ctx = multiprocessing.get_context("spawn")
+        self._workers: list[_Worker] = []
 
-    def run(self, tasks: Sequence[Task]) -> Generator[Outcome, None, None]:
-        """Execute the tasks on the workers, yielding each outcome as it arrives."""
-        ctx = multiprocessing.get_context("spawn")
+    def warm_up(self, runs: int) -> None:
+        """Start the workers for `runs` runs now (they import ccsim while the driver opens the store)."""
+        while len(self._workers) < min(self.jobs, runs):
+            self._workers.append(_Worker.start(self._ctx))
+
+    def run(self, tasks: Sequence[Task]) -> Generator[list[Outcome], None, None]:
+        """Execute the tasks on the workers, yielding the outcomes as they arrive (all those at hand at once)."""
         queue = deque(tasks)
-        workers: list[_Worker] = []
+        workers = self._workers
         finished = False
         try:
-            for _ in range(min(self.jobs, len(queue))):
-                workers.append(_Worker.start(ctx))
-            lost: list[Outcome] = []
+            need = min(self.jobs, len(queue))
+            for w in workers[need:]:  # fewer runs than warmed-up workers (a resume)
+                w.stop(wait=True)
+            del workers[need:]
+            self.warm_up(len(queue))
+            batch: list[Outcome] = []
             for i in range(len(workers)):
-                lost += self._feed(workers, i, queue, ctx)
-            yield from lost
-            while any(w.task is not None for w in workers):
-                busy = [i for i, w in enumerate(workers) if w.task is not None]
+                batch += self._feed(i, queue)
+            while any(w.tasks for w in workers):
+                if batch:
+                    yield batch
+                    batch = []
+                busy = [i for i, w in enumerate(workers) if w.tasks]
                 ready = set(
                     multiprocessing.connection.wait(
                         [workers[i].conn for i in busy] + [workers[i].proc.sentinel for i in busy]
@@ -137,48 +159,65 @@ class LocalPool:
                 )
                 for i in busy:
                     w = workers[i]
-                    if w.conn not in ready and w.proc.sentinel not in ready:
-                        continue
-                    outcome = self._receive(w)
-                    lost = self._feed(workers, i, queue, ctx)  # keep the worker busy before the driver stores
-                    yield outcome
-                    yield from lost
+                    if w.conn in ready or w.proc.sentinel in ready:
+                        batch += self._receive(w, queue)
+                        batch += self._feed(i, queue)  # keep the worker busy before the driver stores
+            if batch:
+                yield batch
             finished = True
         finally:
-            for w in workers:
-                w.stop(wait=finished)
+            self._stop(wait=finished)
+
+    def close(self) -> None:
+        """Stop the workers (those started by warm_up and not used by run)."""
+        self._stop(wait=True)
+
+    def _stop(self, *, wait: bool) -> None:
+        for w in self._workers:
+            w.stop(wait=wait)
+        self._workers.clear()
 
     @staticmethod
-    def _receive(w: _Worker) -> Outcome:
-        """The outcome of the worker's task, or a failure saying how the worker died."""
-        task = w.task
-        assert task is not None
-        w.task = None
+    def _receive(w: _Worker, queue: deque[Task]) -> list[Outcome]:
+        """The outcomes the worker has sent; if it died, a failure for the run it was doing.
+
+        The tasks it had not started go back to the front of the queue.
+        """
+        outcomes: list[Outcome] = []
         try:
-            if w.conn.poll():
-                result: Outcome = w.conn.recv()
-                return result
+            while w.tasks and w.conn.poll():
+                outcome: Outcome = w.conn.recv()
+                task = w.tasks.popleft()
+                assert outcome.run_id == task.run_id, "a worker answers its tasks in order"
+                outcomes.append(outcome)
         except (EOFError, OSError):
             pass
-        w.proc.join(JOIN_TIMEOUT_S)
-        return failure(task, f"{task.source}: the worker process died ({describe_exit(w.proc.exitcode)})")
+        if w.tasks and not w.proc.is_alive():
+            w.proc.join(JOIN_TIMEOUT_S)
+            task = w.tasks.popleft()
+            outcomes.append(failure(task, f"{task.source}: the worker process died ({describe_exit(w.proc.exitcode)})"))
+            queue.extendleft(reversed(w.tasks))
+            w.tasks.clear()
+        return outcomes
 
-    @staticmethod
-    def _feed(workers: list[_Worker], i: int, queue: deque[Task], ctx: SpawnContext) -> list[Outcome]:
-        """Give worker i the next task, replacing it if it died; tasks that could not be handed over fail."""
+    def _feed(self, i: int, queue: deque[Task]) -> list[Outcome]:
+        """Top worker i up to DEPTH tasks, replacing it if it died; tasks that cannot be handed over fail."""
         lost: list[Outcome] = []
         while queue:
-            w = workers[i]
-            if not w.proc.is_alive():
+            w = self._workers[i]
+            if not w.proc.is_alive() and not w.tasks:
                 w.stop(wait=False)
-                workers[i] = w = _Worker.start(ctx)
+                self._workers[i] = w = _Worker.start(self._ctx)
+            if len(w.tasks) >= self.DEPTH or (w.tasks and len(queue[0].scenario_json) > self.PREFETCH_MAX_CHARS):
+                break
             task = queue.popleft()
             if w.give(task):
-                break
-            # The worker died between two runs; its replacement gets the task.
+                continue
+            # The worker died: its replacement gets the task (unless it will not even take one).
             queue.appendleft(task)
             w.proc.join(JOIN_TIMEOUT_S)
             if w.proc.exitcode is None:
-                lost.append(failure(task, f"{task.source}: the worker process does not take work"))
-                queue.popleft()
+                lost.append(failure(queue.popleft(), f"{task.source}: the worker process does not take work"))
+            if w.tasks:  # what it had is collected by _receive when its sentinel fires
+                break
         return lost

@@ -2,7 +2,8 @@
 
 The driver (this module's `run_sweep`) is the only process that touches the
 results store. A backend (`Serial`, `pool.LocalPool`, `cluster.DaskCluster`)
-takes `Task`s and yields `Outcome`s as runs finish, in any order; every
+takes `Task`s and yields `Outcome`s as runs finish, in any order (in
+batches: what finished while the driver was storing the last batch); every
 backend runs the same function, `execute`, so a run's result does not
 depend on where it ran.
 """
@@ -11,17 +12,21 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import socket
 import time
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
+
+import pyarrow as pa
 
 from ccsim import _core
 from ccsim._core import ScenarioError, SimulationError
-from ccsim.results import long_timeseries
+from ccsim.results import TABLES, long_timeseries
+from ccsim.sweep.columns import arrow_table
 from ccsim.sweep.progress import Progress
 from ccsim.sweep.spec import Point, Run, Sweep
 from ccsim.sweep.store import STATUS_ERROR, STATUS_OK, Store
@@ -42,16 +47,23 @@ class Task:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a worker sends back: the engine's summary JSON and the time series as Parquet bytes, or an error."""
+    """What a worker sends back: the results as Arrow tables and the time series as Parquet bytes, or an error."""
 
     run_id: str
     status: str
     error: str | None
-    summary_json: str | None
-    timeseries: bytes | None
     wall_s: float
     version: str
     worker: str
+    summary: dict[str, Any] | None = None
+    """The summary block (goodput_bps, ...)."""
+    perf: dict[str, Any] | None = None
+    """The perf block (events, wall_s, ...)."""
+    tables: dict[str, pa.Table] | None = None
+    """flows, queues, links: each with `run_id` first (columns.arrow_table)."""
+    timeseries: bytes | None = None
+    cpu_s: float | None = None
+    """CPU time the run took in its worker (wall_s minus this is time the worker waited for a core)."""
 
 
 def worker_name() -> str:
@@ -61,14 +73,21 @@ def worker_name() -> str:
 
 def failure(task: Task, message: str, wall_s: float = 0.0, worker: str = "") -> Outcome:
     """An outcome recording that a run failed with `message`."""
-    return Outcome(task.run_id, STATUS_ERROR, message, None, None, wall_s, _core.version(), worker)
+    return Outcome(task.run_id, STATUS_ERROR, message, wall_s, _core.version(), worker)
 
 
 def execute(task: Task) -> Outcome:
-    """Run one task in this process (a worker's job). Errors of the run become failed outcomes."""
-    start = time.perf_counter()
+    """Run one task in this process (a worker's job). Errors of the run become failed outcomes.
+
+    The worker also turns the results into what the store takes (Arrow
+    tables, Parquet bytes), so that the driver, which stores every run, has
+    as little to do per run as possible.
+    """
+    start, cpu = time.perf_counter(), time.process_time()
     try:
         summary_json, ts = _core.run_scenario(task.scenario_json, task.source, "json", max_wall_s=task.max_wall_s)
+        data = json.loads(summary_json)
+        tables = {name: arrow_table(task.run_id, data[name]) for name in TABLES}
         parquet: bytes | None = None
         if task.timeseries:
             buf = io.BytesIO()
@@ -79,25 +98,39 @@ def execute(task: Task) -> Outcome:
     except Exception as e:  # a bug in ccsim: keep the sweep going, say what it was
         return failure(task, f"internal error ({type(e).__name__}: {e})", time.perf_counter() - start, worker_name())
     return Outcome(
-        task.run_id, STATUS_OK, None, summary_json, parquet, time.perf_counter() - start, _core.version(), worker_name()
+        task.run_id,
+        STATUS_OK,
+        None,
+        time.perf_counter() - start,
+        _core.version(),
+        worker_name(),
+        summary=data["summary"],
+        perf=data["perf"],
+        tables=tables,
+        timeseries=parquet,
+        cpu_s=time.process_time() - cpu,
     )
 
 
 class Backend(Protocol):
     """Where runs execute."""
 
-    def run(self, tasks: Sequence[Task]) -> Generator[Outcome, None, None]:
-        """Execute every task, yielding each outcome as soon as it is there (in any order)."""
+    def run(self, tasks: Sequence[Task]) -> Generator[list[Outcome], None, None]:
+        """Execute every task, yielding the outcomes as soon as they are there (in any order).
+
+        Each yield is a batch: every outcome that arrived since the last one
+        (the driver stores a batch in one transaction).
+        """
         ...
 
 
 class Serial:
     """Every run in the driver's own process, one after the other (the reference the other backends must equal)."""
 
-    def run(self, tasks: Sequence[Task]) -> Generator[Outcome, None, None]:
+    def run(self, tasks: Sequence[Task]) -> Generator[list[Outcome], None, None]:
         """Execute the tasks in order."""
         for t in tasks:
-            yield execute(t)
+            yield [execute(t)]
 
 
 def plan(sweep: Sweep) -> list[Run]:
@@ -128,6 +161,43 @@ def plan(sweep: Sweep) -> list[Run]:
             + more
         )
     return [sweep.run_at(pt, sc, r) for r in range(sweep.replicates) for pt, sc in checked]
+
+
+def _execute(
+    todo: list[Run],
+    store: Store,
+    backend: Backend,
+    *,
+    skipped: int,
+    max_wall_s: float | None,
+    timeseries: bool,
+    progress: Progress | None,
+) -> int:
+    """Run `todo` on the backend, storing each run as it finishes; return how many failed."""
+    by_id = {r.run_id: r for r in todo}
+    tasks = [Task(r.run_id, r.scenario_json(), r.source, max_wall_s, timeseries) for r in todo]
+    failed = 0
+    if progress is not None:
+        progress.start(len(todo), skipped)
+    try:
+        with contextlib.closing(backend.run(tasks)) as batches:
+            for batch in batches:
+                for outcome in batch:
+                    if outcome.version != _core.version():
+                        raise ScenarioError(
+                            f"worker {outcome.worker} runs ccsim {outcome.version}, this driver {_core.version()}: "
+                            "install the same version everywhere (the runs stored so far are kept)"
+                        )
+                done = [(by_id[o.run_id], o) for o in batch]
+                store.commit(done)
+                for run, outcome in done:
+                    failed += outcome.status != STATUS_OK
+                    if progress is not None:
+                        progress.advance(run, outcome)
+    finally:
+        if progress is not None:
+            progress.stop()
+    return failed
 
 
 @dataclass
@@ -162,35 +232,31 @@ def run_sweep(
     start = time.perf_counter()
     runs = plan(sweep)
     backend = backend if backend is not None else Serial()
-    store = Store.open(out_dir, sweep, resume=resume, overwrite=overwrite)
+    warm_up = getattr(backend, "warm_up", None)
+    close = getattr(backend, "close", None)
     try:
-        done = store.finished(retry_failed=retry_failed)
-        todo = [r for r in runs if r.run_id not in done]
-        by_id = {r.run_id: r for r in todo}
-        tasks = [Task(r.run_id, r.scenario_json(), r.source, max_wall_s, sweep.timeseries) for r in todo]
-        failed = 0
-        if progress is not None:
-            progress.start(len(todo), len(runs) - len(todo))
+        if warm_up is not None:
+            warm_up(len(runs))  # worker processes start while the store opens
+        store = Store.open(out_dir, sweep, resume=resume, overwrite=overwrite)
         try:
-            with contextlib.closing(backend.run(tasks)) as outcomes:
-                for outcome in outcomes:
-                    run = by_id[outcome.run_id]
-                    if outcome.version != _core.version():
-                        raise ScenarioError(
-                            f"worker {outcome.worker} runs ccsim {outcome.version}, this driver {_core.version()}: "
-                            "install the same version everywhere (the runs stored so far are kept)"
-                        )
-                    store.commit(run, outcome)
-                    failed += outcome.status != STATUS_OK
-                    if progress is not None:
-                        progress.advance(run, outcome)
+            done = store.finished(retry_failed=retry_failed)
+            todo = [r for r in runs if r.run_id not in done]
+            failed = _execute(
+                todo,
+                store,
+                backend,
+                skipped=len(runs) - len(todo),
+                max_wall_s=max_wall_s,
+                timeseries=sweep.timeseries,
+                progress=progress,
+            )
+            ids = {r.run_id for r in runs}
+            failed_total = sum(1 for rid, status in store.status.items() if rid in ids and status != STATUS_OK)
         finally:
-            if progress is not None:
-                progress.stop()
-        ids = {r.run_id for r in runs}
-        failed_total = sum(1 for rid, status in store.status.items() if rid in ids and status != STATUS_OK)
+            store.close()
     finally:
-        store.close()
+        if close is not None:
+            close()
     return SweepReport(
         out_dir=Path(out_dir),
         total=len(runs),

@@ -46,6 +46,7 @@ RESERVED_COLUMNS = frozenset(
         "status",
         "error",
         "wall_s",
+        "cpu_s",
         "engine_wall_s",
         "events",
         "version",

@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +25,8 @@ import pyarrow as pa
 
 from ccsim._core import ScenarioError
 from ccsim.results import TABLES
-from ccsim.sweep.spec import RESERVED_COLUMNS, Run, Sweep, canonical_json
+from ccsim.sweep.columns import sql_type, sql_type_of, sql_value, widen
+from ccsim.sweep.spec import RESERVED_COLUMNS, Run, Sweep
 
 if TYPE_CHECKING:
     import duckdb
@@ -48,6 +49,7 @@ RUN_TAIL_COLUMNS: tuple[tuple[str, str], ...] = (
     ("status", "VARCHAR NOT NULL"),
     ("error", "VARCHAR"),
     ("wall_s", "DOUBLE"),
+    ("cpu_s", "DOUBLE"),
     ("engine_wall_s", "DOUBLE"),
     ("events", "BIGINT"),
     ("version", "VARCHAR"),
@@ -61,41 +63,10 @@ NOT_METRICS = frozenset(name for name, _ in RUN_COLUMNS + RUN_TAIL_COLUMNS)
 STATUS_OK = "ok"
 STATUS_ERROR = "error"
 
-# How values widen when a column's values need a wider type (a grid that gains a float, a resumed
-# sweep whose results have a column of another type): integers -> doubles -> text.
-_WIDER = {("BIGINT", "DOUBLE"): "DOUBLE", ("DOUBLE", "BIGINT"): "DOUBLE"}
-
 
 def quote(name: str) -> str:
     """An SQL identifier, quoted: grid columns are key paths like "flows[0].count"."""
     return '"' + name.replace('"', '""') + '"'
-
-
-def sql_type(values: Sequence[Any]) -> str:
-    """The column type holding every value: BOOLEAN, BIGINT, DOUBLE, else VARCHAR (JSON for non-strings)."""
-    present = [v for v in values if v is not None]
-    if not present:
-        return "DOUBLE"
-    if all(isinstance(v, bool) for v in present):
-        return "BOOLEAN"
-    if all(isinstance(v, int) and not isinstance(v, bool) for v in present):
-        return "BIGINT" if all(-(2**63) <= v < 2**63 for v in present) else "VARCHAR"
-    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in present):
-        return "DOUBLE"
-    return "VARCHAR"
-
-
-def sql_value(value: object, column_type: str) -> object:
-    """A value as stored in a column of `column_type` (text columns hold JSON for anything but strings)."""
-    if value is None or column_type != "VARCHAR" or isinstance(value, str):
-        return value
-    return canonical_json(value)
-
-
-def _widen(old: str, new: str) -> str:
-    if old == new:
-        return old
-    return _WIDER.get((old, new), "VARCHAR")
 
 
 @dataclass
@@ -202,7 +173,7 @@ class Store:
         if old is None:
             self.con.execute(f"ALTER TABLE {table.name} ADD COLUMN {quote(name)} {kind}")
             table.columns[name] = kind
-        elif (wider := _widen(old, kind)) != old:
+        elif (wider := widen(old, kind)) != old:
             self.con.execute(f"ALTER TABLE {table.name} ALTER COLUMN {quote(name)} TYPE {wider}")
             table.columns[name] = wider
 
@@ -216,11 +187,45 @@ class Store:
 
     # ---- writing ----
 
-    def commit(self, run: Run, outcome: Outcome) -> None:
-        """Store one finished run (its row, its tables, its time series) in one transaction."""
-        data: dict[str, Any] | None = json.loads(outcome.summary_json) if outcome.summary_json else None
+    def commit(self, done: Sequence[tuple[Run, Outcome]]) -> None:
+        """Store finished runs (their rows, tables and time series) in one transaction.
+
+        The driver hands over every run that finished while it stored the
+        previous ones: one transaction for all of them costs about what one
+        costs, so a driver that falls behind catches up.
+        """
+        rows = [self._row(run, outcome) for run, outcome in done]
+        self.con.begin()
+        try:
+            stale = [run.run_id for run, _ in done if run.run_id in self.status]
+            for name in ("runs", *TABLES) if stale else ():
+                if self.tables[name].columns:
+                    marks = ", ".join("?" for _ in stale)
+                    self.con.execute(f"DELETE FROM {name} WHERE run_id IN ({marks})", stale)
+            for name in TABLES:
+                parts = [o.tables[name] for _, o in done if o.tables is not None and o.tables[name].num_rows]
+                if len({p.schema for p in parts}) == 1:
+                    self._insert_table(name, pa.concat_tables(parts))
+                else:
+                    for part in parts:
+                        self._insert_table(name, part)
+            for row in rows:
+                names = list(row)
+                self.con.execute(
+                    f"INSERT INTO runs ({', '.join(quote(n) for n in names)}) VALUES ({', '.join('?' for _ in names)})",
+                    [row[n] for n in names],
+                )
+            self.con.commit()
+        except BaseException:
+            self.con.rollback()
+            raise
+        for run, outcome in done:
+            self.status[run.run_id] = outcome.status
+
+    def _row(self, run: Run, outcome: Outcome) -> dict[str, Any]:
+        """The run's `runs` row (adding summary columns as needed); writes its time-series file first."""
         ts_rel: str | None = None
-        if outcome.timeseries is not None and data is not None:
+        if outcome.timeseries is not None:
             ts_rel = f"{TIMESERIES_DIR}/{run.run_id}.parquet"
             final = self.out_dir / ts_rel
             tmp = final.with_name(f".{final.name}.tmp")
@@ -235,6 +240,7 @@ class Store:
             "status": outcome.status,
             "error": outcome.error,
             "wall_s": outcome.wall_s,
+            "cpu_s": outcome.cpu_s,
             "version": outcome.version,
             "worker": outcome.worker,
             "finished_at": dt.datetime.now(dt.UTC).replace(tzinfo=None),
@@ -244,53 +250,31 @@ class Store:
         runs = self.tables["runs"]
         for path, value in run.point.values:
             row[path] = sql_value(value, runs.columns[path])
-        self.con.begin()
-        try:
-            if run.run_id in self.status:
-                for name in ("runs", *TABLES):
-                    if self.tables[name].columns:
-                        self.con.execute(f"DELETE FROM {name} WHERE run_id = ?", [run.run_id])
-            if data is not None:
-                row["events"] = data["perf"]["events"]
-                row["engine_wall_s"] = data["perf"]["wall_s"]
-                for key, value in data["summary"].items():
-                    # A summary key never shadows a fixed or grid column (none does today).
-                    col = f"summary_{key}" if key in NOT_METRICS or key in self.sweep.grid_columns else key
-                    if value is not None or col not in runs.columns:
-                        self._fit_column(runs, col, sql_type([value]))
-                    row[col] = sql_value(value, runs.columns[col])
-                for name in TABLES:
-                    self._insert_rows(name, run.run_id, data[name])
-            names = list(row)
-            self.con.execute(
-                f"INSERT INTO runs ({', '.join(quote(n) for n in names)}) VALUES ({', '.join('?' for _ in names)})",
-                [row[n] for n in names],
-            )
-            self.con.commit()
-        except BaseException:
-            self.con.rollback()
-            raise
-        self.status[run.run_id] = outcome.status
+        if outcome.perf is not None:
+            row["events"] = outcome.perf["events"]
+            row["engine_wall_s"] = outcome.perf["wall_s"]
+        for key, value in (outcome.summary or {}).items():
+            # A summary key never shadows a fixed or grid column (none does today).
+            col = f"summary_{key}" if key in NOT_METRICS or key in self.sweep.grid_columns else key
+            if value is not None or col not in runs.columns:
+                self._fit_column(runs, col, sql_type([value]))
+            row[col] = sql_value(value, runs.columns[col])
+        return row
 
-    def _insert_rows(self, name: str, run_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
-        if not rows:
-            return
+    def _insert_table(self, name: str, arrow: pa.Table) -> None:
+        """Insert a run's rows; columns are created, added or widened as the rows need."""
         table = self.tables[name]
-        columns = ["run_id", *rows[0].keys()]
-        types = {c: sql_type([r.get(c) for r in rows]) for c in columns[1:]}
+        schema = [(f.name, sql_type_of(f.type)) for f in arrow.schema]
         if not table.columns:
-            spec = ", ".join(["run_id VARCHAR NOT NULL", *(f"{quote(c)} {types[c]}" for c in columns[1:])])
-            self.con.execute(f"CREATE TABLE {name} ({spec})")
-            table.columns = {"run_id": "VARCHAR", **types}
-        else:
-            for c in columns[1:]:
-                if c not in table.columns or (types[c] != table.columns[c] and any(r.get(c) is not None for r in rows)):
-                    self._fit_column(table, c, types[c])
-        arrays = {"run_id": [run_id] * len(rows)}
-        for c in columns[1:]:
-            kind = table.columns[c]
-            arrays[c] = [sql_value(r.get(c), kind) for r in rows]
-        arrow = pa.table(arrays)
+            self.con.execute(f"CREATE TABLE {name} ({', '.join(f'{quote(c)} {t}' for c, t in schema)})")
+            table.columns = dict(schema)
+        if list(table.columns.items()) == schema:
+            # The usual case: the same columns as the runs before (by position, which is cheaper).
+            self.con.from_arrow(arrow).insert_into(name)
+            return
+        for c, kind in schema:
+            if c not in table.columns or arrow.column(c).null_count < arrow.num_rows:
+                self._fit_column(table, c, kind)
         self.con.register("_ccsim_rows", arrow)
         try:
             self.con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _ccsim_rows")
