@@ -16,7 +16,7 @@ Methods (docs/sweeps.md, "Statistics"):
   (Efron and Tibshirani, "An Introduction to the Bootstrap", 1993, section
   13.3), from a seeded generator so the same data give the same interval.
   With few replicates it is narrower than it should be (it ignores the
-  uncertainty of s; with n = 5 its 95% interval covers about 88%), so the
+  uncertainty of s; with n = 5 its 95% interval covers about 85%), so the
   t interval is the default.
 - Pairwise comparison of two cases at one grid point: Welch's t-test
   (unequal variances; Welch 1947), two-sided, by scipy.

@@ -14,9 +14,10 @@ import contextlib
 import io
 import json
 import os
+import signal
 import socket
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -112,6 +113,31 @@ def execute(task: Task) -> Outcome:
     )
 
 
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) until the block is done, then raise KeyboardInterrupt.
+
+    Wrapped around the store's transactions: DuckDB would abort an
+    interrupted statement with an error of its own; this way a finished run
+    is stored whole and the interrupt comes right after.
+    """
+    try:
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is None:  # installed outside Python: nothing to restore but the default
+            previous = signal.SIG_DFL
+        caught: list[int] = []
+        signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    except ValueError:  # not the main thread: signals go to the main thread anyway
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught and previous is not signal.SIG_IGN:
+        raise KeyboardInterrupt
+
+
 class Backend(Protocol):
     """Where runs execute."""
 
@@ -189,7 +215,8 @@ def _execute(
                             "install the same version everywhere (the runs stored so far are kept)"
                         )
                 done = [(by_id[o.run_id], o) for o in batch]
-                store.commit(done)
+                with interrupts_deferred():
+                    store.commit(done)
                 for run, outcome in done:
                     failed += outcome.status != STATUS_OK
                     if progress is not None:
@@ -253,7 +280,8 @@ def run_sweep(
             ids = {r.run_id for r in runs}
             failed_total = sum(1 for rid, status in store.status.items() if rid in ids and status != STATUS_OK)
         finally:
-            store.close()
+            with interrupts_deferred():
+                store.close()
     finally:
         if close is not None:
             close()
