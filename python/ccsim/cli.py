@@ -96,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-wall", type=seconds_arg, metavar="SECONDS", help="stop a run after this wall time")
     run.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
 
-    val = sub.add_parser("validate", help="check scenarios without running them")
+    val = sub.add_parser("validate", help="check scenarios (or sweep files) without running them")
     val.add_argument("scenarios", nargs="+", metavar="SCENARIO")
 
     bench = sub.add_parser("bench", help="run benchmark scenarios and print events/s")
@@ -199,10 +199,15 @@ def show_run(result: Result, out_dir: Path, out: Console) -> None:
 
 def cmd_validate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """`ccsim validate`: check each scenario, report each, fail if any is malformed."""
+    from ccsim import sweep  # noqa: PLC0415 (as in cmd_sweep)
+
     status = EXIT_OK
     for path in args.scenarios:
         try:
-            ccsim.validate(path)
+            if sweep.spec.is_sweep_file(path):
+                sweep.plan(sweep.load_sweep(path))  # every grid point of a sweep file
+            else:
+                ccsim.validate(path)
         except ccsim.ScenarioError as e:
             print(f"error: {e}", file=stderr)
             status = EXIT_USAGE

@@ -121,7 +121,11 @@ def test_sigkill_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> Non
 def test_ctrl_c_stops_the_sweep_and_resume_finishes_it(tmp_path: Path) -> None:
     # SIGINT (Ctrl-C) reaches the driver, which stores nothing half-way (a transaction under way
     # finishes first), stops its workers and exits with 130.
-    path = write_sweep(tmp_path, SWEEP.replace("replicates = 4", "replicates = 2"), base=BASE.replace('duration = "2s"', 'duration = "20s"'))
+    path = write_sweep(
+        tmp_path,
+        SWEEP.replace("replicates = 4", "replicates = 2"),
+        base=BASE.replace('duration = "2s"', 'duration = "20s"'),
+    )
     out = tmp_path / "out"
     exe = Path(sys.executable).with_name("ccsim")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "ccsim.cli"]

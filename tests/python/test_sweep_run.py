@@ -150,7 +150,7 @@ def test_invalid_point_is_reported_before_anything_runs(tmp_path: Path) -> None:
     status, out, err = cli("sweep", str(path), "--out", str(tmp_path / "out"), "--jobs", "1")
     assert (status, out) == (2, "")
     assert err == (
-        f"error: {path}: 1 of 4 grid points are invalid; nothing was run:\n"
+        f"error: {path}: 1 of 4 grid points is invalid; nothing was run:\n"
         f'  {path} [flows[0].rate=3Mpbs]: flows[0].rate: expected a rate like "10Mbps" '
         '(units bps, kbps, Mbps, Gbps), got "3Mpbs"\n'
     )
@@ -277,3 +277,14 @@ def test_the_base_scenario_alone_is_a_sweep(tmp_path: Path) -> None:
 def test_load_reports_a_missing_store(tmp_path: Path) -> None:
     with pytest.raises(ccsim.ScenarioError, match=r"results.duckdb: no results store"):
         ccsim.load(tmp_path)
+
+
+def test_validate_checks_every_point_of_a_sweep_file(tmp_path: Path, repo: Path) -> None:
+    good = write_sweep(tmp_path, TWELVE)
+    bad = write_sweep(tmp_path, 'base = "base.toml"\n[grid]\n"flows[0].rate" = ["1Mbps", "1Mbs"]\n', name="bad.toml")
+    status, out, err = cli("validate", str(good), str(repo / "examples" / "sweep_aqm.toml"), str(bad))
+    assert status == 2
+    assert out == f"{good}: ok\n{repo / 'examples' / 'sweep_aqm.toml'}: ok\n"
+    assert err.startswith(
+        f"error: {bad}: 1 of 2 grid points is invalid; nothing was run:\n  {bad} [flows[0].rate=1Mbs]"
+    )

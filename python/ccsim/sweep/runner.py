@@ -20,7 +20,7 @@ import time
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pyarrow as pa
 
@@ -28,9 +28,11 @@ from ccsim import _core
 from ccsim._core import ScenarioError, SimulationError
 from ccsim.results import TABLES, long_timeseries
 from ccsim.sweep.columns import arrow_table
-from ccsim.sweep.progress import Progress
 from ccsim.sweep.spec import Point, Run, Sweep
 from ccsim.sweep.store import STATUS_ERROR, STATUS_OK, Store
+
+if TYPE_CHECKING:
+    from ccsim.sweep.progress import Progress
 
 MAX_ERRORS_SHOWN = 20
 
@@ -180,9 +182,9 @@ def plan(sweep: Sweep) -> list[Run]:
     if errors:
         shown = errors[:MAX_ERRORS_SHOWN]
         more = f"\n  ... and {len(errors) - len(shown)} more" if len(errors) > len(shown) else ""
-        what = "grid point is" if len(points) == 1 else "grid points are"
+        verb = "is" if len(errors) == 1 else "are"
         raise ScenarioError(
-            f"{sweep.source}: {len(errors)} of {len(points)} {what} invalid; nothing was run:\n  "
+            f"{sweep.source}: {len(errors)} of {len(points)} grid points {verb} invalid; nothing was run:\n  "
             + "\n  ".join(shown)
             + more
         )

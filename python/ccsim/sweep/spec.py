@@ -474,6 +474,17 @@ def from_dict(data: Mapping[str, Any], source: str, base_dir: Path, text: str = 
     )
 
 
+def is_sweep_file(path: str | os.PathLike[str]) -> bool:
+    """Whether a file is a sweep (a TOML table with a `base` key, which no scenario has)."""
+    p = Path(path)
+    if p.suffix.lower() == ".json":
+        return False
+    try:
+        return "base" in tomllib.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False  # reading it as a scenario reports the problem
+
+
 def load_sweep(path: str | os.PathLike[str]) -> Sweep:
     """Read a sweep file (TOML); a `base` path is relative to the sweep file's folder."""
     p = Path(path)
