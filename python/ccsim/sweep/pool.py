@@ -3,10 +3,12 @@
 Each run executes in a worker process, never in the driver: a run that
 crashes its process (or is killed, e.g. by the out-of-memory killer) fails
 alone, is recorded with the reason, and its worker is replaced. Workers are
-started once (with "spawn": a fresh interpreter, safe whatever threads the
-driver has) and reused, so a run costs one message each way, not a process
-start. Each worker has its own pipe, so the driver always knows which run a
-worker was doing.
+started once and reused, so a run costs one message each way, not a
+process start. They are forked from a "forkserver" process that imported
+ccsim once (the driver's threads never reach them; where there is no
+forkserver, as on Windows, each worker is a fresh "spawn" interpreter),
+so starting N workers costs one import of ccsim, not N. Each worker has
+its own pipe, so the driver always knows which run a worker was doing.
 
 Workers ignore SIGINT: Ctrl-C reaches the driver, which stops them. If the
 driver dies (even by SIGKILL), a worker's pipe reaches end-of-file and the
@@ -24,7 +26,7 @@ from collections import deque
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
-from multiprocessing.context import SpawnContext, SpawnProcess
+from multiprocessing.context import ForkServerContext, ForkServerProcess, SpawnContext, SpawnProcess
 
 from ccsim.sweep.runner import Outcome, Task, execute, failure
 
@@ -46,6 +48,15 @@ def worker_main(conn: Connection) -> None:
             conn.send(outcome)
         except (BrokenPipeError, OSError):
             return
+
+
+def start_context() -> ForkServerContext | SpawnContext:
+    """How workers start: forked from a forkserver that has ccsim imported, or spawned where that is missing."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload([__name__])
+        return ctx
+    return multiprocessing.get_context("spawn")
 
 
 def default_jobs() -> int:
@@ -72,13 +83,13 @@ def describe_exit(code: int | None) -> str:
 
 @dataclass
 class _Worker:
-    proc: SpawnProcess
+    proc: SpawnProcess | ForkServerProcess
     conn: Connection
     tasks: deque[Task] = field(default_factory=deque)
     """The tasks sent to the worker and not answered yet, in order: the first one is running."""
 
     @classmethod
-    def start(cls, ctx: SpawnContext) -> _Worker:
+    def start(cls, ctx: ForkServerContext | SpawnContext) -> _Worker:
         parent, child = multiprocessing.Pipe(duplex=True)
         proc = ctx.Process(target=worker_main, args=(child,), daemon=True, name="ccsim-sweep-worker")
         proc.start()
@@ -125,7 +136,7 @@ class LocalPool:
         self.jobs = jobs if jobs is not None else default_jobs()
         if self.jobs < 1:
             raise ValueError(f"jobs: expected at least 1, got {self.jobs}")
-        self._ctx = multiprocessing.get_context("spawn")
+        self._ctx = start_context()
         self._workers: list[_Worker] = []
 
     def warm_up(self, runs: int) -> None:
