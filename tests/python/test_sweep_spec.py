@@ -11,7 +11,8 @@ from sweep_helpers import BASE, write_sweep
 
 import ccsim
 from ccsim.sweep import from_dict, load_sweep, plan
-from ccsim.sweep.spec import format_path, merge, parse_path, set_path
+from ccsim.sweep.spec import RESERVED_COLUMNS, format_path, merge, parse_path, set_path
+from ccsim.sweep.store import NOT_METRICS
 
 
 def sweep_of(body: str, base: str = BASE) -> ccsim.sweep.Sweep:
@@ -233,3 +234,8 @@ def test_every_invalid_point_is_reported_with_the_engines_message() -> None:
     assert "s.toml [case=typo, flows[0].rate=1Mbps]: topology.bottleneck.queue" in text
     assert "limitt" in text
     assert "[case=ok, flows[0].rate=1Mbps]" not in text
+
+
+def test_every_fixed_column_of_runs_is_reserved() -> None:
+    # A grid parameter may not take the name of a column the store writes itself.
+    assert NOT_METRICS <= RESERVED_COLUMNS
