@@ -17,7 +17,7 @@ import numpy.typing as npt
 import pandas as pd
 
 SUMMARY_FILE = "summary.json"
-TABLES = ("flows", "queues", "links")
+TABLES = ("flows", "groups", "queues", "links")
 TIMESERIES_FILE = "timeseries.parquet"
 TIMESERIES_COLUMNS = ("time_s", "entity_kind", "entity", "metric", "value")
 DELAYS_FILE = "delays.parquet"
@@ -103,7 +103,7 @@ class Result:
     """The outcome of one run.
 
     `data` is the whole summary JSON (as `summary.json` holds it); `summary`
-    its `summary` block; `flows`, `queues`, `links` its tables as DataFrames;
+    its `summary` block; `flows`, `groups`, `queues`, `links` its tables as DataFrames;
     `timeseries` the sampled series in long format.
     """
 
@@ -182,6 +182,11 @@ class Result:
         return table(self._data["flows"])
 
     @cached_property
+    def groups(self) -> pd.DataFrame:
+        """One row per flow group (flows aggregated by their `group` label)."""
+        return table(self._data.get("groups", []))
+
+    @cached_property
     def queues(self) -> pd.DataFrame:
         """One row per queue (one per link direction)."""
         return table(self._data["queues"])
@@ -196,10 +201,13 @@ class Result:
         """The sampled series, long format: time_s, entity_kind, entity, metric, value."""
         return long_timeseries(self._time_s, self._series)
 
-    def series(self, entity: str, metric: str) -> pd.Series:
-        """One sampled series indexed by time, e.g. `series("r1->r2", "len_pkts")`."""
-        for _kind, ent, met, values in self._series:
-            if ent == entity and met == metric:
+    def series(self, entity: str, metric: str, kind: str | None = None) -> pd.Series:
+        """One sampled series indexed by time, e.g. `series("r1->r2", "len_pkts")`.
+
+        `kind` ("queue", "flow" or "group") picks among entities that share a name.
+        """
+        for k, ent, met, values in self._series:
+            if ent == entity and met == metric and (kind is None or k == kind):
                 index = pd.Index(self._time_s[: len(values)], name="time_s")
                 return pd.Series(np.asarray(values, dtype=np.float64), index=index, name=f"{entity}:{metric}")
         raise KeyError(f"no series {metric!r} for {entity!r}")

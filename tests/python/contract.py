@@ -45,6 +45,8 @@ RESULT_FILES = (
     "summary.json",
     "flows.csv",
     "flows.parquet",
+    "groups.csv",
+    "groups.parquet",
     "queues.csv",
     "queues.parquet",
     "links.csv",

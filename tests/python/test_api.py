@@ -72,7 +72,7 @@ def test_timeseries_is_long_format(small_scenario: Path) -> None:
     assert tuple(ts.columns) == TIMESERIES_COLUMNS
     assert ts["time_s"].dtype == np.float64
     assert ts["value"].dtype == np.float64
-    assert set(ts["entity_kind"].unique()) == {"queue", "flow"}
+    assert set(ts["entity_kind"].unique()) == {"queue", "flow", "group"}
     q = ts[(ts["entity"] == "r1->r2") & (ts["metric"] == "len_pkts")]
     # Default sample interval 100 ms over a 2 s run.
     assert len(q) == 20

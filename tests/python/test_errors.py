@@ -191,12 +191,12 @@ CASES = [
     (
         "unknown app",
         edit(BASE, 'app = "cbr"', 'app = "video"'),
-        'flows[0].app: unknown app "video"; expected one of: bulk, finite, cbr, poisson, onoff',
+        'flows[0].app: unknown app "video"; expected one of: bulk, finite, web, cbr, poisson, onoff',
     ),
     (
         "unknown transport",
         edit(BASE, 'transport = "udp"', 'transport = "sctp"'),
-        'flows[0].transport: unknown transport "sctp"; expected one of: udp, tcp',
+        'flows[0].transport: unknown transport "sctp"; expected one of: udp, tcp, tfrc, rap',
     ),
     (
         "unknown flow key",

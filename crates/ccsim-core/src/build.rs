@@ -3,6 +3,7 @@
 //! instantiate flows. Every check that needs more than one key lives here,
 //! and every error names the key path.
 
+use crate::app::web::SizeDist;
 use crate::app::{Application, Bulk, Dist, Finite, OnOff, Paced, Schedule};
 use crate::error::{Error, Result};
 use crate::link::{Link, Loss, LossModel};
@@ -57,7 +58,23 @@ const APP_KEYS: &[&str] = &[
     "period",
     "duty",
     "size",
+    "arrival_rate",
+    "size_cdf",
+    "pool",
 ];
+
+/// A `web` group's short flows, drawn at build time (see [`crate::app::web`]).
+struct WebPlan {
+    /// (start, packets) per flow.
+    flows: Vec<(SimTime, u64)>,
+    /// Bytes per packet (the transport's MSS).
+    mss: u64,
+    /// The group's first global flow index, and how many dumbbell pairs its flows rotate over.
+    base: usize,
+    pool: usize,
+    /// The transport's keys.
+    rest: Params,
+}
 
 struct Builder<'a> {
     file: &'a str,
@@ -810,7 +827,7 @@ fn build_app(app: &str, keys: &mut AppKeys, start: SimTime, transport: &str) -> 
             if bytes == 0 {
                 return Err(keys.e("size", "a finite transfer needs at least 1 byte"));
             }
-            Box::new(Finite { bytes })
+            Box::new(Finite { bytes, label: "finite" })
         }
         "cbr" => {
             let rate = keys.rate(true)?.unwrap_or(1);
@@ -843,15 +860,180 @@ fn build_app(app: &str, keys: &mut AppKeys, start: SimTime, transport: &str) -> 
             let _ = transport;
             return Err(keys.e(
                 "app",
-                format!("unknown app \"{other}\"; expected one of: bulk, finite, cbr, poisson, onoff"),
+                format!("unknown app \"{other}\"; expected one of: bulk, finite, web, cbr, poisson, onoff"),
             ));
         }
     })
 }
 
-fn add_flows(b: &Builder, spec: &ScenarioSpec, duration: SimTime, pairs: Option<u32>) -> Result<Vec<Flow>> {
+/// Parse a `web` group's keys and draw its flows.
+#[allow(clippy::too_many_arguments)]
+fn web_plan(
+    b: &Builder,
+    g: &FlowGroupSpec,
+    path: &str,
+    group: &str,
+    transport: &str,
+    duration: SimTime,
+    pairs: Option<u32>,
+    base: usize,
+) -> Result<WebPlan> {
+    let file = b.file;
+    if transport != "tcp" {
+        return Err(err(
+            file,
+            format!("{path}.transport"),
+            format!("app \"web\" sends short reliable transfers: use transport \"tcp\", not \"{transport}\""),
+        ));
+    }
+    let start = match &g.start {
+        None => SimTime::ZERO,
+        Some(Value::String(_)) => time_value(g.start.as_ref().unwrap_or(&Value::Null), file, &format!("{path}.start"))?,
+        Some(_) => {
+            return Err(err(
+                file,
+                format!("{path}.start"),
+                "for app \"web\", start is when arrivals begin: a time like \"20s\"",
+            ))
+        }
+    };
+    let stop = g.stop.map(|t| t.0).unwrap_or(duration).min(duration);
+    if stop <= start {
+        return Err(err(file, format!("{path}.stop"), "arrivals must stop after they start"));
+    }
+    let mut keys = AppKeys {
+        file,
+        path,
+        keys: g.params.clone(),
+    };
+    let rate = match keys.take("arrival_rate") {
+        None => {
+            return Err(keys.e(
+                "arrival_rate",
+                "missing key \"arrival_rate\" (flows per second, e.g. 100)",
+            ))
+        }
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(r) if r > 0.0 && r.is_finite() => r,
+            _ => return Err(keys.e("arrival_rate", format!("expected flows per second > 0, got {n}"))),
+        },
+        Some(v) => return Err(keys.e("arrival_rate", format!("expected flows per second (a number), got {v}"))),
+    };
+    let mean = match keys.take("size") {
+        None => None,
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(v) if v >= 1.0 && v.is_finite() => Some(v),
+            _ => return Err(keys.e("size", format!("expected a number of packets >= 1, got {n}"))),
+        },
+        Some(v) => {
+            return Err(keys.e(
+                "size",
+                format!("expected a number of packets (web sizes count packets), got {v}"),
+            ))
+        }
+    };
+    let sizes = if keys.keys.get("size_dist").and_then(|v| v.as_str()) == Some("empirical") {
+        keys.take("size_dist");
+        if mean.is_some() {
+            return Err(keys.e(
+                "size",
+                "an empirical size distribution takes \"size_cdf\", not \"size\"",
+            ));
+        }
+        let cdf = match keys.take("size_cdf") {
+            Some(Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    let pair = e.as_array().filter(|p| p.len() == 2);
+                    match pair.and_then(|p| Some((p[0].as_u64()?, p[1].as_f64()?))) {
+                        Some(x) => Ok(x),
+                        None => Err(keys.e(
+                            &format!("size_cdf[{i}]"),
+                            "expected [packets, cumulative probability], e.g. [10, 0.5]",
+                        )),
+                    }
+                })
+                .collect::<Result<Vec<_>>>()?,
+            None => return Err(keys.e("size_cdf", "missing key \"size_cdf\" for size_dist = \"empirical\"")),
+            Some(v) => {
+                return Err(keys.e(
+                    "size_cdf",
+                    format!("expected a list of [packets, probability], got {v}"),
+                ))
+            }
+        };
+        if let Err((i, m)) = SizeDist::check_cdf(&cdf) {
+            return Err(keys.e(&format!("size_cdf[{i}]"), m));
+        }
+        SizeDist::Empirical(cdf)
+    } else {
+        if keys.keys.contains_key("size_cdf") {
+            return Err(keys.e("size_cdf", "\"size_cdf\" goes with size_dist = \"empirical\""));
+        }
+        let Some(mean) = mean else {
+            return Err(keys.e(
+                "size",
+                "missing key \"size\": packets per transfer (the mean if random)",
+            ));
+        };
+        match keys.dist("size_dist", Dist::Constant)? {
+            Dist::Constant => SizeDist::Fixed(mean.round() as u64),
+            Dist::Exponential => SizeDist::Exponential(mean),
+            Dist::Pareto(shape) => SizeDist::Pareto { mean, shape },
+        }
+    };
+    let pool = match keys.take("pool") {
+        None => pairs.unwrap_or(1) as usize,
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(v) if v >= 1 && pairs.is_none_or(|p| v <= p as u64) => v as usize,
+            _ => {
+                return Err(keys.e(
+                    "pool",
+                    format!("expected 1 to {} sender/receiver pairs, got {n}", pairs.unwrap_or(1)),
+                ))
+            }
+        },
+        Some(v) => return Err(keys.e("pool", format!("expected a number of pairs, got {v}"))),
+    };
+    let mss = keys
+        .keys
+        .get("mss")
+        .and_then(|v| v.as_u64())
+        .unwrap_or(crate::DEFAULT_MSS as u64);
+    let rest = keys.finish("web")?;
+    let arrivals = crate::app::web::Arrivals {
+        start,
+        stop,
+        count: g.count.map(|c| c.max(0) as u64),
+        rate,
+    };
+    let mut rng = stream(b.seed, &format!("web:{group}"));
+    let flows = crate::app::web::draw(&arrivals, &sizes, &mut rng, MAX_FLOWS.saturating_sub(base)).map_err(|m| {
+        err(
+            file,
+            format!("{path}.arrival_rate"),
+            format!("the arrivals would make more than {m} flows in the scenario"),
+        )
+    })?;
+    Ok(WebPlan {
+        flows,
+        mss,
+        base,
+        pool,
+        rest,
+    })
+}
+
+fn add_flows(
+    b: &Builder,
+    spec: &ScenarioSpec,
+    duration: SimTime,
+    pairs: Option<u32>,
+) -> Result<(Vec<Flow>, Vec<usize>)> {
     let file = b.file;
     let mut flows = Vec::new();
+    let mut group_of = Vec::new();
     let mut global = 0usize;
     for (gi, g) in spec.flows.iter().enumerate() {
         let path = format!("flows[{gi}]");
@@ -879,7 +1061,7 @@ fn add_flows(b: &Builder, spec: &ScenarioSpec, duration: SimTime, pairs: Option<
             return Err(err(
                 file,
                 format!("{path}.app"),
-                "missing key \"app\" (bulk, finite, cbr, poisson or onoff)",
+                "missing key \"app\" (bulk, finite, web, cbr, poisson or onoff)",
             ));
         };
         let class = match g.class {
@@ -913,9 +1095,17 @@ fn add_flows(b: &Builder, spec: &ScenarioSpec, duration: SimTime, pairs: Option<
             None => duration,
             Some(t) => t.0,
         };
-        for k in 0..count {
-            let i = global;
-            global += 1;
+        let web = if app == "web" {
+            Some(web_plan(b, g, &path, &group, &transport, duration, pairs, global)?)
+        } else {
+            None
+        };
+        let n_flows = web.as_ref().map_or(count, |w| w.flows.len());
+        for k in 0..n_flows {
+            let i = match &web {
+                Some(w) => w.base + k % w.pool,
+                None => global + k,
+            };
             let (src, dst) = flow_ends(b, g, pairs, i, &path)?;
             if src == dst {
                 return Err(err(
@@ -926,7 +1116,12 @@ fn add_flows(b: &Builder, spec: &ScenarioSpec, duration: SimTime, pairs: Option<
             }
             let name = format!("{group}.{k}");
             let mut rng = stream(b.seed, &format!("flow:{name}"));
-            let start = start_time(g.start.as_ref(), file, &format!("{path}.start"), &mut rng)?;
+            let start = match &web {
+                Some(w) => w.flows[k].0,
+                None => start_time(g.start.as_ref(), file, &format!("{path}.start"), &mut rng)?,
+            };
+            // A web group's stop ends its arrivals; each short flow runs to completion.
+            let stop = if web.is_some() { duration } else { stop };
             if start >= duration {
                 return Err(err(
                     file,
@@ -942,8 +1137,19 @@ fn add_flows(b: &Builder, spec: &ScenarioSpec, duration: SimTime, pairs: Option<
                 path: &path,
                 keys: g.params.clone(),
             };
-            let application = build_app(&app, &mut keys, start, &transport)?;
-            let rest = keys.finish(&app)?;
+            let (application, rest): (Box<dyn Application>, Params) = match &web {
+                Some(w) => (
+                    Box::new(Finite {
+                        bytes: w.flows[k].1 * w.mss,
+                        label: "web",
+                    }),
+                    w.rest.clone(),
+                ),
+                None => {
+                    let a = build_app(&app, &mut keys, start, &transport)?;
+                    (a, keys.finish(&app)?)
+                }
+            };
             let args = TransportArgs {
                 params: &rest,
                 app: &app,
@@ -982,9 +1188,14 @@ fn add_flows(b: &Builder, spec: &ScenarioSpec, duration: SimTime, pairs: Option<
                 class,
                 meter: g.profile.as_ref().map(|p| TokenBucket::new(p.rate.0, p.burst.0)),
             });
+            group_of.push(gi);
         }
+        global += match &web {
+            Some(w) => w.pool,
+            None => count,
+        };
     }
-    Ok(flows)
+    Ok((flows, group_of))
 }
 
 fn flow_ends(b: &Builder, g: &FlowGroupSpec, pairs: Option<u32>, i: usize, path: &str) -> Result<(NodeId, NodeId)> {
@@ -1058,7 +1269,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
         return Err(err(file, "flows", "no flows: add at least one [[flows]] group"));
     }
     let pairs = spec.topology.as_ref().map(|t| t.pairs);
-    let flows = add_flows(&b, spec, duration, pairs)?;
+    let (flows, group_of) = add_flows(&b, spec, duration, pairs)?;
     // Duplex pairs are created one after the other (a->b, then b->a).
     for i in (0..b.links.len()).step_by(2) {
         if b.links[i + 1].queue.wants_reverse() {
@@ -1073,7 +1284,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
     for (i, f) in flows.iter().enumerate() {
         for (x, y) in [(f.src, f.dst), (f.dst, f.src)] {
             if routes[x.0 as usize * n + y.0 as usize] == u32::MAX {
-                let gi = flow_group_index(spec, i);
+                let gi = group_of[i];
                 return Err(err(
                     file,
                     format!("flows[{gi}]"),
@@ -1133,7 +1344,14 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
                 (links, picked)
             }
         };
-        Sampler::new(interval, links, out.sample_flows.unwrap_or(true), warmup).with_ifaces(ifaces)
+        Sampler::new(
+            interval,
+            links,
+            out.sample_flows.unwrap_or(true),
+            out.sample_groups.unwrap_or(true),
+            warmup,
+        )
+        .with_ifaces(ifaces)
     };
     let mut guards = Guards::default();
     if let Some(m) = spec.limits.max_events {
@@ -1253,15 +1471,4 @@ fn trace_plan(spec: &ScenarioSpec, file: &str, b: &Builder, flows: &[Flow]) -> R
         }
     }
     Ok(Some(plan))
-}
-
-fn flow_group_index(spec: &ScenarioSpec, flow: usize) -> usize {
-    let mut acc = 0usize;
-    for (gi, g) in spec.flows.iter().enumerate() {
-        acc += g.count.unwrap_or(1).max(1) as usize;
-        if flow < acc {
-            return gi;
-        }
-    }
-    0
 }

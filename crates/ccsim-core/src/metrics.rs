@@ -46,6 +46,9 @@ pub struct FlowStats {
     pub delivered_total: u64,
     /// Data bytes received since the flow started (not windowed; for time series).
     pub received_total: u64,
+    /// Data bytes (wire size) sent since the flow started, retransmissions
+    /// included (not windowed; for the `send_bps` time series).
+    pub sent_total: u64,
     /// For finite flows: bytes the application wants delivered.
     pub target_bytes: Option<u64>,
     /// When the flow started.
@@ -56,8 +59,11 @@ pub struct FlowStats {
     pub cwnd_sum: f64,
     /// Sum of sampled smoothed RTTs, seconds.
     pub srtt_sum: f64,
-    /// Number of samples in the two sums above.
+    /// Number of congestion-window samples in `cwnd_sum`.
     pub probe_samples: u64,
+    /// Number of smoothed-RTT samples in `srtt_sum` (rate-based transports
+    /// have an RTT but no window).
+    pub srtt_samples: u64,
 }
 
 impl FlowStats {
@@ -69,6 +75,7 @@ impl FlowStats {
             in_flight_start: self.in_flight,
             delivered_total: self.delivered_total,
             received_total: self.received_total,
+            sent_total: self.sent_total,
             target_bytes: self.target_bytes,
             started_at: self.started_at,
             completed_at: self.completed_at,
@@ -80,6 +87,7 @@ impl FlowStats {
     #[inline]
     pub fn on_data_sent(&mut self, size: u32, _payload: u32, retransmission: bool) {
         self.in_flight += 1;
+        self.sent_total += size as u64;
         if self.counting {
             self.sent_packets += 1;
             self.sent_bytes += size as u64;

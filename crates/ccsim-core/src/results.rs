@@ -78,6 +78,48 @@ pub struct FlowResult {
     pub fairness: bool,
 }
 
+/// One flow group's results: its flows aggregated (flows sharing a `group`
+/// label, in the order the labels first appear).
+#[derive(Serialize, Debug, Clone)]
+pub struct GroupResult {
+    /// The group label.
+    pub group: String,
+    /// Transport name(s) of its flows (comma-separated if they differ).
+    pub transport: String,
+    /// Application name(s) of its flows.
+    pub app: String,
+    /// Number of flows.
+    pub flows: u64,
+    /// Flows that started before the end of the run.
+    pub started: u64,
+    /// Finite flows that delivered all their data.
+    pub completed: u64,
+    /// Sum of the flows' goodput.
+    pub goodput_bps: f64,
+    /// Sum of the flows' throughput.
+    pub throughput_bps: f64,
+    /// goodput_bps / flows.
+    pub goodput_per_flow_bps: f64,
+    /// Data packets sent, all flows.
+    pub sent_packets: u64,
+    /// Data packets lost, all flows.
+    pub lost_packets: u64,
+    /// lost / sent.
+    pub loss_rate: f64,
+    /// Jain's index over the flows' goodput.
+    pub jain_index: f64,
+    /// Mean flow completion time of the completed flows, s.
+    pub fct_mean_s: Option<f64>,
+    /// Median flow completion time (nearest rank), s.
+    pub fct_p50_s: Option<f64>,
+    /// 90th percentile flow completion time (nearest rank), s.
+    pub fct_p90_s: Option<f64>,
+    /// 99th percentile flow completion time (nearest rank), s.
+    pub fct_p99_s: Option<f64>,
+    /// Largest flow completion time, s.
+    pub fct_max_s: Option<f64>,
+}
+
 /// One queue's results.
 #[derive(Serialize, Debug, Clone)]
 pub struct QueueResult {
@@ -243,6 +285,8 @@ pub struct RunResult {
     pub warmup_s: f64,
     /// Per-flow results.
     pub flows: Vec<FlowResult>,
+    /// Per-group results.
+    pub groups: Vec<GroupResult>,
     /// Per-queue results.
     pub queues: Vec<QueueResult>,
     /// Per-link results.
@@ -344,6 +388,75 @@ fn queue_result(name: &str, queue: &Queue, window_ns: f64) -> QueueResult {
     }
 }
 
+/// The nearest-rank quantile (the ceil(q n)-th smallest) of sorted values.
+fn nearest_rank(sorted: &[f64], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    Some(sorted[rank - 1])
+}
+
+fn push_unique(list: &mut String, name: &str) {
+    if !list.split(',').any(|x| x == name) {
+        if !list.is_empty() {
+            list.push(',');
+        }
+        list.push_str(name);
+    }
+}
+
+/// Aggregate the flows by group label, in first-appearance order.
+pub fn groups_of(flows: &[FlowResult], started: &[bool]) -> Vec<GroupResult> {
+    // Members of each label, labels in first-appearance order (the map is
+    // only looked up, never iterated, so the order stays deterministic).
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut members: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (i, f) in flows.iter().enumerate() {
+        let g = *index.entry(f.group.as_str()).or_insert_with(|| {
+            members.push((f.group.as_str(), Vec::new()));
+            members.len() - 1
+        });
+        members[g].1.push(i);
+    }
+    members
+        .into_iter()
+        .map(|(g, members)| {
+            let (mut transport, mut app) = (String::new(), String::new());
+            for &i in &members {
+                push_unique(&mut transport, &flows[i].transport);
+                push_unique(&mut app, &flows[i].app);
+            }
+            let mut fct: Vec<f64> = members.iter().filter_map(|&i| flows[i].fct_s).collect();
+            fct.sort_by(f64::total_cmp);
+            let goodput: f64 = members.iter().map(|&i| flows[i].goodput_bps).sum();
+            let sent: u64 = members.iter().map(|&i| flows[i].sent_packets).sum();
+            let lost: u64 = members.iter().map(|&i| flows[i].lost_packets).sum();
+            let gp: Vec<f64> = members.iter().map(|&i| flows[i].goodput_bps).collect();
+            GroupResult {
+                group: g.to_string(),
+                transport,
+                app,
+                flows: members.len() as u64,
+                started: members.iter().filter(|&&i| started[i]).count() as u64,
+                completed: fct.len() as u64,
+                goodput_bps: goodput,
+                throughput_bps: members.iter().map(|&i| flows[i].throughput_bps).sum(),
+                goodput_per_flow_bps: ratio(goodput, members.len() as f64),
+                sent_packets: sent,
+                lost_packets: lost,
+                loss_rate: ratio(lost as f64, sent as f64),
+                jain_index: jain_index(&gp),
+                fct_mean_s: (!fct.is_empty()).then(|| fct.iter().sum::<f64>() / fct.len() as f64),
+                fct_p50_s: nearest_rank(&fct, 0.5),
+                fct_p90_s: nearest_rank(&fct, 0.9),
+                fct_p99_s: nearest_rank(&fct, 0.99),
+                fct_max_s: fct.last().copied(),
+            }
+        })
+        .collect()
+}
+
 impl RunResult {
     /// Collect the results of a finished simulation.
     pub fn collect(sim: &Simulation) -> RunResult {
@@ -385,7 +498,7 @@ impl RunResult {
                     timeouts: s.timeouts,
                     fast_retransmits: s.fast_retransmits,
                     cwnd_mean_pkts: (s.probe_samples > 0).then(|| s.cwnd_sum / s.probe_samples as f64),
-                    srtt_mean_s: (s.probe_samples > 0).then(|| s.srtt_sum / s.probe_samples as f64),
+                    srtt_mean_s: (s.srtt_samples > 0).then(|| s.srtt_sum / s.srtt_samples as f64),
                     fct_s: match (s.completed_at, s.started_at) {
                         (Some(c), Some(st)) => Some((c - st).secs_f64()),
                         _ => None,
@@ -394,6 +507,8 @@ impl RunResult {
                 }
             })
             .collect();
+        let started: Vec<bool> = sim.flows.iter().map(|f| f.stats.started_at.is_some()).collect();
+        let groups = groups_of(&flows, &started);
         let wired = || sim.links.iter().filter(|l| l.medium.is_none());
         let queues: Vec<QueueResult> = wired().map(|l| queue_result(&l.name, &l.queue, window_ns)).collect();
         let links: Vec<LinkResult> = wired()
@@ -474,6 +589,7 @@ impl RunResult {
             duration_s: sim.duration.secs_f64(),
             warmup_s: sim.warmup.secs_f64(),
             flows,
+            groups,
             queues,
             links,
             wlans,

@@ -1,6 +1,11 @@
-//! Time series: an observer that samples queues and flows every
-//! `sample_interval` and keeps the values as columns (one `Vec<f64>` per
-//! series), never as per-sample objects.
+//! Time series: an observer that samples queues, flows and flow groups
+//! every `sample_interval` and keeps the values as columns (one `Vec<f64>`
+//! per series), never as per-sample objects.
+//!
+//! Rates and drop counts are per interval: the value at sample time t covers
+//! (t - interval, t]. Group series are the sums over the group's flows of
+//! the per-flow quantities (computed here, once per sample, from the flows'
+//! running totals), so they exist even when per-flow series are off.
 
 use crate::link::Link;
 use crate::queue::Queue;
@@ -8,12 +13,17 @@ use crate::sim::Flow;
 use crate::time::SimTime;
 use crate::wlan::Wlan;
 
+/// The per-group series, in order: sums over the group's flows of goodput,
+/// throughput and sending rate (bit/s), and the number of active flows
+/// (started, not finished, before their stop time).
+pub const GROUP_METRICS: [&str; 4] = ["goodput_bps", "throughput_bps", "send_bps", "active_flows"];
+
 /// One sampled quantity.
 #[derive(Clone, Debug)]
 pub struct Series {
-    /// "queue" or "flow".
+    /// "queue", "flow" or "group".
     pub entity_kind: &'static str,
-    /// Link name ("r1->r2"), WLAN interface name ("wlan0:ap") or flow name.
+    /// Link name ("r1->r2"), WLAN interface name ("wlan0:ap"), flow name or group label.
     pub entity: String,
     /// Metric name ("len_pkts", "goodput_bps", "cwnd_pkts", ...).
     pub metric: String,
@@ -30,13 +40,32 @@ pub struct Sampler {
     /// The series, in a fixed order.
     pub series: Vec<Series>,
     links: Vec<usize>,
+    /// WLAN interface queues sampled: (wlan, interface) indices.
     ifaces: Vec<(usize, usize)>,
     flows: bool,
+    groups: bool,
     last_t: SimTime,
     last_delivered: Vec<u64>,
     last_received: Vec<u64>,
+    last_sent: Vec<u64>,
+    /// Per sampled link: (arrivals, drops) of the queue at the previous
+    /// sample, and counts carried over a window opening (which resets the
+    /// queue's counters).
+    last_queue: Vec<QueueMark>,
+    /// Group index of each flow; group labels in first-appearance order.
+    group_of: Vec<usize>,
+    group_names: Vec<String>,
+    group_acc: Vec<[f64; 4]>,
     scratch: Vec<f64>,
     warmup: SimTime,
+}
+
+#[derive(Copy, Clone, Default)]
+struct QueueMark {
+    arrivals: u64,
+    drops: u64,
+    carried_arrivals: u64,
+    carried_drops: u64,
 }
 
 impl Sampler {
@@ -45,21 +74,41 @@ impl Sampler {
         Sampler::default()
     }
 
-    /// A sampler over the given links (indices) and, if `flows`, every flow.
-    pub fn new(interval: SimTime, links: Vec<usize>, flows: bool, warmup: SimTime) -> Self {
+    /// A sampler over the given links (indices), every flow if `flows`, and
+    /// every flow group if `groups`.
+    pub fn new(interval: SimTime, links: Vec<usize>, flows: bool, groups: bool, warmup: SimTime) -> Self {
         Sampler {
             interval: Some(interval),
             links,
             flows,
+            groups,
             warmup,
             ..Sampler::default()
         }
     }
 
-    /// Also sample these WLAN interface queues: (wlan, interface) indices.
+    /// Also sample these WLAN interface queues: (wlan, interface) indices
+    /// (their length and probes).
     pub fn with_ifaces(mut self, ifaces: Vec<(usize, usize)>) -> Self {
         self.ifaces = ifaces;
         self
+    }
+
+    /// The metrics window is about to open and reset the queues' counters:
+    /// carry the arrivals and drops counted since the last sample into the
+    /// next interval.
+    pub fn window_opening(&mut self, links: &[Link]) {
+        if self.last_queue.is_empty() {
+            // Nothing sampled yet: counting started at zero with the run.
+            self.last_queue = vec![QueueMark::default(); self.links.len()];
+        }
+        for (m, &li) in self.last_queue.iter_mut().zip(&self.links) {
+            let q = &links[li].queue.stats;
+            m.carried_arrivals += q.arrivals - m.arrivals;
+            m.carried_drops += q.drops - m.drops;
+            m.arrivals = 0;
+            m.drops = 0;
+        }
     }
 
     /// The sampling interval, if sampling.
@@ -67,7 +116,7 @@ impl Sampler {
         self.interval
     }
 
-    fn init_queue(&mut self, name: &str, q: &Queue) {
+    fn init_iface(&mut self, name: &str, q: &Queue) {
         let mut names: Vec<String> = vec!["len_pkts".into(), "len_bytes".into()];
         names.extend(q.disc().probe_names().iter().map(|s| s.to_string()));
         for m in names {
@@ -80,35 +129,7 @@ impl Sampler {
         }
     }
 
-    fn init(&mut self, links: &[Link], flows: &[Flow], wlans: &[Wlan]) {
-        for i in 0..self.links.len() {
-            let l = &links[self.links[i]];
-            self.init_queue(&l.name, &l.queue);
-        }
-        for i in 0..self.ifaces.len() {
-            let (w, f) = self.ifaces[i];
-            let ifc = &wlans[w].ifaces[f];
-            self.init_queue(&ifc.name, &ifc.queue);
-        }
-        if self.flows {
-            for f in flows {
-                let mut names: Vec<String> = vec!["goodput_bps".into(), "throughput_bps".into()];
-                names.extend(f.sender.probe_names().iter().map(|s| s.to_string()));
-                for m in names {
-                    self.series.push(Series {
-                        entity_kind: "flow",
-                        entity: f.name.clone(),
-                        metric: m,
-                        values: Vec::new(),
-                    });
-                }
-            }
-            self.last_delivered = vec![0; flows.len()];
-            self.last_received = vec![0; flows.len()];
-        }
-    }
-
-    fn sample_queue(&mut self, q: &Queue, k: &mut usize) {
+    fn sample_iface(&mut self, q: &Queue, k: &mut usize) {
         self.series[*k].values.push(q.len_pkts() as f64);
         self.series[*k + 1].values.push(q.len_bytes() as f64);
         *k += 2;
@@ -120,6 +141,77 @@ impl Sampler {
         }
     }
 
+    fn init(&mut self, links: &[Link], flows: &[Flow], wlans: &[Wlan]) {
+        for &li in &self.links {
+            let l = &links[li];
+            let mut names: Vec<String> = vec![
+                "len_pkts".into(),
+                "len_bytes".into(),
+                "arrivals".into(),
+                "drops".into(),
+                "drop_rate".into(),
+            ];
+            names.extend(l.queue.disc().probe_names().iter().map(|s| s.to_string()));
+            for m in names {
+                self.series.push(Series {
+                    entity_kind: "queue",
+                    entity: l.name.clone(),
+                    metric: m,
+                    values: Vec::new(),
+                });
+            }
+        }
+        for i in 0..self.ifaces.len() {
+            let (w, f) = self.ifaces[i];
+            let ifc = &wlans[w].ifaces[f];
+            self.init_iface(&ifc.name, &ifc.queue);
+        }
+        // Counters started at zero with the run; a window that opened before
+        // this first sample has already set up the carried counts.
+        if self.last_queue.is_empty() {
+            self.last_queue = vec![QueueMark::default(); self.links.len()];
+        }
+        if self.flows {
+            for f in flows {
+                let mut names: Vec<String> = vec!["goodput_bps".into(), "throughput_bps".into(), "send_bps".into()];
+                names.extend(f.sender.probe_names().iter().map(|s| s.to_string()));
+                for m in names {
+                    self.series.push(Series {
+                        entity_kind: "flow",
+                        entity: f.name.clone(),
+                        metric: m,
+                        values: Vec::new(),
+                    });
+                }
+            }
+        }
+        self.last_delivered = vec![0; flows.len()];
+        self.last_received = vec![0; flows.len()];
+        self.last_sent = vec![0; flows.len()];
+        // Group indices in first-appearance order (the map is only looked up).
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for f in flows {
+            let g = *index.entry(f.group.as_str()).or_insert_with(|| {
+                self.group_names.push(f.group.clone());
+                self.group_names.len() - 1
+            });
+            self.group_of.push(g);
+        }
+        self.group_acc = vec![[0.0; 4]; self.group_names.len()];
+        if self.groups {
+            for g in &self.group_names {
+                for m in GROUP_METRICS {
+                    self.series.push(Series {
+                        entity_kind: "group",
+                        entity: g.clone(),
+                        metric: m.to_string(),
+                        values: Vec::new(),
+                    });
+                }
+            }
+        }
+    }
+
     /// Take one sample at `now`.
     pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &mut [Flow], wlans: &mut [Wlan]) {
         if self.times.is_empty() && self.series.is_empty() {
@@ -127,31 +219,63 @@ impl Sampler {
         }
         self.times.push(now.secs_f64());
         let mut k = 0;
-        for i in 0..self.links.len() {
-            let li = self.links[i];
+        for (k_link, &li) in self.links.iter().enumerate() {
             links[li].queue.sync(now);
-            self.sample_queue(&links[li].queue, &mut k);
+            let q = &links[li].queue;
+            self.series[k].values.push(q.len_pkts() as f64);
+            self.series[k + 1].values.push(q.len_bytes() as f64);
+            let m = &mut self.last_queue[k_link];
+            let arrivals = q.stats.arrivals - m.arrivals + m.carried_arrivals;
+            let drops = q.stats.drops - m.drops + m.carried_drops;
+            *m = QueueMark {
+                arrivals: q.stats.arrivals,
+                drops: q.stats.drops,
+                ..QueueMark::default()
+            };
+            self.series[k + 2].values.push(arrivals as f64);
+            self.series[k + 3].values.push(drops as f64);
+            self.series[k + 4].values.push(if arrivals > 0 {
+                drops as f64 / arrivals as f64
+            } else {
+                0.0
+            });
+            k += 5;
+            self.scratch.clear();
+            q.disc().probe_values(&mut self.scratch);
+            for v in &self.scratch {
+                self.series[k].values.push(*v);
+                k += 1;
+            }
         }
         for i in 0..self.ifaces.len() {
             let (w, f) = self.ifaces[i];
-            self.sample_queue(&wlans[w].ifaces[f].queue, &mut k);
+            self.sample_iface(&wlans[w].ifaces[f].queue, &mut k);
         }
-        if self.flows {
-            let dt = (now - self.last_t).secs_f64();
-            for (i, f) in flows.iter_mut().enumerate() {
-                let d = f.stats.delivered_total - self.last_delivered[i];
-                let r = f.stats.received_total - self.last_received[i];
-                self.last_delivered[i] = f.stats.delivered_total;
-                self.last_received[i] = f.stats.received_total;
-                let (g, t) = if dt > 0.0 {
-                    (d as f64 * 8.0 / dt, r as f64 * 8.0 / dt)
-                } else {
-                    (0.0, 0.0)
-                };
+        let dt = (now - self.last_t).secs_f64();
+        let per_s = |bytes: u64| if dt > 0.0 { bytes as f64 * 8.0 / dt } else { 0.0 };
+        for acc in self.group_acc.iter_mut() {
+            *acc = [0.0; 4];
+        }
+        for (i, f) in flows.iter_mut().enumerate() {
+            let d = f.stats.delivered_total - self.last_delivered[i];
+            let r = f.stats.received_total - self.last_received[i];
+            let snt = f.stats.sent_total - self.last_sent[i];
+            self.last_delivered[i] = f.stats.delivered_total;
+            self.last_received[i] = f.stats.received_total;
+            self.last_sent[i] = f.stats.sent_total;
+            let (g, t, sb) = (per_s(d), per_s(r), per_s(snt));
+            let acc = &mut self.group_acc[self.group_of[i]];
+            acc[0] += g;
+            acc[1] += t;
+            acc[2] += sb;
+            let active = f.stats.started_at.is_some() && f.stats.completed_at.is_none() && now <= f.stop;
+            acc[3] += active as u8 as f64;
+            let probe = f.sender.probe();
+            if self.flows {
                 self.series[k].values.push(g);
                 self.series[k + 1].values.push(t);
-                k += 2;
-                let probe = f.sender.probe();
+                self.series[k + 2].values.push(sb);
+                k += 3;
                 for name in f.sender.probe_names() {
                     let v = match *name {
                         "cwnd_pkts" => probe.cwnd_pkts,
@@ -163,12 +287,23 @@ impl Sampler {
                     self.series[k].values.push(v);
                     k += 1;
                 }
-                if now > self.warmup && f.stats.counting && probe.cwnd_pkts.is_finite() {
+            }
+            if now > self.warmup && f.stats.counting {
+                if probe.cwnd_pkts.is_finite() {
                     f.stats.cwnd_sum += probe.cwnd_pkts;
-                    if probe.srtt_s.is_finite() {
-                        f.stats.srtt_sum += probe.srtt_s;
-                    }
                     f.stats.probe_samples += 1;
+                }
+                if probe.srtt_s.is_finite() {
+                    f.stats.srtt_sum += probe.srtt_s;
+                    f.stats.srtt_samples += 1;
+                }
+            }
+        }
+        if self.groups {
+            for acc in &self.group_acc {
+                for v in acc {
+                    self.series[k].values.push(*v);
+                    k += 1;
                 }
             }
         }

@@ -307,6 +307,9 @@ pub struct OutputSpec {
     /// Sample per-flow series (default true).
     #[serde(default)]
     pub sample_flows: Option<bool>,
+    /// Sample per-group series (default true).
+    #[serde(default)]
+    pub sample_groups: Option<bool>,
     /// Packet trace format: "none" (default), "ns2" or "pcap" (see [`crate::trace`]).
     #[serde(default)]
     pub trace: Option<String>,

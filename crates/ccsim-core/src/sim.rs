@@ -282,6 +282,10 @@ impl Simulation {
         let now = self.now;
         let end = self.duration;
         for l in &mut self.links {
+            l.queue.sync(now);
+        }
+        self.sampler.window_opening(&self.links);
+        for l in &mut self.links {
             l.queue.open_window(now);
             l.stats = Default::default();
             l.stats.busy_ns = (l.busy_until.min(end) - now).0;

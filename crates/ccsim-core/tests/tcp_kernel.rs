@@ -143,13 +143,21 @@ fn metrics_and_time_series() {
     };
     assert_eq!(
         names("tahoe.0"),
-        ["goodput_bps", "throughput_bps", "cwnd_pkts", "ssthresh_pkts", "srtt_s"]
+        [
+            "goodput_bps",
+            "throughput_bps",
+            "send_bps",
+            "cwnd_pkts",
+            "ssthresh_pkts",
+            "srtt_s"
+        ]
     );
     assert_eq!(
         names("bbr.0"),
         [
             "goodput_bps",
             "throughput_bps",
+            "send_bps",
             "cwnd_pkts",
             "ssthresh_pkts",
             "srtt_s",

@@ -6,6 +6,8 @@
 //! transport now (0 for none) and schedules its next timer through the
 //! [`FlowCtx`].
 
+pub mod web;
+
 use crate::event::Endpoint;
 use crate::rng::{exponential, pareto, SimRng};
 use crate::time::SimTime;
@@ -50,11 +52,13 @@ impl Application for Bulk {
 pub struct Finite {
     /// Payload bytes to transfer.
     pub bytes: u64,
+    /// The name reported: "finite", or "web" for the short flows of a web group.
+    pub label: &'static str,
 }
 
 impl Application for Finite {
     fn name(&self) -> &'static str {
-        "finite"
+        self.label
     }
     fn start(&mut self, ctx: &mut FlowCtx) -> u64 {
         ctx.stats.target_bytes = Some(self.bytes);
@@ -247,16 +251,27 @@ impl Application for Paced {
     }
 }
 
-/// An ON/OFF source as ns-2's Application/Traffic/Exponential and /Pareto:
-/// during ON periods it sends at `rate` with constant gaps; ON and OFF
-/// durations are drawn from the distribution with the given means.
+/// An ON/OFF source as ns-2's Application/Traffic/Exponential and /Pareto
+/// (expoo.cc, pareto.cc): bursts of packets sent at `rate` with constant
+/// gaps, separated by idle periods.
+///
+/// As in ns-2 a burst is a whole number of packets: its length is drawn
+/// with mean `on_mean * rate / (8 * packet_size)` packets from the
+/// distribution and rounded to the nearest integer, at least 1
+/// (`rem_ = int(burstlen_.value() + .5)`, 1 if 0); the gap after a burst's
+/// last packet is the packet gap plus an idle time drawn with mean
+/// `off_mean`. Exponential draws both; Pareto draws both with the same
+/// shape (ns-2's `shape_`, 1.5 by default); constant uses the means. The
+/// long-run rate is thus `rate * on / (on + off)` for ON times long against
+/// the packet gap. Difference: ns-2's source sends one packet before its
+/// first idle period; ccsim's starts with a full burst.
 pub struct OnOff {
     rate_bps: u64,
     packet_size: u32,
     on_mean: SimTime,
     off_mean: SimTime,
     dist: Dist,
-    on_until: SimTime,
+    remaining: u64,
     token: u64,
 }
 
@@ -269,7 +284,7 @@ impl OnOff {
             on_mean,
             off_mean,
             dist,
-            on_until: SimTime::ZERO,
+            remaining: 0,
             token: 0,
         }
     }
@@ -279,22 +294,24 @@ impl OnOff {
         SimTime((bits / self.rate_bps as u128).max(1) as u64)
     }
 
-    fn draw(&self, rng: &mut SimRng, mean: SimTime) -> SimTime {
-        SimTime(self.dist.draw(rng, mean.0 as f64).round().max(1.0) as u64)
+    /// Packets in the next burst.
+    fn burst(&self, rng: &mut SimRng) -> u64 {
+        let mean_pkts = self.on_mean.secs_f64() * self.rate_bps as f64 / (8.0 * self.packet_size as f64);
+        let x = self.dist.draw(rng, mean_pkts);
+        ((x + 0.5).floor().min(u32::MAX as f64) as u64).max(1)
     }
 
     fn tick(&mut self, ctx: &mut FlowCtx) -> u64 {
-        let now = ctx.now;
         self.token += 1;
-        if now >= self.on_until {
-            // The ON period is over: stay OFF, then start a new ON period.
-            let off = self.draw(ctx.rng, self.off_mean);
-            let on = self.draw(ctx.rng, self.on_mean);
-            self.on_until = now + off + on;
-            ctx.set_timer(now + off, Endpoint::App, APP_TICK, self.token);
-            return 0;
+        self.remaining = self.remaining.saturating_sub(1);
+        let mut next = ctx.now + self.gap();
+        if self.remaining == 0 {
+            // The burst is over: idle, then a new burst.
+            let off = self.dist.draw(ctx.rng, self.off_mean.0 as f64).round().max(0.0);
+            next += SimTime(off.min(u64::MAX as f64 / 2.0) as u64);
+            self.remaining = self.burst(ctx.rng);
         }
-        ctx.set_timer(now + self.gap(), Endpoint::App, APP_TICK, self.token);
+        ctx.set_timer(next, Endpoint::App, APP_TICK, self.token);
         self.packet_size as u64
     }
 }
@@ -304,8 +321,7 @@ impl Application for OnOff {
         "onoff"
     }
     fn start(&mut self, ctx: &mut FlowCtx) -> u64 {
-        let on = self.draw(ctx.rng, self.on_mean);
-        self.on_until = ctx.now + on;
+        self.remaining = self.burst(ctx.rng);
         self.tick(ctx)
     }
     fn on_timer(&mut self, ctx: &mut FlowCtx, token: u64) -> u64 {

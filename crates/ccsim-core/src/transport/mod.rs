@@ -7,6 +7,8 @@
 //! the sender with data; a transport never knows which application it serves.
 
 pub mod registry;
+#[cfg(test)]
+pub(crate) mod testenv;
 pub mod udp;
 
 use crate::event::{Endpoint, EventKind, EventQueue};

@@ -7,7 +7,7 @@ use crate::params::{parse, ParamError, Params};
 use serde::Deserialize;
 
 /// Names accepted as `transport`.
-pub const KINDS: &[&str] = &["udp", "tcp"];
+pub const KINDS: &[&str] = &["udp", "tcp", "tfrc", "rap"];
 
 /// What a transport's constructor receives.
 pub struct TransportArgs<'a> {
@@ -41,6 +41,8 @@ pub fn build(kind: &str, args: &TransportArgs) -> Result<Endpoints, ParamError> 
             Ok((Box::new(UdpSender::new(cfg.ecn)), Box::new(UdpReceiver)))
         }
         "tcp" => crate::tcp::build(args),
+        "tfrc" => crate::tfrc::build(args),
+        "rap" => crate::rap::build(args),
         other => Err(ParamError::at(
             "transport",
             format!("unknown transport \"{other}\"; expected one of: {}", KINDS.join(", ")),
