@@ -109,12 +109,14 @@ pub struct TracePlan {
 ///
 /// ns-2 names a packet by its agent or application: a TCP agent sends `tcp`
 /// and its sink `ack`; UDP carrying CBR traffic is `cbr`, other UDP `udp`;
-/// TFRC sends `tfrc` and gets `tfrcFeedback`. Other transports use their own
-/// name for data and `ack` for feedback.
+/// TFRC sends `tfrc` and gets `tfrcFeedback`; RAP `rap_data` and `rap_ack`
+/// (ns-2's packet.h names). Other transports use their own name for data and
+/// `ack` for feedback.
 pub fn ns2_types(transport: &'static str, app: &str) -> (&'static str, &'static str) {
     match transport {
         "tcp" => ("tcp", "ack"),
         "tfrc" => ("tfrc", "tfrcFeedback"),
+        "rap" => ("rap_data", "rap_ack"),
         "udp" if app == "cbr" => ("cbr", "ack"),
         "udp" => ("udp", "ack"),
         other => (other, "ack"),
@@ -448,5 +450,6 @@ mod tests {
         assert_eq!(ns2_types("udp", "cbr"), ("cbr", "ack"));
         assert_eq!(ns2_types("udp", "poisson"), ("udp", "ack"));
         assert_eq!(ns2_types("tfrc", "bulk"), ("tfrc", "tfrcFeedback"));
+        assert_eq!(ns2_types("rap", "bulk"), ("rap_data", "rap_ack"));
     }
 }
