@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from ccsim import stats
 from ccsim.plots import style
@@ -187,7 +188,7 @@ def metric_vs_param(
             )
         ax.set_xlabel(f"{x} ({unit})" if unit else x)
         ax.set_ylabel(axis.label)
-        ax.set_title(f"{axis.label.split(' (')[0]} vs {x}", loc="left")
+        ax.set_title(_title(axis), loc="left")
         style.legend_below(ax)
         paths = style.save(fig, out / name, pdf)
     caption = (
@@ -231,7 +232,7 @@ def grouped_bars(
         if x:
             ax.set_xlabel(x)
         ax.set_ylabel(axis.label)
-        ax.set_title(f"{axis.label.split(' (')[0]} per case", loc="left")
+        ax.set_title(_title(axis), loc="left")
         ax.grid(axis="x", visible=False)
         style.legend_below(ax, ncol=min(4, len(cases)))
         paths = style.save(fig, out / name, pdf)
@@ -260,6 +261,10 @@ def fct_cdf(ok: pd.DataFrame, res: SweepResults, by: str, out: Path, pdf: bool) 
             ax.step(x, y, where="post", color=lk.color, ls=lk.linestyle, label=f"{case} ({len(x)} flows)")
             rows.append((str(case), float(np.median(x)), float(np.quantile(x, 0.99)), len(x)))
         ax.set_xscale("log")
+        # Labels at 1, 2 and 5 of each decade, written as plain numbers.
+        ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("flow completion time (s)")
         ax.set_ylabel("fraction of flows")
         ax.set_ylim(0, 1.02)
@@ -319,6 +324,12 @@ def plot_sweep(
     if p is not None:
         plots.append(p)
     return plots
+
+
+def _title(axis: Axis) -> str:
+    """A figure's title: the quantity, capitalised, without its unit (the axis label has it)."""
+    text = axis.label.split(" (")[0]
+    return text[:1].upper() + text[1:]
 
 
 def _safe(name: str) -> str:
