@@ -6,7 +6,8 @@ it), so the test needs no port, no WebSocket library and no driver. It
 opens the report from a file:// URL, waits for the load event, and checks
 that nothing went wrong: no console error, no uncaught exception, no failed
 resource, and every <img> decoded with a non-zero natural size. A
-full-page screenshot goes to build/report-screenshot.png (a CI artefact).
+full-page screenshot goes to build/report-screenshot.png (a run's report)
+and build/sweep-report-screenshot.png (a sweep's), CI artefacts.
 
 `.ci/run` installs chromium; without it the test is skipped locally and
 fails under CI (CI=true), where a missing browser is a broken setup.
@@ -29,10 +30,12 @@ from typing import Any
 
 import pytest
 
+from ccsim import sweep
 from ccsim.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOT = REPO / "build" / "report-screenshot.png"
+SWEEP_SCREENSHOT = REPO / "build" / "sweep-report-screenshot.png"
 TIMEOUT_S = 60.0
 
 SCENARIO = """
@@ -177,14 +180,8 @@ Array.from(document.images).map(i => ({
 """
 
 
-def test_report_renders_in_chromium(tmp_path: Path, browser: DevTools) -> None:
-    scenario = tmp_path / "s.toml"
-    scenario.write_text(SCENARIO)
-    out = tmp_path / "run"
-    assert main(["run", str(scenario), "--out", str(out), "--quiet"]) == 0
-    assert main(["report", str(out)]) == 0
-    page = out / "report.html"
-
+def render_and_check(browser: DevTools, page: Path, screenshot: Path) -> str:
+    """Open `page`, check that it rendered cleanly, save a full-page screenshot; return the page's title."""
     target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
     session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
     for domain in ("Page", "Runtime", "Log", "Network"):
@@ -205,12 +202,11 @@ def test_report_renders_in_chromium(tmp_path: Path, browser: DevTools) -> None:
         assert img["width"] > 0, img
         assert img["height"] > 0, img
     title = browser.send("Runtime.evaluate", {"expression": "document.title", "returnByValue": True}, session=session)
-    assert title["result"]["value"] == "ccsim report: browser <check>"  # escaped in the source, text in the DOM
 
     shot = browser.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session=session)
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    SCREENSHOT.write_bytes(base64.b64decode(shot["data"]))
-    assert SCREENSHOT.stat().st_size > 10_000
+    screenshot.parent.mkdir(parents=True, exist_ok=True)
+    screenshot.write_bytes(base64.b64decode(shot["data"]))
+    assert screenshot.stat().st_size > 10_000
 
     # Anything the page logged: console errors, uncaught exceptions, failed loads, requests leaving file://.
     problems = []
@@ -228,3 +224,40 @@ def test_report_renders_in_chromium(tmp_path: Path, browser: DevTools) -> None:
             if not url.startswith(("file:", "data:", "about:")):
                 problems.append({"network request": url})
     assert problems == []
+    return str(title["result"]["value"])
+
+
+def test_report_renders_in_chromium(tmp_path: Path, browser: DevTools) -> None:
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(SCENARIO)
+    out = tmp_path / "run"
+    assert main(["run", str(scenario), "--out", str(out), "--quiet"]) == 0
+    assert main(["report", str(out)]) == 0
+    title = render_and_check(browser, out / "report.html", SCREENSHOT)
+    assert title == "ccsim report: browser <check>"  # escaped in the source, text in the DOM
+
+
+SWEEP = """
+name = "browser_sweep"
+base = "s.toml"
+seed = 2
+replicates = 2
+[grid]
+"topology.bottleneck.rate" = ["3Mbps", "5Mbps"]
+[[cases]]
+label = "red"
+[[cases]]
+label = "droptail"
+topology.bottleneck.queue = { kind = "droptail", limit = 25 }
+"""
+
+
+def test_sweep_report_renders_in_chromium(tmp_path: Path, browser: DevTools) -> None:
+    (tmp_path / "s.toml").write_text(SCENARIO.replace('duration = "2s"', 'duration = "1s"'))
+    (tmp_path / "sweep.toml").write_text(SWEEP)
+    out = tmp_path / "sweep"
+    report = sweep.run_sweep(sweep.load_sweep(tmp_path / "sweep.toml"), out, sweep.Serial())
+    assert report.failed_total == 0
+    assert main(["report", str(out)]) == 0
+    title = render_and_check(browser, out / "report.html", SWEEP_SCREENSHOT)
+    assert title == "ccsim report: browser_sweep"
