@@ -236,15 +236,16 @@ class KillWorkerAfterFirst:
 
 
 def test_a_worker_that_dies_fails_its_run_only(tmp_path: Path) -> None:
-    # The second case runs 40 simulated seconds (a few tenths of a second of wall time), long enough
-    # to still be running when the first run (2 simulated seconds) has been stored.
+    # The second case runs 2000 simulated seconds (several seconds of wall time even on a fast
+    # machine), so it is surely still running when the first run (2 simulated seconds) has been
+    # stored and the worker is killed; it never runs to the end.
     body = """
         base = "base.toml"
         [[cases]]
         label = "short"
         [[cases]]
         label = "long"
-        duration = "40s"
+        duration = "2000s"
         [[cases]]
         label = "after"
         """
