@@ -4,6 +4,9 @@
     >>> r = ccsim.run("examples/dumbbell_udp.toml")
     >>> r.summary["goodput_bps"], r.flows[["name", "goodput_bps"]]
 
+`ccsim.load(DIR)` reads the results of a sweep (`ccsim sweep`, docs/sweeps.md)
+as pandas DataFrames.
+
 `run` and `validate` take a path to a .toml/.json scenario or the scenario as a
 dict (the TOML structure). Malformed scenarios raise `ScenarioError` (a
 ValueError) whose message names the file, the key path and what was expected;
@@ -12,12 +15,28 @@ a run stopped by its event or wall-time guard raises `SimulationError`.
 
 from __future__ import annotations
 
+import os
+from typing import TYPE_CHECKING
+
 from ccsim import _core
 from ccsim._core import ScenarioError, SimulationError
 from ccsim.results import Result
-from ccsim.scenario import ScenarioInput, check_seed, load
+from ccsim.scenario import ScenarioInput, check_seed
+from ccsim.scenario import load as _load_scenario
 
-__all__ = ["Result", "ScenarioError", "ScenarioInput", "SimulationError", "__version__", "run", "validate"]
+if TYPE_CHECKING:
+    from ccsim.sweep.store import SweepResults
+
+__all__ = [
+    "Result",
+    "ScenarioError",
+    "ScenarioInput",
+    "SimulationError",
+    "__version__",
+    "load",
+    "run",
+    "validate",
+]
 
 __version__: str = _core.version()
 
@@ -34,7 +53,7 @@ def run(
     `seed` overrides the scenario's seed; `max_wall_s` and `max_events`
     override its run guards (`[limits]`).
     """
-    s = load(scenario)
+    s = _load_scenario(scenario)
     summary_json, timeseries = _core.run_scenario(
         s.text,
         s.source,
@@ -48,5 +67,18 @@ def run(
 
 def validate(scenario: ScenarioInput, *, seed: int | None = None) -> None:
     """Check a scenario without running it; raise ScenarioError if it is malformed."""
-    s = load(scenario)
+    s = _load_scenario(scenario)
     _core.validate_scenario(s.text, s.source, s.fmt, seed=check_seed(seed))
+
+
+def load(results: str | os.PathLike[str]) -> SweepResults:
+    """A sweep's results (its output folder, or its results.duckdb) as pandas DataFrames.
+
+    The returned object has `runs` (one row per run: case, grid parameters,
+    seed, status, error, summary metrics, ...), `flows`, `queues` and `links`
+    (the per-run tables, keyed by `run_id`), `parameters` (the grid columns)
+    and `timeseries(run_id)`. See docs/sweeps.md.
+    """
+    from ccsim.sweep.store import load as load_results  # noqa: PLC0415 (keeps `import ccsim` light)
+
+    return load_results(results)

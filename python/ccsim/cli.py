@@ -1,4 +1,4 @@
-"""The `ccsim` command: run, validate and benchmark scenarios (docs/cli.md).
+"""The `ccsim` command: run, validate and benchmark scenarios, run sweeps and summarize them (docs/cli.md).
 
 Bad input prints `error: <message>` on stderr and exits with status 2; an
 interrupt exits with 130. No input prints a traceback.
@@ -27,6 +27,9 @@ EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_RUNS_FAILED = 10
+"""`ccsim sweep` exits with 10 + n when n of its runs failed (n capped at MAX_FAILED_STATUS)."""
+MAX_FAILED_STATUS = 100
 
 DEFAULT_RESULTS = Path("results")
 DEFAULT_BENCHES = "benches/*.toml"
@@ -56,6 +59,28 @@ def seconds_arg(text: str) -> float:
     return value
 
 
+def positive_int(text: str) -> int:
+    """argparse type of --jobs: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
+    return value
+
+
+def level_arg(text: str) -> float:
+    """argparse type of --alpha / --confidence: a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line parser."""
     parser = argparse.ArgumentParser(prog="ccsim", description="Packet-level network simulation.")
@@ -78,6 +103,38 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("scenarios", nargs="*", metavar="SCENARIO", help=f"default: {DEFAULT_BENCHES}")
     bench.add_argument("--json", action="store_true", help="print the measurements as JSON")
     bench.add_argument("--max-wall", type=seconds_arg, metavar="SECONDS", help="stop a run after this wall time")
+
+    sweep = sub.add_parser("sweep", help="run a sweep (grid x cases x replicates) into a results store")
+    sweep.add_argument("sweep", metavar="SWEEP", help="sweep file (.toml), see docs/sweeps.md")
+    sweep.add_argument("--out", metavar="DIR", type=Path, help="results folder (default: results/<sweep name>/)")
+    where = sweep.add_mutually_exclusive_group()
+    where.add_argument("--jobs", "-j", type=positive_int, metavar="N", help="worker processes (default: all cores)")
+    where.add_argument(
+        "--cluster", metavar="ADDRESS", help="run on Dask: tcp://HOST:8786 (a scheduler) or local:N (a LocalCluster)"
+    )
+    again = sweep.add_mutually_exclusive_group()
+    again.add_argument("--resume", action="store_true", help="keep the stored runs and run only what is missing")
+    again.add_argument("--overwrite", action="store_true", help="delete an existing results store and start afresh")
+    sweep.add_argument("--retry-failed", action="store_true", help="with --resume: run the failed runs again too")
+    sweep.add_argument("--max-wall", type=seconds_arg, metavar="SECONDS", help="stop each run after this wall time")
+    sweep.add_argument("--dry-run", action="store_true", help="check the sweep and count its runs; run nothing")
+    sweep.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+
+    summ = sub.add_parser("summarize", help="statistics of a sweep's replicates; rank the cases on a metric")
+    summ.add_argument("results", metavar="DIR", type=Path, help="a sweep's results folder")
+    summ.add_argument("--metric", "-m", action="append", metavar="NAME", help="a metric to show (repeatable)")
+    summ.add_argument("--rank", metavar="METRIC", help="rank the cases on METRIC at each grid point")
+    direction = summ.add_mutually_exclusive_group()
+    direction.add_argument("--higher-is-better", dest="higher", action="store_true", default=None)
+    direction.add_argument("--lower-is-better", dest="higher", action="store_false")
+    summ.add_argument("--alpha", type=level_arg, default=0.05, metavar="A", help="significance level (default 0.05)")
+    summ.add_argument("--confidence", type=level_arg, default=0.95, metavar="C", help="CI level (default 0.95)")
+    summ.add_argument("--bootstrap", action="store_true", help="percentile bootstrap intervals instead of Student t")
+    summ.add_argument(
+        "--resamples", type=positive_int, default=10_000, metavar="N", help="bootstrap resamples (default 10000)"
+    )
+    summ.add_argument("--csv-dir", metavar="DIR", type=Path, help="where the CSV files go (default: DIR)")
+    summ.add_argument("--quiet", "-q", action="store_true", help="write the CSV files, print nothing")
     return parser
 
 
@@ -191,12 +248,115 @@ def cmd_bench(args: argparse.Namespace, stdout: TextIO) -> int:
     return EXIT_OK
 
 
+def sweep_status(failed: int) -> int:
+    """The exit status of a sweep with `failed` failed runs: 0, else 10 + failed (capped at 110)."""
+    return EXIT_OK if failed == 0 else EXIT_RUNS_FAILED + min(failed, MAX_FAILED_STATUS)
+
+
+def cmd_sweep(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """`ccsim sweep`: validate everything, run what is missing, store each run as it finishes."""
+    # Imported here, not at the top, so that `ccsim run` does not pay for the sweep's modules.
+    from ccsim import sweep as sw  # noqa: PLC0415
+    from ccsim.sweep import progress  # noqa: PLC0415
+
+    spec = sw.load_sweep(args.sweep)
+    backend: sw.runner.Backend = sw.DaskCluster(args.cluster) if args.cluster is not None else sw.LocalPool(args.jobs)
+    out_dir = args.out if args.out is not None else DEFAULT_RESULTS / safe_dirname(spec.name)
+    if args.retry_failed and not args.resume:
+        raise ccsim.ScenarioError("--retry-failed goes with --resume")
+    if args.dry_run:
+        runs = sw.plan(spec)
+        points = len(runs) // spec.replicates
+        print(
+            f"{args.sweep}: ok: {len(runs)} runs ({points} grid points and cases x {spec.replicates} replicates)",
+            file=stdout,
+        )
+        return EXIT_OK
+    try:
+        report = sw.run_sweep(
+            spec,
+            out_dir,
+            backend,
+            resume=args.resume,
+            overwrite=args.overwrite,
+            retry_failed=args.retry_failed,
+            max_wall_s=args.max_wall,
+            progress=progress.for_stream(stdout, quiet=args.quiet),
+        )
+    except KeyboardInterrupt:
+        print(f"interrupted: the finished runs are stored in {out_dir}; add --resume to run the rest", file=stderr)
+        return EXIT_INTERRUPTED
+    if not args.quiet:
+        stored = f", {report.skipped} already stored" if report.skipped else ""
+        print(
+            f"{report.ran} runs in {report.wall_s:.1f} s: {report.ran - report.failed} ok, {report.failed} failed"
+            f"{stored}; results in {out_dir}{'' if str(out_dir).endswith('/') else '/'}",
+            file=stdout,
+        )
+    if report.failed_total:
+        print(f"error: {report.failed_total} of {report.total} runs failed (see the error column of runs)", file=stderr)
+    return sweep_status(report.failed_total)
+
+
+def cmd_summarize(args: argparse.Namespace, stdout: TextIO) -> int:
+    """`ccsim summarize`: per grid point statistics of every metric; with --rank, the cases compared."""
+    from ccsim import stats  # noqa: PLC0415 (scipy takes seconds to import)
+
+    try:
+        summary = stats.summarize(
+            args.results,
+            metrics=args.metric,
+            rank=args.rank,
+            higher=args.higher,
+            alpha=args.alpha,
+            confidence=args.confidence,
+            method="bootstrap" if args.bootstrap else "t",
+            resamples=args.resamples,
+        )
+    except ValueError as e:
+        if isinstance(e, ccsim.ScenarioError):
+            raise
+        raise ccsim.ScenarioError(f"{args.results}: {e}") from e
+    files = summary.write_csv(args.csv_dir if args.csv_dir is not None else args.results)
+    if args.quiet:
+        return EXIT_OK
+    out = console(stdout)
+    level = f"{summary.confidence * 100:g}%"
+    kind = "Student t" if summary.method == "t" else "percentile bootstrap"
+    shape = "mean ± half-width" if summary.method == "t" else "mean [low, high]"
+    failed = f" ({summary.failed} failed runs left out)" if summary.failed else ""
+    out.print(
+        f"{args.results}: {summary.runs - summary.failed} runs{failed}; each cell: {shape} of the {level} "
+        f"confidence interval ({kind}) over the replicates",
+        soft_wrap=True,
+        markup=False,
+    )
+    for t in display.sweep_stats_tables(
+        summary.table, summary.parameters, summary.metrics, symmetric=summary.method == "t"
+    ):
+        out.print(t)
+    c = summary.comparison
+    if c is not None:
+        better = "higher" if c.higher_is_better else "lower"
+        title = (
+            f"Cases ranked on {c.metric} ({better} is better); rank = 1 + cases significantly better "
+            f"(Welch t-tests, Holm-corrected, alpha {c.alpha:g})"
+        )
+        out.print(display.ranking_table(c.ranking, summary.parameters, title))
+    out.print("written: " + ", ".join(str(f) for f in files), soft_wrap=True)
+    return EXIT_OK
+
+
 def dispatch(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Run the chosen command."""
     if args.command == "run":
         return cmd_run(args, stdout)
     if args.command == "validate":
         return cmd_validate(args, stdout, stderr)
+    if args.command == "sweep":
+        return cmd_sweep(args, stdout, stderr)
+    if args.command == "summarize":
+        return cmd_summarize(args, stdout)
     return cmd_bench(args, stdout)
 
 

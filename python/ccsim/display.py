@@ -6,6 +6,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pandas as pd
+from rich.markup import escape
 from rich.table import Table
 
 from ccsim.results import Result
@@ -122,5 +124,101 @@ def bench_table(rows: Sequence[Mapping[str, Any]]) -> Table:
             f"{r['events_per_s']:,.0f}",
             f"{r['packets_forwarded_per_s']:,.0f}",
             f"{r['events_per_hop']:.2f}",
+        )
+    return t
+
+
+def num(value: float | None) -> str:
+    """A number in 3 significant digits, with an SI prefix from 1000 up; "-" for a missing value."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    for scale, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{prefix}"
+    return f"{value:.3g}"
+
+
+def estimate(mean: float, low: float, high: float, symmetric: bool) -> str:
+    """A mean with its interval: "9.87M ± 12k" (t) or "9.87M [9.7M, 9.99M]" (bootstrap)."""
+    if math.isnan(low):
+        return num(mean)
+    if symmetric:
+        return f"{num(mean)} ± {num2((high - low) / 2)}"
+    return f"{num(mean)} [{num(low)}, {num(high)}]"
+
+
+def num2(value: float) -> str:
+    """A spread in 2 significant digits (an interval's half-width needs no more)."""
+    scale, prefix = next(((sc, p) for sc, p in ((1e9, "G"), (1e6, "M"), (1e3, "k")) if abs(value) >= sc), (1.0, ""))
+    scaled = value / scale
+    # .2g would print 124 as 1.2e+02.
+    return f"{scaled:.2g}{prefix}" if abs(scaled) < 100 else f"{scaled:.0f}{prefix}"
+
+
+def _value(v: object) -> str:
+    if isinstance(v, float) and math.isnan(v):
+        return "-"
+    return str(v)
+
+
+def sweep_stats_tables(
+    table: pd.DataFrame, parameters: Sequence[str], metrics: Sequence[str], *, symmetric: bool = True
+) -> list[Table]:
+    """`ccsim summarize`: one table per metric, a row per case (and grid value but the last), a column per
+    value of the last grid parameter; each cell the mean and its interval.
+
+    `table` is `ccsim.stats.describe`'s long table; `symmetric` intervals
+    (Student t) show as "mean ± half-width", others as "mean [low, high]".
+    """
+    across = parameters[-1] if parameters else None
+    down = ["case_label", *parameters[:-1]]
+    tables = []
+    for m in metrics:
+        sub = table[table["metric"] == m]
+        counts = sub["n"].unique()
+        same_n = len(counts) == 1
+        title = f"{m} (n = {counts[0]} per cell)" if same_n else m
+        t = Table(title=escape(title), title_justify="left")
+        t.add_column("case")
+        for p in down[1:]:
+            t.add_column(escape(p), justify="right")
+        columns = list(dict.fromkeys(sub[across])) if across else [None]
+        for c in columns:
+            t.add_column(escape(f"{across} = {_value(c)}") if across else "all", justify="right")
+        for key, group in sub.groupby(down, sort=False, dropna=False):
+            keys = key if isinstance(key, tuple) else (key,)
+            cells: dict[object, str] = {}
+            for i in range(len(group)):
+                row = group.iloc[i]
+                text = estimate(row["mean"], row["ci_low"], row["ci_high"], symmetric)
+                cells[row[across] if across else None] = text if same_n else f"{text} (n={row['n']})"
+            t.add_row(*(escape(_value(k)) for k in keys), *(escape(cells.get(c, "-")) for c in columns))
+        tables.append(t)
+    return tables
+
+
+def ranking_table(ranking: pd.DataFrame, parameters: Sequence[str], title: str) -> Table:
+    """`ccsim summarize --rank`: per grid point, the cases best first with their significance rank."""
+    t = Table(title=escape(title), title_justify="left")
+    for p in parameters:
+        t.add_column(escape(p), justify="right")
+    for col in ("rank", "case", "n", "mean ± CI", "significantly better than"):
+        t.add_column(col, justify="right" if col in ("rank", "n", "mean ± CI") else "left")
+    previous: tuple[Any, ...] | None = None
+    for _, row in ranking.iterrows():
+        point = tuple(row[p] for p in parameters)
+        shown = [escape(_value(v)) for v in point] if point != previous else [""] * len(parameters)
+        if previous is not None and point != previous:
+            t.add_section()
+        previous = point
+        t.add_row(
+            *shown,
+            str(row["rank"]),
+            escape(str(row["case"])),
+            str(row["n"]),
+            estimate(row["mean"], row["ci_low"], row["ci_high"], True),
+            escape(row["better_than"]) or "-",
         )
     return t

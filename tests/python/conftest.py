@@ -78,3 +78,23 @@ def write_scenario(tmp_path: Path) -> Callable[[str, str], Path]:
         return path
 
     return write
+
+
+@pytest.fixture(scope="session")
+def twelve(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """The 12-run sweep (sweep_helpers.TWELVE) run serially, in this process, and on 2 local workers.
+
+    Returns (sweep file, serial results folder, pool results folder); shared by the sweep tests.
+    """
+    from sweep_helpers import TWELVE, write_sweep  # noqa: PLC0415 (only the sweep tests need it)
+
+    from ccsim.sweep import LocalPool, Serial, load_sweep, run_sweep  # noqa: PLC0415
+
+    folder = tmp_path_factory.mktemp("twelve")
+    path = write_sweep(folder, TWELVE)
+    s = load_sweep(path)
+    serial, pool = folder / "serial", folder / "pool"
+    assert run_sweep(s, serial, Serial()).failed == 0
+    report = run_sweep(s, pool, LocalPool(jobs=2))
+    assert (report.total, report.ran, report.failed, report.skipped) == (12, 12, 0, 0)
+    return path, serial, pool

@@ -1,0 +1,296 @@
+"""Running a sweep: validate every run, then execute the missing ones on a backend and store each at once.
+
+The driver (this module's `run_sweep`) is the only process that touches the
+results store. A backend (`Serial`, `pool.LocalPool`, `cluster.DaskCluster`)
+takes `Task`s and yields `Outcome`s as runs finish, in any order (in
+batches: what finished while the driver was storing the last batch); every
+backend runs the same function, `execute`, so a run's result does not
+depend on where it ran.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import signal
+import socket
+import time
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import pyarrow as pa
+
+from ccsim import _core
+from ccsim._core import ScenarioError, SimulationError
+from ccsim.results import TABLES, long_timeseries
+from ccsim.sweep.columns import arrow_table
+from ccsim.sweep.progress import Progress
+from ccsim.sweep.spec import Point, Run, Sweep
+from ccsim.sweep.store import STATUS_ERROR, STATUS_OK, Store
+
+MAX_ERRORS_SHOWN = 20
+
+
+@dataclass(frozen=True)
+class Task:
+    """What a worker needs to run one run (picklable, small)."""
+
+    run_id: str
+    scenario_json: str
+    source: str
+    max_wall_s: float | None = None
+    timeseries: bool = True
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a worker sends back: the results as Arrow tables and the time series as Parquet bytes, or an error."""
+
+    run_id: str
+    status: str
+    error: str | None
+    wall_s: float
+    version: str
+    worker: str
+    summary: dict[str, Any] | None = None
+    """The summary block (goodput_bps, ...)."""
+    perf: dict[str, Any] | None = None
+    """The perf block (events, wall_s, ...)."""
+    tables: dict[str, pa.Table] | None = None
+    """flows, queues, links: each with `run_id` first (columns.arrow_table)."""
+    timeseries: bytes | None = None
+    cpu_s: float | None = None
+    """CPU time the run took in its worker (wall_s minus this is time the worker waited for a core)."""
+
+
+def worker_name() -> str:
+    """host:pid of this process."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def failure(task: Task, message: str, wall_s: float = 0.0, worker: str = "") -> Outcome:
+    """An outcome recording that a run failed with `message`."""
+    return Outcome(task.run_id, STATUS_ERROR, message, wall_s, _core.version(), worker)
+
+
+def execute(task: Task) -> Outcome:
+    """Run one task in this process (a worker's job). Errors of the run become failed outcomes.
+
+    The worker also turns the results into what the store takes (Arrow
+    tables, Parquet bytes), so that the driver, which stores every run, has
+    as little to do per run as possible.
+    """
+    start, cpu = time.perf_counter(), time.process_time()
+    try:
+        summary_json, ts = _core.run_scenario(task.scenario_json, task.source, "json", max_wall_s=task.max_wall_s)
+        data = json.loads(summary_json)
+        tables = {name: arrow_table(task.run_id, data[name]) for name in TABLES}
+        parquet: bytes | None = None
+        if task.timeseries:
+            buf = io.BytesIO()
+            long_timeseries(ts["time_s"], ts["series"]).to_parquet(buf, index=False)  # type: ignore[arg-type]
+            parquet = buf.getvalue()
+    except (ScenarioError, SimulationError) as e:
+        return failure(task, str(e), time.perf_counter() - start, worker_name())
+    except Exception as e:  # a bug in ccsim: keep the sweep going, say what it was
+        return failure(task, f"internal error ({type(e).__name__}: {e})", time.perf_counter() - start, worker_name())
+    return Outcome(
+        task.run_id,
+        STATUS_OK,
+        None,
+        time.perf_counter() - start,
+        _core.version(),
+        worker_name(),
+        summary=data["summary"],
+        perf=data["perf"],
+        tables=tables,
+        timeseries=parquet,
+        cpu_s=time.process_time() - cpu,
+    )
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) until the block is done, then raise KeyboardInterrupt.
+
+    Wrapped around the store's transactions: DuckDB would abort an
+    interrupted statement with an error of its own; this way a finished run
+    is stored whole and the interrupt comes right after.
+    """
+    try:
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is None:  # installed outside Python: nothing to restore but the default
+            previous = signal.SIG_DFL
+        caught: list[int] = []
+        signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    except ValueError:  # not the main thread: signals go to the main thread anyway
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught and previous is not signal.SIG_IGN:
+        raise KeyboardInterrupt
+
+
+class Backend(Protocol):
+    """Where runs execute."""
+
+    def run(self, tasks: Sequence[Task]) -> Generator[list[Outcome], None, None]:
+        """Execute every task, yielding the outcomes as soon as they are there (in any order).
+
+        Each yield is a batch: every outcome that arrived since the last one
+        (the driver stores a batch in one transaction).
+        """
+        ...
+
+
+class Serial:
+    """Every run in the driver's own process, one after the other (the reference the other backends must equal)."""
+
+    def run(self, tasks: Sequence[Task]) -> Generator[list[Outcome], None, None]:
+        """Execute the tasks in order."""
+        for t in tasks:
+            yield [execute(t)]
+
+
+def plan(sweep: Sweep) -> list[Run]:
+    """Expand the sweep and check every (case, grid point) with the engine; run nothing.
+
+    Raises one ScenarioError listing every invalid point (each message names
+    the point) before anything has run.
+    """
+    errors: list[str] = []
+    checked: list[tuple[Point, dict[str, object]]] = []
+    points = list(sweep.points())
+    for pt in points:
+        try:
+            scenario = sweep.point_scenario(pt)
+            probe = sweep.run_at(pt, scenario, 0)
+            _core.validate_scenario(probe.scenario_json(), pt.label, "json")
+        except ScenarioError as e:
+            errors.append(str(e))
+            continue
+        checked.append((pt, scenario))
+    if errors:
+        shown = errors[:MAX_ERRORS_SHOWN]
+        more = f"\n  ... and {len(errors) - len(shown)} more" if len(errors) > len(shown) else ""
+        what = "grid point is" if len(points) == 1 else "grid points are"
+        raise ScenarioError(
+            f"{sweep.source}: {len(errors)} of {len(points)} {what} invalid; nothing was run:\n  "
+            + "\n  ".join(shown)
+            + more
+        )
+    return [sweep.run_at(pt, sc, r) for r in range(sweep.replicates) for pt, sc in checked]
+
+
+def _execute(
+    todo: list[Run],
+    store: Store,
+    backend: Backend,
+    *,
+    skipped: int,
+    max_wall_s: float | None,
+    timeseries: bool,
+    progress: Progress | None,
+) -> int:
+    """Run `todo` on the backend, storing each run as it finishes; return how many failed."""
+    by_id = {r.run_id: r for r in todo}
+    tasks = [Task(r.run_id, r.scenario_json(), r.source, max_wall_s, timeseries) for r in todo]
+    failed = 0
+    if progress is not None:
+        progress.start(len(todo), skipped)
+    try:
+        with contextlib.closing(backend.run(tasks)) as batches:
+            for batch in batches:
+                for outcome in batch:
+                    if outcome.version != _core.version():
+                        raise ScenarioError(
+                            f"worker {outcome.worker} runs ccsim {outcome.version}, this driver {_core.version()}: "
+                            "install the same version everywhere (the runs stored so far are kept)"
+                        )
+                done = [(by_id[o.run_id], o) for o in batch]
+                with interrupts_deferred():
+                    store.commit(done)
+                for run, outcome in done:
+                    failed += outcome.status != STATUS_OK
+                    if progress is not None:
+                        progress.advance(run, outcome)
+    finally:
+        if progress is not None:
+            progress.stop()
+    return failed
+
+
+@dataclass
+class SweepReport:
+    """What a sweep invocation did."""
+
+    out_dir: Path
+    total: int
+    """Runs in the sweep."""
+    skipped: int
+    """Runs already in the store (not run again)."""
+    ran: int
+    failed: int
+    """Runs of this invocation that failed."""
+    failed_total: int
+    """Runs of the sweep whose stored status is an error (this invocation's and earlier ones)."""
+    wall_s: float
+
+
+def run_sweep(
+    sweep: Sweep,
+    out_dir: str | os.PathLike[str],
+    backend: Backend | None = None,
+    *,
+    resume: bool = False,
+    overwrite: bool = False,
+    retry_failed: bool = False,
+    max_wall_s: float | None = None,
+    progress: Progress | None = None,
+) -> SweepReport:
+    """Validate the sweep, then run what the store in `out_dir` lacks, committing each run as it finishes."""
+    start = time.perf_counter()
+    runs = plan(sweep)
+    backend = backend if backend is not None else Serial()
+    warm_up = getattr(backend, "warm_up", None)
+    close = getattr(backend, "close", None)
+    try:
+        if warm_up is not None:
+            warm_up(len(runs))  # worker processes start while the store opens
+        store = Store.open(out_dir, sweep, resume=resume, overwrite=overwrite)
+        try:
+            done = store.finished(retry_failed=retry_failed)
+            todo = [r for r in runs if r.run_id not in done]
+            failed = _execute(
+                todo,
+                store,
+                backend,
+                skipped=len(runs) - len(todo),
+                max_wall_s=max_wall_s,
+                timeseries=sweep.timeseries,
+                progress=progress,
+            )
+            ids = {r.run_id for r in runs}
+            failed_total = sum(1 for rid, status in store.status.items() if rid in ids and status != STATUS_OK)
+        finally:
+            with interrupts_deferred():
+                store.close()
+    finally:
+        if close is not None:
+            close()
+    return SweepReport(
+        out_dir=Path(out_dir),
+        total=len(runs),
+        skipped=len(runs) - len(todo),
+        ran=len(todo),
+        failed=failed,
+        failed_total=failed_total,
+        wall_s=time.perf_counter() - start,
+    )
