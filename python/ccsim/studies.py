@@ -494,3 +494,10 @@ def reproduce(
     result = tables(study, sw.load(out_dir))
     files = result.write(out_dir)
     return report, result, files
+
+
+def sweep_load(out_dir: str | os.PathLike[str]) -> SweepResults:
+    """A study's results folder (ccsim.sweep.load)."""
+    from ccsim.sweep import load  # noqa: PLC0415
+
+    return load(out_dir)
