@@ -354,9 +354,10 @@ def cmd_summarize(args: argparse.Namespace, stdout: TextIO) -> int:
         soft_wrap=True,
         markup=False,
     )
-    for t in display.sweep_stats_tables(
+    for title, t in display.sweep_stats_tables(
         summary.table, summary.parameters, summary.metrics, symmetric=summary.method == "t"
     ):
+        out.print(title, soft_wrap=True, markup=False)
         out.print(t)
     c = summary.comparison
     if c is not None:
@@ -365,7 +366,8 @@ def cmd_summarize(args: argparse.Namespace, stdout: TextIO) -> int:
             f"Cases ranked on {c.metric} ({better} is better); rank = 1 + cases significantly better "
             f"(Welch t-tests, Holm-corrected, alpha {c.alpha:g})"
         )
-        out.print(display.ranking_table(c.ranking, summary.parameters, title))
+        out.print(title, soft_wrap=True, markup=False)
+        out.print(display.ranking_table(c.ranking, summary.parameters))
     out.print("written: " + ", ".join(str(f) for f in files), soft_wrap=True)
     return EXIT_OK
 
