@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from ccsim import _core
 from ccsim._core import ScenarioError, SimulationError
-from ccsim.results import Result
+from ccsim.results import Result, default_results_dir
 from ccsim.scenario import ScenarioInput, check_seed
 from ccsim.scenario import load as _load_scenario
 
@@ -47,13 +47,21 @@ def run(
     seed: int | None = None,
     max_wall_s: float | None = None,
     max_events: int | None = None,
+    trace_dir: str | os.PathLike[str] | None = None,
 ) -> Result:
     """Run a scenario (a path or a dict) and return its Result.
 
     `seed` overrides the scenario's seed; `max_wall_s` and `max_events`
-    override its run guards (`[limits]`).
+    override its run guards (`[limits]`). A packet trace the scenario asks
+    for (`[output] trace = "ns2"` or `"pcap"`) is written into `trace_dir`,
+    by default the folder `ccsim run` writes the results to
+    (`results/<name>/`); a file that cannot be created raises OSError.
     """
     s = _load_scenario(scenario)
+    if trace_dir is None:
+        name = s.trace_name()
+        if name is not None:
+            trace_dir = default_results_dir(name)
     summary_json, timeseries = _core.run_scenario(
         s.text,
         s.source,
@@ -61,6 +69,7 @@ def run(
         max_events=max_events,
         max_wall_s=max_wall_s,
         seed=check_seed(seed),
+        trace_dir=None if trace_dir is None else os.fspath(trace_dir),
     )
     return Result.from_engine(summary_json, timeseries)
 

@@ -1,5 +1,7 @@
 """Type stubs of the Rust extension module (crates/ccsim-py)."""
 
+import os
+
 import numpy as np
 import numpy.typing as npt
 
@@ -20,8 +22,14 @@ def run_scenario(
     max_events: int | None = None,
     max_wall_s: float | None = None,
     seed: int | None = None,
+    trace_dir: str | os.PathLike[str] | None = None,
 ) -> tuple[str, dict[str, npt.NDArray[np.float64] | list[Series]]]:
-    """Run a scenario; return (RunResult JSON, {"time_s": array, "series": [(kind, entity, metric, values)]})."""
+    """Run a scenario; return (RunResult JSON, {"time_s": array, "series": [(kind, entity, metric, values)]}).
+
+    A packet trace the scenario asks for (`[output] trace`) is written into
+    `trace_dir`; without one such a scenario raises ScenarioError. Files that
+    cannot be created or written raise OSError.
+    """
 
 def validate_scenario(text: str, source: str, fmt: str = "toml", seed: int | None = None) -> None:
     """Check a scenario without running it; raise ScenarioError if it is malformed."""

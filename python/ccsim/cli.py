@@ -1,4 +1,5 @@
-"""The `ccsim` command: run, validate and benchmark scenarios, run sweeps and summarize them (docs/cli.md).
+"""The `ccsim` command: run, validate and benchmark scenarios, run sweeps and summarize them; plot and report results
+(docs/cli.md).
 
 Bad input prints `error: <message>` on stderr and exits with status 2; an
 interrupt exits with 130. No input prints a traceback.
@@ -8,20 +9,27 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime as dt
+import errno
 import json
 import math
-import re
+import shlex
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+import webbrowser
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from rich.console import Console
 
 import ccsim
-from ccsim import display
-from ccsim.results import Result
+import ccsim.plots
+from ccsim import display, report
+from ccsim.results import DEFAULT_RESULTS, META_FILE, Result, default_results_dir, safe_dirname
+from ccsim.scenario import load
+
+__all__ = ["DEFAULT_RESULTS", "main", "safe_dirname"]
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -31,7 +39,6 @@ EXIT_RUNS_FAILED = 10
 """`ccsim sweep` exits with 10 + n when n of its runs failed (n capped at MAX_FAILED_STATUS)."""
 MAX_FAILED_STATUS = 100
 
-DEFAULT_RESULTS = Path("results")
 DEFAULT_BENCHES = "benches/*.toml"
 # Wide enough for the flow table when output goes to a file or a pipe (rich would otherwise use 80 columns).
 PIPE_WIDTH = 132
@@ -95,6 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=seed_arg, metavar="N", help="override the scenario's seed")
     run.add_argument("--max-wall", type=seconds_arg, metavar="SECONDS", help="stop a run after this wall time")
     run.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    run.add_argument("--plots", action="store_true", help="draw the run's figures into DIR/plots")
+    run.add_argument("--pdf", action="store_true", help="with --plots: PDF files too")
 
     val = sub.add_parser("validate", help="check scenarios (or sweep files) without running them")
     val.add_argument("scenarios", nargs="+", metavar="SCENARIO")
@@ -136,7 +145,21 @@ def build_parser() -> argparse.ArgumentParser:
     summ.add_argument("--csv-dir", metavar="DIR", type=Path, help="where the CSV files go (default: DIR)")
     summ.add_argument("--quiet", "-q", action="store_true", help="write the CSV files, print nothing")
     add_reproduce_parser(sub)
+    add_view_parsers(sub)
     return parser
+
+
+def add_view_parsers(sub: Any) -> None:  # noqa: ANN401 (argparse's subparsers action has a private type)
+    """`ccsim plot` and `ccsim report`'s arguments."""
+    plot = sub.add_parser("plot", help="draw the figures of a run (or a sweep)")
+    plot.add_argument("dir", metavar="DIR", type=Path, help="a run's results folder (ccsim run --out)")
+    plot.add_argument("--out", metavar="DIR", type=Path, help="where the figures go (default: DIR/plots)")
+    plot.add_argument("--pdf", action="store_true", help="PDF files too (PNG and SVG always)")
+
+    report = sub.add_parser("report", help="write DIR/report.html: one self-contained page about a run")
+    report.add_argument("dir", metavar="DIR", type=Path, help="a run's results folder")
+    report.add_argument("--open", action="store_true", help="open the report in the web browser")
+    report.add_argument("--pdf", action="store_true", help="PDF figures too")
 
 
 def add_reproduce_parser(sub: Any) -> None:  # noqa: ANN401 (argparse's subparsers action has a private type)
@@ -154,12 +177,6 @@ def add_reproduce_parser(sub: Any) -> None:  # noqa: ANN401 (argparse's subparse
     ragain.add_argument("--overwrite", action="store_true", help="delete an existing results store and start afresh")
     rep.add_argument("--max-wall", type=seconds_arg, metavar="SECONDS", help="stop each run after this wall time")
     rep.add_argument("--quiet", "-q", action="store_true", help="no progress output and no tables")
-
-
-def safe_dirname(name: str) -> str:
-    """A scenario name usable as one folder name (no separators, never "." or "..")."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "scenario"
-    return cleaned
 
 
 def console(stream: TextIO) -> Console:
@@ -198,13 +215,60 @@ def interruptible() -> Iterator[None]:
 def cmd_run(args: argparse.Namespace, stdout: TextIO) -> int:
     """`ccsim run`."""
     with interruptible():
-        result = ccsim.run(args.scenario, seed=args.seed, max_wall_s=args.max_wall)
-    out_dir = args.out if args.out is not None else DEFAULT_RESULTS / safe_dirname(result.name)
+        # A packet trace goes into the results folder (default results/<name>/, as below).
+        result = ccsim.run(args.scenario, seed=args.seed, max_wall_s=args.max_wall, trace_dir=args.out)
+    out_dir = args.out if args.out is not None else default_results_dir(result.name)
     result.write(out_dir)
+    write_meta(out_dir, args, result)
+    plots = ccsim.plots.plot_run(out_dir, pdf=args.pdf) if args.plots else []
     if args.json:
         stdout.write(result.summary_json())
     elif not args.quiet:
         show_run(result, out_dir, console(stdout))
+        if plots:
+            print(f"figures written to {out_dir / 'plots'}/", file=stdout)
+    return EXIT_OK
+
+
+def write_meta(out_dir: Path, args: argparse.Namespace, result: Result) -> None:
+    """meta.json: how the run was made (command line, date, scenario); read by `ccsim report`."""
+    scenario = load(args.scenario).parsed()
+    meta = {
+        "command": "ccsim " + shlex.join(args.argv),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "version": ccsim.__version__,
+        "scenario_file": str(args.scenario),
+        "seed": result.seed,
+        "scenario": scenario,
+    }
+    (out_dir / META_FILE).write_text(json.dumps(meta, indent=2, default=str) + "\n", encoding="utf-8")
+
+
+def results_folder(path: Path) -> Path:
+    """`path` if it holds a run's results, else FileNotFoundError naming it."""
+    if not path.is_dir():
+        raise FileNotFoundError(errno.ENOENT, "no such folder", str(path))
+    if not (path / "summary.json").is_file():
+        raise FileNotFoundError(errno.ENOENT, "not a ccsim results folder (no summary.json)", str(path))
+    return path
+
+
+def cmd_plot(args: argparse.Namespace, stdout: TextIO) -> int:
+    """`ccsim plot DIR`."""
+    run_dir = results_folder(args.dir)
+    out = args.out if args.out is not None else run_dir / "plots"
+    for p in ccsim.plots.plot_run(run_dir, out, pdf=args.pdf):
+        print(f"{p.name}: {', '.join(str(x) for x in p.paths)}", file=stdout)
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace, stdout: TextIO) -> int:
+    """`ccsim report DIR`."""
+    run_dir = results_folder(args.dir)
+    path = report.report_run(run_dir, pdf=args.pdf)
+    print(f"report written to {path}", file=stdout)
+    if args.open:
+        webbrowser.open(path.resolve().as_uri())
     return EXIT_OK
 
 
@@ -427,17 +491,16 @@ def cmd_reproduce(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
 
 def dispatch(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Run the chosen command."""
-    if args.command == "reproduce":
-        return cmd_reproduce(args, stdout, stderr)
-    if args.command == "run":
-        return cmd_run(args, stdout)
-    if args.command == "validate":
-        return cmd_validate(args, stdout, stderr)
-    if args.command == "sweep":
-        return cmd_sweep(args, stdout, stderr)
-    if args.command == "summarize":
-        return cmd_summarize(args, stdout)
-    return cmd_bench(args, stdout)
+    commands: dict[str, Callable[[], int]] = {
+        "reproduce": lambda: cmd_reproduce(args, stdout, stderr),
+        "run": lambda: cmd_run(args, stdout),
+        "validate": lambda: cmd_validate(args, stdout, stderr),
+        "sweep": lambda: cmd_sweep(args, stdout, stderr),
+        "summarize": lambda: cmd_summarize(args, stdout),
+        "plot": lambda: cmd_plot(args, stdout),
+        "report": lambda: cmd_report(args, stdout),
+    }
+    return commands.get(args.command, lambda: cmd_bench(args, stdout))()
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -445,6 +508,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return dispatch(args, out, err)
     except (ccsim.ScenarioError, ccsim.SimulationError) as e:

@@ -6,6 +6,7 @@ docs/results.md documents every file, key and column with its unit.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -19,8 +20,24 @@ SUMMARY_FILE = "summary.json"
 TABLES = ("flows", "groups", "queues", "links")
 TIMESERIES_FILE = "timeseries.parquet"
 TIMESERIES_COLUMNS = ("time_s", "entity_kind", "entity", "metric", "value")
+DELAYS_FILE = "delays.parquet"
+DELAYS_COLUMNS = ("flow", "delay_s", "count")
+META_FILE = "meta.json"
+DEFAULT_RESULTS = Path("results")
 
 Series = tuple[str, str, str, npt.NDArray[np.float64]]
+Delays = tuple[str, npt.NDArray[np.float64], npt.NDArray[np.float64]]
+
+
+def safe_dirname(name: str) -> str:
+    """A scenario name usable as one folder name (no separators, never "." or "..")."""
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "scenario"
+    return cleaned
+
+
+def default_results_dir(name: str) -> Path:
+    """Where `ccsim run` writes the results of scenario `name` without --out: results/<name>/."""
+    return DEFAULT_RESULTS / safe_dirname(name)
 
 
 def _is_number(v: object) -> bool:
@@ -90,15 +107,46 @@ class Result:
     `timeseries` the sampled series in long format.
     """
 
-    def __init__(self, data: Mapping[str, Any], time_s: npt.NDArray[np.float64], series: Sequence[Series]) -> None:
+    def __init__(
+        self,
+        data: Mapping[str, Any],
+        time_s: npt.NDArray[np.float64],
+        series: Sequence[Series],
+        delays: Sequence[Delays] = (),
+    ) -> None:
         self._data = dict(data)
         self._time_s = np.asarray(time_s, dtype=np.float64)
         self._series = list(series)
+        self._delays = list(delays)
 
     @classmethod
     def from_engine(cls, summary_json: str, timeseries: Mapping[str, Any]) -> Result:
         """Build from what `ccsim._core.run_scenario` returns."""
-        return cls(json.loads(summary_json), timeseries["time_s"], timeseries["series"])
+        return cls(json.loads(summary_json), timeseries["time_s"], timeseries["series"], timeseries.get("delays", ()))
+
+    @classmethod
+    def read(cls, out_dir: str | Path) -> Result:
+        """Read a run's results back from the folder `write` (or `ccsim run`) filled.
+
+        Needs summary.json and timeseries.parquet; delays.parquet is optional
+        (older runs have none).
+        """
+        out = Path(out_dir)
+        data = json.loads((out / SUMMARY_FILE).read_text(encoding="utf-8"))
+        ts = pd.read_parquet(out / TIMESERIES_FILE)
+        time_s = np.sort(ts["time_s"].unique()) if len(ts) else np.empty(0)
+        series: list[Series] = []
+        keys = ["entity_kind", "entity", "metric"]
+        for (kind, entity, metric), g in ts.groupby(keys, sort=False, observed=True):
+            series.append((str(kind), str(entity), str(metric), g["value"].to_numpy(dtype=np.float64)))
+        delays: list[Delays] = []
+        if (out / DELAYS_FILE).exists():
+            d = pd.read_parquet(out / DELAYS_FILE)
+            for flow, g in d.groupby("flow", sort=False, observed=True):
+                delays.append(
+                    (str(flow), g["delay_s"].to_numpy(dtype=np.float64), g["count"].to_numpy(dtype=np.float64))
+                )
+        return cls(data, time_s, series, delays)
 
     def __repr__(self) -> str:
         return f"<ccsim.Result {self.name!r}: {len(self._data.get('flows', []))} flows, seed {self.seed}>"
@@ -164,6 +212,42 @@ class Result:
                 return pd.Series(np.asarray(values, dtype=np.float64), index=index, name=f"{entity}:{metric}")
         raise KeyError(f"no series {metric!r} for {entity!r}")
 
+    @cached_property
+    def delays(self) -> pd.DataFrame:
+        """One-way delay distributions: flow, delay_s (a bucket's upper edge, within 0.4%), count.
+
+        One row per non-empty bucket of each flow's delay histogram over the
+        metrics window (flows that received nothing have no rows).
+        """
+        if not self._delays:
+            return pd.DataFrame(
+                {
+                    "flow": pd.Categorical([]),
+                    "delay_s": np.empty(0, dtype=np.float64),
+                    "count": np.empty(0, dtype=np.int64),
+                }
+            )
+        lengths = np.fromiter((len(d[1]) for d in self._delays), dtype=np.int64, count=len(self._delays))
+        return pd.DataFrame(
+            {
+                "flow": _labels([d[0] for d in self._delays], lengths),
+                "delay_s": np.concatenate([np.asarray(d[1], dtype=np.float64) for d in self._delays]),
+                "count": np.concatenate([np.asarray(d[2]) for d in self._delays]).astype(np.int64),
+            }
+        )
+
+    def delay_cdf(self, flow: str | None = None) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """The empirical CDF of the one-way delay of `flow` (all flows pooled when None): (delay_s, P[D <= d])."""
+        d = self.delays
+        if flow is not None:
+            d = d[d["flow"] == flow]
+        if d.empty:
+            return np.empty(0), np.empty(0)
+        g = d.groupby("delay_s", sort=True)["count"].sum()
+        x = g.index.to_numpy(dtype=np.float64)
+        c = np.cumsum(g.to_numpy(dtype=np.float64))
+        return x, c / c[-1]
+
     def summary_json(self) -> str:
         """The whole result as pretty-printed JSON (key order as the engine gives it), ending in a newline."""
         return json.dumps(self._data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
@@ -178,6 +262,7 @@ class Result:
             df.to_csv(out / f"{name}.csv", index=False)
             df.to_parquet(out / f"{name}.parquet", index=False)
         self.timeseries.to_parquet(out / TIMESERIES_FILE, index=False)
+        self.delays.to_parquet(out / DELAYS_FILE, index=False)
         return out
 
     def files(self) -> list[str]:
@@ -185,4 +270,4 @@ class Result:
         names = [SUMMARY_FILE]
         for name in TABLES:
             names += [f"{name}.csv", f"{name}.parquet"]
-        return [*names, TIMESERIES_FILE]
+        return [*names, TIMESERIES_FILE, DELAYS_FILE]

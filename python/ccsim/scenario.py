@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,26 @@ class ScenarioText:
     text: str
     source: str
     fmt: Format
+
+    def parsed(self) -> dict[str, Any] | None:
+        """The scenario as a dict, or None if it does not parse (the engine reports why)."""
+        try:
+            data = json.loads(self.text) if self.fmt == "json" else tomllib.loads(self.text)
+        except ValueError:
+            return None
+        return data if isinstance(data, dict) else None
+
+    def trace_name(self) -> str | None:
+        """The scenario's name if it asks for a packet trace (`[output] trace` other than "none"), else None."""
+        data = self.parsed()
+        if data is None:
+            return None
+        output = data.get("output")
+        name = data.get("name")
+        if not isinstance(output, dict) or not isinstance(name, str):
+            return None
+        trace = output.get("trace")
+        return name if isinstance(trace, str) and trace != "none" else None
 
 
 def format_of(path: Path) -> Format:

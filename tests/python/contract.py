@@ -52,4 +52,7 @@ RESULT_FILES = (
     "links.csv",
     "links.parquet",
     "timeseries.parquet",
+    "delays.parquet",
 )
+# `ccsim run` also writes how the run was made (command line, date): not byte-identical between runs.
+CLI_FILES = (*RESULT_FILES, "meta.json")

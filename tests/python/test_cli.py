@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from contract import FLOW_KEYS, LINK_KEYS, PERF_KEYS, QUEUE_KEYS, RESULT_FILES, SUMMARY_KEYS, TOP_KEYS
+from contract import CLI_FILES, FLOW_KEYS, LINK_KEYS, PERF_KEYS, QUEUE_KEYS, RESULT_FILES, SUMMARY_KEYS, TOP_KEYS
 
 from ccsim.cli import interruptible, main, safe_dirname
 
@@ -42,7 +42,7 @@ def test_run_writes_every_file_and_prints_tables(small_scenario: Path, tmp_path:
     out_dir = tmp_path / "out"
     status, out, err = cli("run", str(small_scenario), "--out", str(out_dir))
     assert (status, err) == (0, "")
-    assert sorted(p.name for p in out_dir.iterdir()) == sorted(RESULT_FILES)
+    assert sorted(p.name for p in out_dir.iterdir()) == sorted(CLI_FILES)
     for heading in ("Flows", "Queues", "Summary", "p.0", "p.1", "r1->r2*", "Jain's index"):
         assert heading in out
     assert f"results written to {out_dir}/" in out
@@ -52,7 +52,7 @@ def test_run_defaults_to_results_name(small_scenario: Path, tmp_path: Path, monk
     monkeypatch.chdir(tmp_path)
     status, _, _ = cli("run", str(small_scenario), "--quiet")
     assert status == 0
-    assert sorted(p.name for p in (tmp_path / "results" / "small").iterdir()) == sorted(RESULT_FILES)
+    assert sorted(p.name for p in (tmp_path / "results" / "small").iterdir()) == sorted(CLI_FILES)
 
 
 def test_quiet_prints_nothing(small_scenario: Path, tmp_path: Path) -> None:

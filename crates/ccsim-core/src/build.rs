@@ -18,6 +18,7 @@ use crate::sampler::Sampler;
 use crate::scenario::{FlowGroupSpec, LossSpec, QueueSpec, ScenarioSpec, WlanSpec};
 use crate::sim::{Flow, Guards, Node, Simulation};
 use crate::time::SimTime;
+use crate::trace::{TraceFormat, TracePlan, MAX_PCAP_FILES};
 use crate::transport::registry::{self as transports, TransportArgs};
 use crate::units::{parse_size, parse_time};
 use crate::wlan::dcf::DcfParams;
@@ -1296,14 +1297,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
         }
     }
     let out = &spec.output;
-    let trace = out.trace.as_deref().unwrap_or("none");
-    if trace != "none" {
-        return Err(err(
-            file,
-            "output.trace",
-            format!("unsupported trace format \"{trace}\"; expected \"none\""),
-        ));
-    }
+    let trace = trace_plan(spec, file, &b, &flows)?;
     let interval = out.sample_interval.map(|t| t.0).unwrap_or(SAMPLE_INTERVAL);
     let samples = duration.0 / interval.0.max(1);
     let sampler = if interval == SimTime::ZERO {
@@ -1379,6 +1373,102 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
         sampler,
         guards,
     );
+    sim.trace_plan = trace;
     sim.wlans = wlans;
     Ok(sim)
+}
+
+/// `[output] trace` and `trace_links`: the trace to write, checked now
+/// (files are only created when the run starts, in its output folder).
+fn trace_plan(spec: &ScenarioSpec, file: &str, b: &Builder, flows: &[Flow]) -> Result<Option<TracePlan>> {
+    let out = &spec.output;
+    let format = match out.trace.as_deref().unwrap_or("none") {
+        "none" => {
+            if out.trace_links.is_some() {
+                return Err(err(
+                    file,
+                    "output.trace_links",
+                    "trace_links selects the links of a trace: set trace = \"ns2\" or \"pcap\" too",
+                ));
+            }
+            return Ok(None);
+        }
+        "ns2" => TraceFormat::Ns2,
+        "pcap" => TraceFormat::Pcap,
+        other => {
+            return Err(err(
+                file,
+                "output.trace",
+                format!("unknown trace format \"{other}\"; expected \"none\", \"ns2\" or \"pcap\""),
+            ))
+        }
+    };
+    // Hops over a wireless LAN go through its MAC, not a link queue: they are
+    // not traced (by default they are left out; naming one is an error).
+    let mut traced: Vec<bool> = b
+        .links
+        .iter()
+        .map(|l| out.trace_links.is_none() && l.medium.is_none())
+        .collect();
+    for (i, nm) in out.trace_links.iter().flatten().enumerate() {
+        let li = b.links.iter().position(|l| &l.name == nm).ok_or_else(|| {
+            err(
+                file,
+                format!("output.trace_links[{i}]"),
+                format!("unknown link \"{nm}\" (links are named \"a->b\")"),
+            )
+        })?;
+        if b.links[li].medium.is_some() {
+            return Err(err(
+                file,
+                format!("output.trace_links[{i}]"),
+                format!("\"{nm}\" is a wireless LAN hop; traces cover wired links only"),
+            ));
+        }
+        traced[li] = true;
+    }
+    // Segment payload of each flow (TCP's `mss` key), for pcap byte sequence numbers.
+    let mut mss = Vec::with_capacity(flows.len());
+    for g in &spec.flows {
+        let m = g
+            .params
+            .get("mss")
+            .and_then(|v| v.as_u64())
+            .filter(|&m| m >= 1 && m <= u32::MAX as u64)
+            .map(|m| m as u32)
+            .unwrap_or(crate::DEFAULT_MSS);
+        let count = g.count.unwrap_or(1).max(1) as usize;
+        mss.extend(std::iter::repeat_n(m, count));
+    }
+    let plan = TracePlan::new(format, traced, &b.nodes, &b.links, flows, &mss);
+    if format == TraceFormat::Pcap {
+        let names: Vec<&String> = plan.files.iter().flatten().collect();
+        if names.len() > MAX_PCAP_FILES {
+            return Err(err(
+                file,
+                "output.trace_links",
+                format!(
+                    "trace = \"pcap\" writes one file per link direction: {} here, at most {MAX_PCAP_FILES}; \
+                     list the links to capture in trace_links",
+                    names.len()
+                ),
+            ));
+        }
+        let mut seen = std::collections::BTreeMap::new();
+        for (li, f) in plan.files.iter().enumerate() {
+            if let Some(f) = f {
+                if let Some(prev) = seen.insert(f.clone(), li) {
+                    return Err(err(
+                        file,
+                        "output.trace_links",
+                        format!(
+                            "links \"{}\" and \"{}\" would both be captured to {f}; rename a node",
+                            b.links[prev].name, b.links[li].name
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(Some(plan))
 }

@@ -26,6 +26,10 @@ pub enum Error {
     /// The run was stopped by a guard (event or wall-time limit).
     #[error("{0}")]
     Guard(String),
+    /// An output file (a packet trace) could not be created or written:
+    /// the message names the file and the reason.
+    #[error("{0}")]
+    Io(String),
     /// The run was interrupted (Ctrl-C).
     #[error("interrupted")]
     Interrupted,

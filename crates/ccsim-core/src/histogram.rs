@@ -92,6 +92,16 @@ impl Histogram {
         (self.n > 0).then_some(self.max)
     }
 
+    /// The non-empty buckets in increasing order: (the largest value that
+    /// falls in the bucket, clamped to the exact maximum; the count). For
+    /// exporting a distribution (a delay CDF) in bounded space.
+    pub fn buckets(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.counts.iter().enumerate().filter_map(move |(i, &c)| {
+            let n = c as u64 + self.overflow.get(i).copied().unwrap_or(0);
+            (n > 0).then(|| (upper(i).min(self.max), n))
+        })
+    }
+
     /// Nearest-rank quantile q in (0, 1]: the upper edge of the bucket holding
     /// the ceil(q n)-th smallest value, clamped to the exact maximum.
     pub fn quantile(&self, q: f64) -> Option<u64> {
@@ -149,6 +159,25 @@ mod tests {
         }
         assert_eq!(h.min(), Some(*sorted.first().unwrap()));
         assert_eq!(h.max(), Some(*sorted.last().unwrap()));
+    }
+
+    #[test]
+    fn buckets_export_the_distribution() {
+        let mut h = Histogram::default();
+        let vals: Vec<u64> = (1..=5_000u64).map(|k| k * 7919 % 100_003 + 300).collect();
+        for &v in &vals {
+            h.record(v);
+        }
+        let b: Vec<(u64, u64)> = h.buckets().collect();
+        assert_eq!(b.iter().map(|x| x.1).sum::<u64>(), h.len());
+        assert!(b.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(b.last().unwrap().0, h.max().unwrap());
+        // The empirical CDF read from the buckets at the median's bucket edge
+        // is what quantile(0.5) promises: at least half the values.
+        let median = h.quantile(0.5).unwrap();
+        let below: u64 = b.iter().filter(|x| x.0 <= median).map(|x| x.1).sum();
+        assert!(below * 2 >= h.len());
+        assert!(vals.iter().filter(|&&v| v <= median).count() as u64 >= below);
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub mod sim;
 pub mod tcp;
 pub mod tfrc;
 pub mod time;
+pub mod trace;
 pub mod transport;
 pub mod units;
 pub mod wlan;
@@ -74,8 +75,34 @@ pub fn validate_value(v: serde_json::Value, file: &str) -> Result<()> {
 }
 
 /// Run a scenario given as a JSON-model value.
+///
+/// A scenario that asks for a packet trace (`[output] trace`) needs an
+/// output folder: use [`run_value_in`].
 pub fn run_value(v: serde_json::Value, file: &str, guards: GuardOverrides) -> Result<RunOutput> {
+    run_value_in(v, file, guards, None)
+}
+
+/// Run a scenario given as a JSON-model value, writing its packet trace, if
+/// it asks for one, into `trace_dir` (created if missing).
+pub fn run_value_in(
+    v: serde_json::Value,
+    file: &str,
+    guards: GuardOverrides,
+    trace_dir: Option<&std::path::Path>,
+) -> Result<RunOutput> {
     let mut sim = build_value(v, file)?;
+    if sim.trace_plan.is_some() {
+        match trace_dir {
+            Some(dir) => sim.open_trace(dir)?,
+            None => {
+                return Err(Error::Scenario {
+                    file: file.to_string(),
+                    path: "output.trace".into(),
+                    message: "a packet trace needs an output folder (ccsim run --out DIR)".into(),
+                })
+            }
+        }
+    }
     if let Some(m) = guards.max_events {
         sim.guards.max_events = m;
     }
@@ -86,6 +113,7 @@ pub fn run_value(v: serde_json::Value, file: &str, guards: GuardOverrides) -> Re
     sim.run()?;
     let result = RunResult::collect(&sim);
     let timeseries = TimeSeries {
+        delays: results::DelayHistogram::collect(&sim),
         time_s: std::mem::take(&mut sim.sampler.times),
         series: std::mem::take(&mut sim.sampler.series),
     };
@@ -95,6 +123,11 @@ pub fn run_value(v: serde_json::Value, file: &str, guards: GuardOverrides) -> Re
 /// Run a scenario from TOML text; `file` labels error messages.
 pub fn run_toml(text: &str, file: &str, guards: GuardOverrides) -> Result<RunOutput> {
     run_value(scenario::toml_text_to_value(text, file)?, file, guards)
+}
+
+/// Run a scenario from TOML text, writing its packet trace (if any) into `trace_dir`.
+pub fn run_toml_in(text: &str, file: &str, guards: GuardOverrides, trace_dir: &std::path::Path) -> Result<RunOutput> {
+    run_value_in(scenario::toml_text_to_value(text, file)?, file, guards, Some(trace_dir))
 }
 
 /// Run a scenario from JSON text; `file` labels error messages.

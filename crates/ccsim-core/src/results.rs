@@ -306,6 +306,47 @@ pub struct TimeSeries {
     pub time_s: Vec<f64>,
     /// Series.
     pub series: Vec<Series>,
+    /// Per flow that received data in the window: the distribution of its
+    /// one-way delays.
+    pub delays: Vec<DelayHistogram>,
+}
+
+/// One flow's one-way delays over the metrics window, as the non-empty
+/// buckets of its log-linear histogram ([`crate::histogram`]: a bucket's
+/// upper edge is within 0.4% of every value in it). Bounded: at most 256
+/// buckets per doubling of the delay, whatever the number of packets.
+#[derive(Debug, Clone, Default)]
+pub struct DelayHistogram {
+    /// The flow's name.
+    pub flow: String,
+    /// Upper edge of each bucket, s (the largest value it can hold, clamped
+    /// to the largest delay seen), increasing.
+    pub upper_s: Vec<f64>,
+    /// Packets per bucket.
+    pub counts: Vec<f64>,
+}
+
+impl DelayHistogram {
+    /// The delay histograms of the flows of a finished simulation.
+    pub fn collect(sim: &Simulation) -> Vec<DelayHistogram> {
+        sim.flows
+            .iter()
+            .filter(|f| !f.stats.delays_ns.is_empty())
+            .map(|f| {
+                let (upper_s, counts) = f
+                    .stats
+                    .delays_ns
+                    .buckets()
+                    .map(|(u, n)| (u as f64 * 1e-9, n as f64))
+                    .unzip();
+                DelayHistogram {
+                    flow: f.name.clone(),
+                    upper_s,
+                    counts,
+                }
+            })
+            .collect()
+    }
 }
 
 fn ratio(a: f64, b: f64) -> f64 {

@@ -310,9 +310,12 @@ pub struct OutputSpec {
     /// Sample per-group series (default true).
     #[serde(default)]
     pub sample_groups: Option<bool>,
-    /// Packet trace format: "none" (default).
+    /// Packet trace format: "none" (default), "ns2" or "pcap" (see [`crate::trace`]).
     #[serde(default)]
     pub trace: Option<String>,
+    /// Link directions traced ("a->b"; default: all).
+    #[serde(default)]
+    pub trace_links: Option<Vec<String>>,
 }
 
 /// `[limits]`: guards against runaway runs.

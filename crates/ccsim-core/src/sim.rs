@@ -26,6 +26,7 @@ use crate::queue::DropReason;
 use crate::rng::SimRng;
 use crate::sampler::Sampler;
 use crate::time::{tx_time, SimTime};
+use crate::trace::{TracePlan, Tracer};
 use crate::transport::{FlowCtx, Receiver, Sender};
 use crate::wlan::{MacCtx, Medium, Wlan};
 
@@ -129,6 +130,12 @@ pub struct Simulation {
     pub guards: Guards,
     /// Performance counters.
     pub perf: Perf,
+    /// The packet trace the scenario asks for (`[output] trace`); its files
+    /// are created by [`Simulation::open_trace`].
+    pub trace_plan: Option<TracePlan>,
+    /// The open trace, if any: every hook below is one branch on this when
+    /// there is none.
+    tracer: Option<Box<Tracer>>,
     /// Wireless LANs.
     pub wlans: Vec<Wlan>,
     pub(crate) now: SimTime,
@@ -186,6 +193,8 @@ impl Simulation {
             sampler,
             guards,
             perf: Perf::default(),
+            trace_plan: None,
+            tracer: None,
             wlans: Vec::new(),
             now: SimTime::ZERO,
             events: EventQueue::new(),
@@ -194,6 +203,15 @@ impl Simulation {
             dropped: Vec::new(),
             mac_lost: Vec::new(),
         }
+    }
+
+    /// Create the files of the trace the scenario asks for in `dir` (a no-op
+    /// without one). Call before [`Simulation::run`].
+    pub fn open_trace(&mut self, dir: &std::path::Path) -> Result<()> {
+        if let Some(plan) = self.trace_plan.take() {
+            self.tracer = Some(Box::new(Tracer::open(plan, dir)?));
+        }
+        Ok(())
     }
 
     /// Current simulated time.
@@ -329,6 +347,9 @@ impl Simulation {
         for l in &mut self.links {
             l.queue.close_window(self.duration);
         }
+        if let Some(t) = self.tracer.as_deref_mut() {
+            t.finish(self.duration)?;
+        }
         for w in &mut self.wlans {
             w.close_window(self.duration);
         }
@@ -426,9 +447,15 @@ impl Simulation {
                 if self.now >= self.warmup {
                     l.stats.lost_packets += 1;
                 }
+                if let Some(t) = self.tracer.as_deref_mut() {
+                    t.drop(link, self.now, self.arena.get(pkt));
+                }
                 self.lose(pkt);
                 return;
             }
+        }
+        if let Some(t) = self.tracer.as_deref_mut() {
+            t.receive(link, self.now, self.arena.get(pkt));
         }
         if let Some(r) = l.notify_reverse {
             let now = self.now;
@@ -467,8 +494,11 @@ impl Simulation {
             return;
         }
         let rate = l.rate_bps;
+        if let Some(t) = self.tracer.as_deref_mut() {
+            t.enqueue(link, now, self.arena.get(pkt));
+        }
         l.queue.enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
-        self.process_drops();
+        self.process_drops(link);
         let l = &mut self.links[li];
         if l.busy_until <= now && !l.free_pending {
             self.start_tx(link);
@@ -487,9 +517,20 @@ impl Simulation {
         let now = self.now;
         let l = &mut self.links[link.0 as usize];
         let start = l.busy_until.max(now);
+        if let Some(t) = self.tracer.as_deref_mut() {
+            t.enqueue(link, now, self.arena.get(pkt));
+        }
         if !l.queue.fast_offer(pkt, now, start, &self.arena) {
+            if let Some(t) = self.tracer.as_deref_mut() {
+                t.drop(link, now, self.arena.get(pkt));
+            }
             self.lose(pkt);
             return;
+        }
+        if let Some(t) = self.tracer.as_deref_mut() {
+            if start <= self.duration {
+                t.dequeue_at(link, now, start, self.arena.get(pkt));
+            }
         }
         let size = self.arena.get(pkt).size;
         let tx = tx_time(size, l.rate_bps);
@@ -515,9 +556,12 @@ impl Simulation {
         let rate = l.rate_bps;
         let next = l.queue.dequeue(now, &mut self.arena, rate, &mut self.dropped);
         if !self.dropped.is_empty() {
-            self.process_drops();
+            self.process_drops(link);
         }
         let Some(p) = next else { return };
+        if let Some(t) = self.tracer.as_deref_mut() {
+            t.dequeue(link, now, self.arena.get(p));
+        }
         let l = &mut self.links[li];
         let size = self.arena.get(p).size;
         let tx = tx_time(size, l.rate_bps);
@@ -552,7 +596,10 @@ impl Simulation {
             hops: &mut self.perf.packets_forwarded,
         };
         let r = f(&mut self.wlans[wlan as usize], &mut ctx);
-        self.process_drops();
+        // WLAN hops are not traced (crate::trace): nothing to write here.
+        while let Some((p, _)) = self.dropped.pop() {
+            self.lose(p);
+        }
         while let Some(p) = self.mac_lost.pop() {
             self.lose(p);
         }
@@ -577,7 +624,7 @@ impl Simulation {
         } else {
             let rate = l.rate_bps;
             let next = l.queue.on_timer(kind, now, &mut self.arena, rate, &mut self.dropped);
-            self.process_drops();
+            self.process_drops(link);
             next
         };
         if let Some(d) = next {
@@ -586,7 +633,13 @@ impl Simulation {
         }
     }
 
-    fn process_drops(&mut self) {
+    /// Account and free the packets the queue of `link` dropped.
+    fn process_drops(&mut self, link: LinkId) {
+        if let Some(t) = self.tracer.as_deref_mut() {
+            for &(p, _) in &self.dropped {
+                t.drop(link, self.now, self.arena.get(p));
+            }
+        }
         while let Some((p, _)) = self.dropped.pop() {
             self.lose(p);
         }

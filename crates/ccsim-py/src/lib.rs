@@ -15,6 +15,7 @@ fn to_py(e: Error) -> PyErr {
     match e {
         Error::Guard(m) => SimulationError::new_err(m),
         Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("simulation interrupted"),
+        Error::Io(m) => pyo3::exceptions::PyOSError::new_err(m),
         other => ScenarioError::new_err(other.to_string()),
     }
 }
@@ -63,14 +64,25 @@ fn output<'py>(py: Python<'py>, out: RunOutput) -> PyResult<(String, Bound<'py, 
         series.append((s.entity_kind, s.entity, s.metric, values))?;
     }
     ts.set_item("series", series)?;
+    let delays = PyList::empty(py);
+    for d in out.timeseries.delays {
+        delays.append((
+            d.flow,
+            PyArray1::from_vec(py, d.upper_s),
+            PyArray1::from_vec(py, d.counts),
+        ))?;
+    }
+    ts.set_item("delays", delays)?;
     Ok((json, ts))
 }
 
 /// Run a scenario given as `text` in `fmt` ("toml" or "json"); `source` names
-/// it in error messages; `seed` overrides the scenario's seed. Returns
+/// it in error messages; `seed` overrides the scenario's seed; `trace_dir` is
+/// the folder for the packet trace the scenario may ask for. Returns
 /// (summary_json, timeseries dict).
 #[pyfunction]
-#[pyo3(signature = (text, source, fmt="toml", max_events=None, max_wall_s=None, seed=None))]
+#[pyo3(signature = (text, source, fmt="toml", max_events=None, max_wall_s=None, seed=None, trace_dir=None))]
+#[allow(clippy::too_many_arguments)]
 fn run_scenario<'py>(
     py: Python<'py>,
     text: &str,
@@ -79,6 +91,7 @@ fn run_scenario<'py>(
     max_events: Option<u64>,
     max_wall_s: Option<f64>,
     seed: Option<u64>,
+    trace_dir: Option<std::path::PathBuf>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let g = guards(max_events, max_wall_s);
     let text = text.to_string();
@@ -87,7 +100,7 @@ fn run_scenario<'py>(
     let out = py.detach(move || {
         let v = scenario_value(&text, &source, &fmt, seed)?;
         // Guard messages do not name the scenario; errors here all start with it.
-        ccsim_core::run_value(v, &source, g).map_err(|e| match e {
+        ccsim_core::run_value_in(v, &source, g, trace_dir.as_deref()).map_err(|e| match e {
             Error::Guard(m) => Error::Guard(format!("{source}: {m}")),
             other => other,
         })

@@ -1,12 +1,19 @@
-//! `ccsim-bench SCENARIO.toml...`: run scenarios and print events/s and
-//! packet hops per wall second (release build; see docs/performance.md).
+//! `ccsim-bench [--trace ns2|pcap DIR] SCENARIO.toml...`: run scenarios and
+//! print events/s and packet hops per wall second (release build; see
+//! docs/performance.md). `--trace` adds a packet trace of every link to each
+//! scenario, written into DIR (to measure what tracing costs).
 
-use ccsim_core::{run_toml, GuardOverrides};
+use ccsim_core::{run_toml, run_toml_in, GuardOverrides};
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut trace: Option<(String, std::path::PathBuf)> = None;
+    if args.first().map(String::as_str) == Some("--trace") && args.len() >= 3 {
+        trace = Some((args[1].clone(), args[2].clone().into()));
+        args.drain(..3);
+    }
     if args.is_empty() {
-        eprintln!("usage: ccsim-bench SCENARIO.toml [...]");
+        eprintln!("usage: ccsim-bench [--trace ns2|pcap DIR] SCENARIO.toml [...]");
         std::process::exit(2);
     }
     println!(
@@ -21,7 +28,14 @@ fn main() {
                 std::process::exit(2);
             }
         };
-        match run_toml(&text, path, GuardOverrides::default()) {
+        let out = match &trace {
+            None => run_toml(&text, path, GuardOverrides::default()),
+            Some((format, dir)) => {
+                let text = format!("{text}\n[output]\ntrace = \"{format}\"\n");
+                run_toml_in(&text, path, GuardOverrides::default(), dir)
+            }
+        };
+        match out {
             Ok(out) => {
                 let p = &out.result.perf;
                 println!(
