@@ -17,7 +17,7 @@ import shlex
 import signal
 import sys
 import webbrowser
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -145,21 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     summ.add_argument("--csv-dir", metavar="DIR", type=Path, help="where the CSV files go (default: DIR)")
     summ.add_argument("--quiet", "-q", action="store_true", help="write the CSV files, print nothing")
     add_reproduce_parser(sub)
-    add_view_parsers(sub)
+    add_view_commands(sub)
     return parser
-
-
-def add_view_parsers(sub: Any) -> None:  # noqa: ANN401 (argparse's subparsers action has a private type)
-    """`ccsim plot` and `ccsim report`'s arguments."""
-    plot = sub.add_parser("plot", help="draw the figures of a run (or a sweep)")
-    plot.add_argument("dir", metavar="DIR", type=Path, help="a run's results folder (ccsim run --out)")
-    plot.add_argument("--out", metavar="DIR", type=Path, help="where the figures go (default: DIR/plots)")
-    plot.add_argument("--pdf", action="store_true", help="PDF files too (PNG and SVG always)")
-
-    report = sub.add_parser("report", help="write DIR/report.html: one self-contained page about a run")
-    report.add_argument("dir", metavar="DIR", type=Path, help="a run's results folder")
-    report.add_argument("--open", action="store_true", help="open the report in the web browser")
-    report.add_argument("--pdf", action="store_true", help="PDF figures too")
 
 
 def add_reproduce_parser(sub: Any) -> None:  # noqa: ANN401 (argparse's subparsers action has a private type)
@@ -177,6 +164,20 @@ def add_reproduce_parser(sub: Any) -> None:  # noqa: ANN401 (argparse's subparse
     ragain.add_argument("--overwrite", action="store_true", help="delete an existing results store and start afresh")
     rep.add_argument("--max-wall", type=seconds_arg, metavar="SECONDS", help="stop each run after this wall time")
     rep.add_argument("--quiet", "-q", action="store_true", help="no progress output and no tables")
+
+
+def add_view_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`ccsim plot` and `ccsim report`: figures and the HTML report of a run or a sweep."""
+    plot = sub.add_parser("plot", help="draw the figures of a run or a sweep")
+    report = sub.add_parser("report", help="write DIR/report.html: one self-contained page about a run or a sweep")
+    for p in (plot, report):
+        p.add_argument("dir", metavar="DIR", type=Path, help="a run's (ccsim run) or a sweep's (ccsim sweep) folder")
+        p.add_argument("--pdf", action="store_true", help="PDF figures too (PNG and SVG always)")
+        p.add_argument("--x", metavar="PARAM", help="sweeps: the grid parameter on the x axis (default: the first)")
+        p.add_argument("--y", metavar="METRIC", action="append", help="sweeps: a metric to plot (repeatable)")
+        p.add_argument("--by", metavar="COLUMN", default="case_label", help="sweeps: one line per (default: case)")
+    plot.add_argument("--out", metavar="DIR", type=Path, help="where the figures go (default: DIR/plots)")
+    report.add_argument("--open", action="store_true", help="open the report in the web browser")
 
 
 def console(stream: TextIO) -> Console:
@@ -244,28 +245,43 @@ def write_meta(out_dir: Path, args: argparse.Namespace, result: Result) -> None:
     (out_dir / META_FILE).write_text(json.dumps(meta, indent=2, default=str) + "\n", encoding="utf-8")
 
 
-def results_folder(path: Path) -> Path:
-    """`path` if it holds a run's results, else FileNotFoundError naming it."""
+def results_folder(path: Path) -> str:
+    """What `path` holds: "run" (summary.json) or "sweep" (results.duckdb); else FileNotFoundError naming it."""
     if not path.is_dir():
         raise FileNotFoundError(errno.ENOENT, "no such folder", str(path))
-    if not (path / "summary.json").is_file():
-        raise FileNotFoundError(errno.ENOENT, "not a ccsim results folder (no summary.json)", str(path))
-    return path
+    if report.is_run(path):
+        return "run"
+    if report.is_sweep(path):
+        return "sweep"
+    raise FileNotFoundError(errno.ENOENT, "not a ccsim results folder (no summary.json, no results.duckdb)", str(path))
+
+
+def sweep_plot_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The --x/--y/--by options of plot and report, for a sweep."""
+    return {"x": args.x, "y": args.y, "by": args.by}
 
 
 def cmd_plot(args: argparse.Namespace, stdout: TextIO) -> int:
     """`ccsim plot DIR`."""
-    run_dir = results_folder(args.dir)
-    out = args.out if args.out is not None else run_dir / "plots"
-    for p in ccsim.plots.plot_run(run_dir, out, pdf=args.pdf):
+    kind = results_folder(args.dir)
+    out = args.out if args.out is not None else args.dir / "plots"
+    if kind == "run":
+        plots = ccsim.plots.plot_run(args.dir, out, pdf=args.pdf)
+    else:
+        from ccsim.plots.sweep import plot_sweep  # noqa: PLC0415 (DuckDB and scipy: sweeps only)
+
+        plots = plot_sweep(args.dir, out, pdf=args.pdf, **sweep_plot_args(args))
+    for p in plots:
         print(f"{p.name}: {', '.join(str(x) for x in p.paths)}", file=stdout)
     return EXIT_OK
 
 
 def cmd_report(args: argparse.Namespace, stdout: TextIO) -> int:
     """`ccsim report DIR`."""
-    run_dir = results_folder(args.dir)
-    path = report.report_run(run_dir, pdf=args.pdf)
+    if results_folder(args.dir) == "run":
+        path = report.report_run(args.dir, pdf=args.pdf)
+    else:
+        path = report.report_sweep(args.dir, pdf=args.pdf, **sweep_plot_args(args))
     print(f"report written to {path}", file=stdout)
     if args.open:
         webbrowser.open(path.resolve().as_uri())
@@ -380,9 +396,21 @@ def cmd_sweep(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             f"{stored}; results in {out_dir}{'' if str(out_dir).endswith('/') else '/'}",
             file=stdout,
         )
+    write_sweep_meta(out_dir, args)
     if report.failed_total:
         print(f"error: {report.failed_total} of {report.total} runs failed (see the error column of runs)", file=stderr)
     return sweep_status(report.failed_total)
+
+
+def write_sweep_meta(out_dir: Path, args: argparse.Namespace) -> None:
+    """meta.json of a sweep's folder: the command line and date of its last `ccsim sweep` (for `ccsim report`)."""
+    meta = {
+        "command": "ccsim " + shlex.join(args.argv),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "version": ccsim.__version__,
+        "sweep_file": str(args.sweep),
+    }
+    (out_dir / META_FILE).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
 
 
 def cmd_summarize(args: argparse.Namespace, stdout: TextIO) -> int:
@@ -491,16 +519,14 @@ def cmd_reproduce(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
 
 def dispatch(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Run the chosen command."""
-    commands: dict[str, Callable[[], int]] = {
-        "reproduce": lambda: cmd_reproduce(args, stdout, stderr),
-        "run": lambda: cmd_run(args, stdout),
-        "validate": lambda: cmd_validate(args, stdout, stderr),
-        "sweep": lambda: cmd_sweep(args, stdout, stderr),
-        "summarize": lambda: cmd_summarize(args, stdout),
-        "plot": lambda: cmd_plot(args, stdout),
-        "report": lambda: cmd_report(args, stdout),
-    }
-    return commands.get(args.command, lambda: cmd_bench(args, stdout))()
+    if args.command == "reproduce":
+        return cmd_reproduce(args, stdout, stderr)
+    if args.command == "validate":
+        return cmd_validate(args, stdout, stderr)
+    if args.command == "sweep":
+        return cmd_sweep(args, stdout, stderr)
+    commands = {"run": cmd_run, "summarize": cmd_summarize, "plot": cmd_plot, "report": cmd_report}
+    return commands.get(args.command, cmd_bench)(args, stdout)
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -511,7 +537,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return dispatch(args, out, err)
-    except (ccsim.ScenarioError, ccsim.SimulationError) as e:
+    except (ccsim.ScenarioError, ccsim.SimulationError, ccsim.plots.PlotError) as e:
         print(f"error: {e}", file=err)
         return EXIT_USAGE
     except BrokenPipeError:

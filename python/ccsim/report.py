@@ -16,12 +16,15 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import html
+import json
 import math
+import re
+import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -29,6 +32,10 @@ import pandas as pd
 import ccsim
 from ccsim.plots.run import Plot, plot_result, read_meta
 from ccsim.results import Result
+
+if TYPE_CHECKING:
+    from ccsim.stats import Comparison
+    from ccsim.sweep.store import SweepResults
 
 REPORT_FILE = "report.html"
 MBIT = 1e6
@@ -276,4 +283,236 @@ def report_run(run_dir: str | Path, pdf: bool = False) -> Path:
     page = render(run_section(result, meta, plots))
     out = run / REPORT_FILE
     out.write_text(page, encoding="utf-8")
+    return out
+
+
+# ---- sweeps ----
+
+RANK_METRICS = (
+    ("Delay", "delay_mean_s"),
+    ("Queue length", "bottleneck_avg_queue_pkts"),
+    ("Throughput", "throughput_bps"),
+    ("Loss rate", "loss_rate"),
+)
+MAX_RANK_POINTS = 12
+
+
+def is_sweep(path: Path) -> bool:
+    """Whether `path` holds a sweep's results store (results.duckdb)."""
+    return (path / "results.duckdb").is_file()
+
+
+def _seconds(value: object) -> float:
+    """A scenario time ("5s", "100ms") or number in seconds; 0 when absent."""
+    if value is None:
+        return 0.0
+    if isinstance(value, int | float):
+        return float(value)
+    m = re.match(r"^\s*([0-9]*\.?[0-9]+)\s*(s|ms|us|ns)\s*$", str(value))
+    if not m:
+        return 0.0
+    return float(m.group(1)) * {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}[m.group(2)]
+
+
+def sweep_run_metrics(res: SweepResults, ok: pd.DataFrame) -> pd.DataFrame:
+    """Table 2's values for every successful run of a sweep (one row per run_id)."""
+    rows = []
+    queues = res.queues.set_index(["run_id", "link"]) if not res.queues.empty else None
+    flows = res.flows.groupby("run_id") if not res.flows.empty else None
+    for _, run in ok.iterrows():
+        rid = run["run_id"]
+        link = run.get("bottleneck_link", "r1->r2")
+        row: dict[str, Any] = {"run_id": rid, "case_label": run["case_label"]}
+        if queues is not None and (rid, link) in queues.index:
+            q = queues.loc[(rid, link)]
+            row |= {
+                "queue_max_pkts": float(q["max_len_pkts"]),
+                "queue_min_pkts": float(q["min_len_pkts"]),
+                "queue_avg_pkts": float(q["avg_len_pkts"]),
+            }
+        if flows is not None and rid in flows.groups:
+            f = flows.get_group(rid)
+            sent, lost = int(f["sent_packets"].sum()), int(f["lost_packets"].sum())
+            row |= {
+                "delay_max_ms": float(f["delay_max_s"].max()) * 1e3,
+                "delay_min_ms": float(f["delay_min_s"].min()) * 1e3,
+                "sent_packets": float(sent),
+                "lost_packets": float(lost),
+                "loss_ratio_pct": 100.0 * lost / sent if sent else 0.0,
+            }
+        row["utilization_pct"] = 100.0 * float(run.get("bottleneck_utilization", math.nan))
+        if isinstance(run.get("timeseries"), str):
+            try:
+                warmup = _seconds(json.loads(run["scenario"]).get("warmup"))
+            except (TypeError, ValueError):
+                warmup = 0.0
+            ts = pd.read_parquet(res.out_dir / run["timeseries"])
+            tp = ts[(ts["entity_kind"] == "flow") & (ts["metric"] == "throughput_bps") & (ts["time_s"] > warmup)]
+            if not tp.empty:
+                agg = tp.groupby("time_s")["value"].sum()
+                row |= {"throughput_max_mbps": float(agg.max()) / MBIT, "throughput_min_mbps": float(agg.min()) / MBIT}
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def rank_letter(rank: int) -> str:
+    """1 -> A, 2 -> B, ... (Table 3's letters)."""
+    return chr(ord("A") + rank - 1) if 1 <= rank <= 26 else str(rank)
+
+
+def ranking_tables(ok: pd.DataFrame, parameters: Sequence[str], cases: Sequence[str]) -> tuple[str, list[str]]:
+    """Table 3 per grid point: cases x metrics, significance letters; and sentences on the best case."""
+    from ccsim import stats  # noqa: PLC0415 (scipy: only for sweeps)
+    from ccsim.plots.sweep import metric_axis  # noqa: PLC0415
+
+    metrics = [(label, m) for label, m in RANK_METRICS if m in ok.columns and ok[m].notna().any()]
+    if not metrics or ok["case_label"].nunique() < 2:
+        return '<p class="note">One case: nothing to rank.</p>', []
+    comps = {m: stats.compare(ok, m, list(parameters)) for _, m in metrics}
+    points: list[tuple[Any, ...]] = (
+        [()]
+        if not parameters
+        else [
+            tuple(t)
+            for t in ok[list(parameters)].drop_duplicates().sort_values(list(parameters)).itertuples(index=False)
+        ]
+    )
+    html_parts, sentences = [], []
+    for key in points[:MAX_RANK_POINTS]:
+        keys = dict(zip(parameters, key, strict=True))
+        rows = []
+        for case in cases:
+            cells = [case]
+            for _, m in metrics:
+                r = comps[m].ranking
+                sel = r[r["case"] == case]
+                for k, v in keys.items():
+                    sel = sel[sel[k] == v]
+                if sel.empty:
+                    cells.append("-")
+                    continue
+                row = sel.iloc[0]
+                mark = "*" if str(row["better_than"]) else ""
+                mean = fmt(float(row["mean"]) * metric_axis(m).scale, 4)
+                cells.append(f"{rank_letter(int(row['rank']))}{mark} ({mean})")
+            rows.append(cells)
+        title = _point_label(keys)
+        header = ["Case", *(f"{lab}: {metric_axis(m).label}" for lab, m in metrics)]
+        html_parts.append(f"<h3>{esc(title)}</h3>" + table(header, rows))
+        for lab, m in metrics:
+            sentences.append(_best_sentence(comps[m], keys, lab, m))
+    note = (
+        "Letters: significance rank, as in the seed paper's Table 3 (A = best; 1 + the number of cases "
+        "significantly better, so cases that cannot be told apart share a letter). * = significantly better "
+        "than at least one other case (Welch's t-test, Holm-corrected over the pairs of the grid point, "
+        f"alpha = {comps[metrics[0][1]].alpha:g}). In brackets: the mean over the replicates. "
+        "Lower is better for delay, queue length and loss rate; higher for throughput."
+    )
+    if len(points) > MAX_RANK_POINTS:
+        note += f" The first {MAX_RANK_POINTS} of {len(points)} grid points are shown (ccsim summarize lists all)."
+    return "\n".join(html_parts) + f'<p class="note">{esc(note)}</p>', sentences
+
+
+def _point_label(keys: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in keys.items()) if keys else "All runs"
+
+
+def _best_sentence(cmp: Comparison, keys: Mapping[str, Any], label: str, metric: str) -> str:
+    from ccsim.plots.sweep import metric_axis  # noqa: PLC0415 (DuckDB, scipy: sweeps only)
+
+    r = cmp.ranking
+    for k, v in keys.items():
+        r = r[r[k] == v]
+    r = r.sort_values("order")
+    if len(r) < 2:
+        return ""
+    best, second = r.iloc[0], r.iloc[1]
+    p = cmp.pairwise
+    sel = p[(p["case_a"] == best["case"]) & (p["case_b"] == second["case"])]
+    for k, v in keys.items():
+        sel = sel[sel[k] == v]
+    word = "highest" if cmp.higher_is_better else "lowest"
+    where = _point_label(keys) if keys else "over the sweep"
+    axis = metric_axis(metric)
+    mean = fmt(float(best["mean"]) * axis.scale, 4)
+    text = f"{label} at {where}: {best['case']} has the {word} mean {metric} ({mean}, {axis.label})"
+    if not sel.empty and not math.isnan(float(sel["p_holm"].iloc[0])):
+        sig = "significant" if bool(sel["significant"].iloc[0]) else "not significant"
+        text += f"; the difference to {second['case']} is {sig} (Holm-adjusted p = {float(sel['p_holm'].iloc[0]):.3g})"
+    return text + "."
+
+
+def sweep_section(sweep_dir: Path, plots: Sequence[Plot]) -> Section:
+    """The report of a sweep."""
+    from ccsim.plots.sweep import successful_runs, sweep_info  # noqa: PLC0415 (DuckDB, scipy: sweeps only)
+    from ccsim.sweep.store import load as load_sweep  # noqa: PLC0415
+
+    res = load_sweep(sweep_dir)
+    info = sweep_info(res)
+    meta = read_meta(sweep_dir)
+    ok = successful_runs(res)
+    try:
+        spec = tomllib.loads(info.get("text", "")) if info.get("text") else {}
+    except tomllib.TOMLDecodeError:
+        spec = {}
+    grid = spec.get("grid", {}) if isinstance(spec.get("grid"), dict) else {}
+    versions = sorted({str(v) for v in res.runs.get("version", pd.Series(dtype=str)).dropna()})
+    seeds = ok["seed"] if "seed" in ok.columns else pd.Series(dtype=int)
+    rows: list[tuple[str, object]] = [
+        ("what", "a sweep (ccsim sweep)"),
+        ("sweep", info.get("name", res.name)),
+        ("description", spec.get("description", "")),
+        ("sweep file", info.get("source", "(not recorded)")),
+        ("grid", "; ".join(f"{k} = {v}" for k, v in grid.items()) or "none"),
+        ("cases", ", ".join(res.cases)),
+        ("replicates", info.get("replicates", "?")),
+        ("sweep seed", spec.get("seed", "(the base's)")),
+        ("run seeds", f"{len(seeds)} derived seeds, {seeds.min()} .. {seeds.max()}" if len(seeds) else "-"),
+        ("runs", f"{len(res.runs)} ({len(ok)} ok, {len(res.runs) - len(ok)} failed)"),
+        ("ccsim version", ", ".join(versions) or ccsim.__version__),
+        ("command line", meta.get("command", "(not recorded)")),
+        ("date", f"created {info.get('created_at', '?')}, last updated {info.get('updated_at', '?')}"),
+    ]
+    meta_html = meta_table(rows)
+    if spec:
+        meta_html += "<details><summary>Sweep file</summary>" + meta_table(flatten(spec)) + "</details>"
+    per_run = sweep_run_metrics(res, ok)
+    cases = {
+        str(c): {k: float(g[k].mean()) for k in g.columns if k not in ("run_id", "case_label")}
+        for c, g in per_run.groupby("case_label", sort=False)
+    }
+    n_points = int(ok.groupby(res.parameters).ngroups) if res.parameters else 1
+    note = (
+        "Per case: the mean over its successful runs"
+        + (f" (all {n_points} grid points and their replicates)" if n_points > 1 else " (its replicates)")
+        + " of each run's value; bottleneck queue, aggregate throughput samples and delays inside the metrics window."
+    )
+    ranking, sentences = ranking_tables(ok, res.parameters, list(cases))
+    if sentences:
+        ranking += "<ul>" + "".join(f"<li>{esc(s)}</li>" for s in sentences if s) + "</ul>"
+    return Section(
+        title=str(info.get("name", res.name)),
+        subtitle=f"Sweep {info.get('name', res.name)}: {len(res.runs)} runs",
+        meta=meta_html,
+        summary=table2(cases, note=note),
+        ranking=ranking,
+        figures=[figure_html(i + 1, p) for i, p in enumerate(plots)],
+    )
+
+
+def report_sweep(
+    sweep_dir: str | Path,
+    pdf: bool = False,
+    *,
+    x: str | None = None,
+    y: Sequence[str] | None = None,
+    by: str = "case_label",
+) -> Path:
+    """Draw the sweep's figures (SWEEP_DIR/plots) and write SWEEP_DIR/report.html; return its path."""
+    from ccsim.plots.sweep import plot_sweep  # noqa: PLC0415
+
+    d = Path(sweep_dir)
+    plots = plot_sweep(d, d / "plots", pdf=pdf, x=x, y=y, by=by)
+    out = d / REPORT_FILE
+    out.write_text(render(sweep_section(d, plots)), encoding="utf-8")
     return out

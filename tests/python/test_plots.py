@@ -131,4 +131,4 @@ def test_plot_and_report_of_a_missing_folder_are_errors(tmp_path: Path, capsys: 
     assert main(["report", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert f"error: {tmp_path / 'nope'}: no such folder" in err
-    assert f"error: {tmp_path}: not a ccsim results folder (no summary.json)" in err
+    assert f"error: {tmp_path}: not a ccsim results folder (no summary.json, no results.duckdb)" in err

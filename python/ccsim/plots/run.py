@@ -26,6 +26,10 @@ MBIT = 1e6
 MAX_LEGEND_FLOWS = 6
 
 
+class PlotError(ValueError):
+    """A figure cannot be drawn as asked (an unknown parameter or metric, nothing to plot)."""
+
+
 @dataclass
 class Plot:
     """One figure: its name (file stem), title, a caption computed from the data, and its files."""

@@ -186,7 +186,7 @@ def save(fig: Figure, base: Path, pdf: bool = False) -> list[Path]:
     base.parent.mkdir(parents=True, exist_ok=True)
     paths = []
     for ext in (*FORMATS, *(("pdf",) if pdf else ())):
-        path = base.with_suffix(f".{ext}")
+        path = base.parent / f"{base.name}.{ext}"
         metadata: dict[str, str | None] = {"Software": None} if ext == "png" else {"Date": None}
         if ext == "pdf":
             metadata = {"CreationDate": None, "ModDate": None}
