@@ -144,9 +144,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     summ.add_argument("--csv-dir", metavar="DIR", type=Path, help="where the CSV files go (default: DIR)")
     summ.add_argument("--quiet", "-q", action="store_true", help="write the CSV files, print nothing")
-
+    add_reproduce_parser(sub)
     add_view_commands(sub)
     return parser
+
+
+def add_reproduce_parser(sub: Any) -> None:  # noqa: ANN401 (argparse's subparsers action has a private type)
+    """`ccsim reproduce`'s arguments."""
+    rep = sub.add_parser("reproduce", help="run a built-in study (a paper's experiments) and write its tables")
+    rep.add_argument("study", metavar="NAME", nargs="?", help="a study (see --list), or 'all'")
+    rep.add_argument("--list", action="store_true", help="list the studies")
+    rep.add_argument("--quick", action="store_true", help="the quick variant: shorter runs, fewer points")
+    rep.add_argument("--out", metavar="DIR", type=Path, help="results folder (default: results/<NAME>[-quick]/)")
+    rwhere = rep.add_mutually_exclusive_group()
+    rwhere.add_argument("--jobs", "-j", type=positive_int, metavar="N", help="worker processes (default: all cores)")
+    rwhere.add_argument("--cluster", metavar="ADDRESS", help="a Dask scheduler address, or local:N")
+    ragain = rep.add_mutually_exclusive_group()
+    ragain.add_argument("--resume", action="store_true", help="keep the stored runs and run only what is missing")
+    ragain.add_argument("--overwrite", action="store_true", help="delete an existing results store and start afresh")
+    rep.add_argument("--max-wall", type=seconds_arg, metavar="SECONDS", help="stop each run after this wall time")
+    rep.add_argument("--quiet", "-q", action="store_true", help="no progress output and no tables")
 
 
 def add_view_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -429,9 +446,10 @@ def cmd_summarize(args: argparse.Namespace, stdout: TextIO) -> int:
         soft_wrap=True,
         markup=False,
     )
-    for t in display.sweep_stats_tables(
+    for title, t in display.sweep_stats_tables(
         summary.table, summary.parameters, summary.metrics, symmetric=summary.method == "t"
     ):
+        out.print(title, soft_wrap=True, markup=False)
         out.print(t)
     c = summary.comparison
     if c is not None:
@@ -440,13 +458,69 @@ def cmd_summarize(args: argparse.Namespace, stdout: TextIO) -> int:
             f"Cases ranked on {c.metric} ({better} is better); rank = 1 + cases significantly better "
             f"(Welch t-tests, Holm-corrected, alpha {c.alpha:g})"
         )
-        out.print(display.ranking_table(c.ranking, summary.parameters, title))
+        out.print(title, soft_wrap=True, markup=False)
+        out.print(display.ranking_table(c.ranking, summary.parameters))
     out.print("written: " + ", ".join(str(f) for f in files), soft_wrap=True)
     return EXIT_OK
 
 
+def cmd_reproduce(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """`ccsim reproduce`: run a study's sweep (or every study's) and write its tables."""
+    from ccsim import studies  # noqa: PLC0415
+    from ccsim import sweep as sw  # noqa: PLC0415
+    from ccsim.sweep import progress  # noqa: PLC0415
+
+    if args.list:
+        for s in studies.STUDIES.values():
+            print(f"{s.name:20}  {s.summary}", file=stdout)
+        return EXIT_OK
+    if args.study is None:
+        raise ccsim.ScenarioError("reproduce: name a study (ccsim reproduce --list shows them) or 'all'")
+    try:
+        chosen = list(studies.STUDIES.values()) if args.study == "all" else [studies.get(args.study)]
+    except ValueError as e:
+        raise ccsim.ScenarioError(str(e)) from e
+    if args.out is not None and len(chosen) > 1:
+        outs = {s.name: args.out / s.name for s in chosen}
+    else:
+        outs = {s.name: args.out if args.out is not None else studies.default_out(s, args.quick) for s in chosen}
+    failed = 0
+    for study in chosen:
+        out_dir = outs[study.name]
+        backend: sw.runner.Backend = (
+            sw.DaskCluster(args.cluster) if args.cluster is not None else sw.LocalPool(args.jobs)
+        )
+        try:
+            report, result, files = studies.reproduce(
+                study,
+                out_dir,
+                backend,
+                quick=args.quick,
+                resume=args.resume,
+                overwrite=args.overwrite,
+                max_wall_s=args.max_wall,
+                progress=progress.for_stream(stdout, quiet=args.quiet),
+            )
+        except KeyboardInterrupt:
+            print(f"interrupted: the finished runs are stored in {out_dir}; add --resume to run the rest", file=stderr)
+            return EXIT_INTERRUPTED
+        failed += report.failed_total
+        if not args.quiet:
+            stdout.write(result.markdown() + "\n")
+            print(
+                f"{study.name}: {report.total} runs ({report.failed_total} failed); tables in {out_dir}/: "
+                + ", ".join(f.name for f in files),
+                file=stdout,
+            )
+        if report.failed_total:
+            print(f"error: {study.name}: {report.failed_total} of {report.total} runs failed", file=stderr)
+    return sweep_status(failed)
+
+
 def dispatch(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Run the chosen command."""
+    if args.command == "reproduce":
+        return cmd_reproduce(args, stdout, stderr)
     if args.command == "validate":
         return cmd_validate(args, stdout, stderr)
     if args.command == "sweep":

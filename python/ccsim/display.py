@@ -165,22 +165,24 @@ def _value(v: object) -> str:
 
 def sweep_stats_tables(
     table: pd.DataFrame, parameters: Sequence[str], metrics: Sequence[str], *, symmetric: bool = True
-) -> list[Table]:
+) -> list[tuple[str, Table]]:
     """`ccsim summarize`: one table per metric, a row per case (and grid value but the last), a column per
     value of the last grid parameter; each cell the mean and its interval.
 
     `table` is `ccsim.stats.describe`'s long table; `symmetric` intervals
     (Student t) show as "mean ± half-width", others as "mean [low, high]".
+    Returns (title, table) pairs: a title printed above its table is not
+    wrapped to the table's width.
     """
     across = parameters[-1] if parameters else None
     down = ["case_label", *parameters[:-1]]
-    tables = []
+    tables: list[tuple[str, Table]] = []
     for m in metrics:
         sub = table[table["metric"] == m]
         counts = sub["n"].unique()
         same_n = len(counts) == 1
         title = f"{m} (n = {counts[0]} per cell)" if same_n else m
-        t = Table(title=escape(title), title_justify="left")
+        t = Table()
         t.add_column("case")
         for p in down[1:]:
             t.add_column(escape(p), justify="right")
@@ -195,13 +197,13 @@ def sweep_stats_tables(
                 text = estimate(row["mean"], row["ci_low"], row["ci_high"], symmetric)
                 cells[row[across] if across else None] = text if same_n else f"{text} (n={row['n']})"
             t.add_row(*(escape(_value(k)) for k in keys), *(escape(cells.get(c, "-")) for c in columns))
-        tables.append(t)
+        tables.append((title, t))
     return tables
 
 
-def ranking_table(ranking: pd.DataFrame, parameters: Sequence[str], title: str) -> Table:
+def ranking_table(ranking: pd.DataFrame, parameters: Sequence[str]) -> Table:
     """`ccsim summarize --rank`: per grid point, the cases best first with their significance rank."""
-    t = Table(title=escape(title), title_justify="left")
+    t = Table()
     for p in parameters:
         t.add_column(escape(p), justify="right")
     for col in ("rank", "case", "n", "mean ± CI", "significantly better than"):

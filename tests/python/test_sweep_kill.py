@@ -13,7 +13,7 @@ import duckdb
 import pandas as pd
 from sweep_helpers import BASE, cli, write_sweep
 
-# 16 runs of 20 simulated seconds (about a tenth of a second each on an idle core), so that the
+# 16 runs of 100 simulated seconds (about a tenth of a second each on an idle core), so that the
 # driver can be killed with some runs stored and others still to come.
 SWEEP = """\
 name = "killed"
@@ -64,7 +64,7 @@ def wait_gone(pids: list[int]) -> None:
 
 
 def test_sigkill_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
-    path = write_sweep(tmp_path, SWEEP, base=BASE.replace('duration = "2s"', 'duration = "20s"'))
+    path = write_sweep(tmp_path, SWEEP, base=BASE.replace('duration = "2s"', 'duration = "100s"'))
     out = tmp_path / "out"
     exe = Path(sys.executable).with_name("ccsim")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "ccsim.cli"]
@@ -124,7 +124,7 @@ def test_ctrl_c_stops_the_sweep_and_resume_finishes_it(tmp_path: Path) -> None:
     path = write_sweep(
         tmp_path,
         SWEEP.replace("replicates = 4", "replicates = 2"),
-        base=BASE.replace('duration = "2s"', 'duration = "20s"'),
+        base=BASE.replace('duration = "2s"', 'duration = "100s"'),
     )
     out = tmp_path / "out"
     exe = Path(sys.executable).with_name("ccsim")

@@ -236,15 +236,15 @@ class KillWorkerAfterFirst:
 
 
 def test_a_worker_that_dies_fails_its_run_only(tmp_path: Path) -> None:
-    # The second case runs 40 simulated seconds (a few tenths of a second of wall time), long enough
-    # to still be running when the first run (2 simulated seconds) has been stored.
+    # The second case runs 200 simulated seconds (a fifth of a second on an idle core, far longer
+    # than storing a run), so it is still running when the first run (2 simulated seconds) is stored.
     body = """
         base = "base.toml"
         [[cases]]
         label = "short"
         [[cases]]
         label = "long"
-        duration = "40s"
+        duration = "200s"
         [[cases]]
         label = "after"
         """

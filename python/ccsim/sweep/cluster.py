@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Generator, Sequence
 from types import ModuleType
+from typing import Any
 
 from ccsim._core import ScenarioError
 from ccsim.sweep.runner import Outcome, Task, execute, failure
@@ -46,31 +47,54 @@ class DaskCluster:
         elif "://" not in address:
             raise ScenarioError(f"--cluster {address}: expected a scheduler address like tcp://HOST:8786, or local:N")
         _distributed()  # fail before anything runs when Dask is missing
+        self._client: Any = None
+        self._cluster: Any = None
 
-    def run(self, tasks: Sequence[Task]) -> Generator[list[Outcome], None, None]:
-        """Execute the tasks on the cluster."""
-        if not tasks:
+    def warm_up(self, runs: int) -> None:
+        """Connect to the scheduler (or start the LocalCluster) before the driver creates the store.
+
+        A cluster that cannot be had then fails the sweep with nothing written.
+        """
+        if self._client is not None or runs == 0:
             return
         distributed = _distributed()
-        cluster = None
         try:
             if self.local_workers is not None or self.address == "local":
-                cluster = distributed.LocalCluster(
+                self._cluster = distributed.LocalCluster(
                     n_workers=self.local_workers,
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=None,
                 )
-                client = distributed.Client(cluster)
+                self._client = distributed.Client(self._cluster)
             else:
                 try:
-                    client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT_S)
+                    self._client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT_S)
                 except (OSError, TimeoutError) as e:
                     raise ScenarioError(f"--cluster {self.address}: cannot reach the Dask scheduler: {e}") from e
         except BaseException:
-            if cluster is not None:
-                cluster.close()
+            self.close()
             raise
+
+    def close(self) -> None:
+        """Disconnect (and stop the LocalCluster)."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+    def run(self, tasks: Sequence[Task]) -> Generator[list[Outcome], None, None]:
+        """Execute the tasks on the cluster."""
+        if not tasks:
+            self.close()
+            return
+        distributed = _distributed()
+        self.warm_up(len(tasks))
+        client = self._client
+        assert client is not None
+        futures: dict[Any, Task] = {}
         try:
             futures = {client.submit(execute, t, key=f"ccsim-run-{t.run_id}", pure=False, retries=0): t for t in tasks}
             for done in distributed.as_completed(futures).batches():
@@ -86,6 +110,4 @@ class DaskCluster:
         finally:
             for fut in futures:
                 fut.cancel()
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            self.close()
