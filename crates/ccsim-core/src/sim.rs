@@ -517,21 +517,15 @@ impl Simulation {
         let now = self.now;
         let l = &mut self.links[link.0 as usize];
         let start = l.busy_until.max(now);
-        if let Some(t) = self.tracer.as_deref_mut() {
-            t.enqueue(link, now, self.arena.get(pkt));
+        let accepted = l.queue.fast_offer(pkt, now, start, &self.arena);
+        if self.tracer.is_some() {
+            self.trace_fast(link, pkt, accepted.then_some(start));
         }
-        if !l.queue.fast_offer(pkt, now, start, &self.arena) {
-            if let Some(t) = self.tracer.as_deref_mut() {
-                t.drop(link, now, self.arena.get(pkt));
-            }
+        if !accepted {
             self.lose(pkt);
             return;
         }
-        if let Some(t) = self.tracer.as_deref_mut() {
-            if start <= self.duration {
-                t.dequeue_at(link, now, start, self.arena.get(pkt));
-            }
-        }
+        let l = &mut self.links[link.0 as usize];
         let size = self.arena.get(pkt).size;
         let tx = tx_time(size, l.rate_bps);
         l.busy_until = start + tx;
@@ -543,6 +537,24 @@ impl Simulation {
         self.perf.packets_forwarded += 1;
         self.events
             .push_arrival(l.busy_until + l.delay, link, pkt, self.arena.get(pkt).uid);
+    }
+
+    /// Trace a packet the FIFO fast path just offered to `link`: `+`, then
+    /// `d` if it was refused or its dequeue at `start` if it was accepted.
+    /// Kept out of line so that the fast path stays as small (and inlined)
+    /// as without a trace.
+    #[cold]
+    #[inline(never)]
+    fn trace_fast(&mut self, link: LinkId, pkt: PacketRef, start: Option<SimTime>) {
+        let (now, end) = (self.now, self.duration);
+        let Some(t) = self.tracer.as_deref_mut() else { return };
+        let p = self.arena.get(pkt);
+        t.enqueue(link, now, p);
+        match start {
+            None => t.drop(link, now, p),
+            Some(s) if s <= end => t.dequeue_at(link, now, s, p),
+            Some(_) => {}
+        }
     }
 
     /// The transmitter of `link` is free: send the next packet, if any.

@@ -269,6 +269,11 @@ enum Writers {
 }
 
 /// The open trace of a running simulation.
+///
+/// The hooks are never inlined: the kernel calls them behind
+/// `if let Some(t) = self.tracer`, and keeping their bodies out of the
+/// kernel's hot functions keeps those functions (and the inlining decisions
+/// inside them) what they are without a trace.
 pub struct Tracer {
     links: Vec<bool>,
     flows: Vec<FlowTrace>,
@@ -323,7 +328,7 @@ impl Tracer {
     }
 
     /// A packet is offered to the queue of `link` (`+`).
-    #[inline]
+    #[inline(never)]
     pub fn enqueue(&mut self, link: LinkId, now: SimTime, p: &Packet) {
         if self.traces(link) {
             self.ns2_line(b'+', link, now, p);
@@ -331,7 +336,7 @@ impl Tracer {
     }
 
     /// A packet is dropped at `link`: by its queue or by its loss model (`d`).
-    #[inline]
+    #[inline(never)]
     pub fn drop(&mut self, link: LinkId, now: SimTime, p: &Packet) {
         if self.traces(link) {
             self.ns2_line(b'd', link, now, p);
@@ -339,7 +344,7 @@ impl Tracer {
     }
 
     /// A packet arrives at the far end of `link` (`r`).
-    #[inline]
+    #[inline(never)]
     pub fn receive(&mut self, link: LinkId, now: SimTime, p: &Packet) {
         if self.traces(link) {
             self.ns2_line(b'r', link, now, p);
@@ -347,14 +352,14 @@ impl Tracer {
     }
 
     /// The transmission of a packet on `link` starts now (`-`; pcap record).
-    #[inline]
+    #[inline(never)]
     pub fn dequeue(&mut self, link: LinkId, now: SimTime, p: &Packet) {
         self.dequeue_at(link, now, now, p);
     }
 
     /// The transmission of a packet on `link` will start at `start >= now`
     /// (the FIFO fast path fixes it when the packet is accepted).
-    #[inline]
+    #[inline(never)]
     pub fn dequeue_at(&mut self, link: LinkId, now: SimTime, start: SimTime, p: &Packet) {
         let li = link.0 as usize;
         if !self.links[li] {
