@@ -20,6 +20,7 @@ import json
 import math
 import re
 import tomllib
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -368,7 +369,10 @@ def ranking_tables(ok: pd.DataFrame, parameters: Sequence[str], cases: Sequence[
     metrics = [(label, m) for label, m in RANK_METRICS if m in ok.columns and ok[m].notna().any()]
     if not metrics or ok["case_label"].nunique() < 2:
         return '<p class="note">One case: nothing to rank.</p>', []
-    comps = {m: stats.compare(ok, m, list(parameters)) for _, m in metrics}
+    with warnings.catch_warnings():
+        # scipy warns of precision loss when replicates are (nearly) identical; the table shows the means anyway.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        comps = {m: stats.compare(ok, m, list(parameters)) for _, m in metrics}
     points: list[tuple[Any, ...]] = (
         [()]
         if not parameters

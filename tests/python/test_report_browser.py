@@ -56,6 +56,7 @@ queue = { kind = "red", limit = 25 }
 count = 2
 transport = "tcp"
 app = "bulk"
+start = { uniform = ["0s", "0.2s"] }
 """
 
 
@@ -246,6 +247,7 @@ replicates = 2
 "topology.bottleneck.rate" = ["3Mbps", "5Mbps"]
 [[cases]]
 label = "red"
+topology.bottleneck.queue = { kind = "red", limit = 25, min_th = 2, max_th = 6 }
 [[cases]]
 label = "droptail"
 topology.bottleneck.queue = { kind = "droptail", limit = 25 }

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,7 +132,10 @@ def caption_ranking(ok: pd.DataFrame, metric: str, points: Sequence[str], by: st
     """Which case is best at each grid point on `metric`, and whether it is significantly better than the next."""
     if ok[by].nunique() < 2:
         return ""
-    cmp = stats.compare(ok, metric, list(points), case=by)
+    with warnings.catch_warnings():
+        # scipy warns of precision loss when replicates are (nearly) identical; the caption gives p anyway.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        cmp = stats.compare(ok, metric, list(points), case=by)
     axis = metric_axis(metric)
     parts = []
     groups = cmp.ranking.groupby(list(points), sort=True, dropna=False) if points else [((), cmp.ranking)]
