@@ -10,10 +10,23 @@ DEMO ?= examples/dumbbell_udp.toml
 # The stamp is newer than the lock file once the locked versions are installed.
 DEPS_STAMP := $(VENV)/.deps-installed
 
-.PHONY: demo test venv ext rust-test clippy fmt-check lint pytest fmt clean clean-venv
+.PHONY: demo test studies venv ext rust-test clippy fmt-check lint pytest fmt clean clean-venv
 
 demo: ext
 	$(BIN)/ccsim run $(DEMO)
+
+# The full run of every built-in study (docs/studies/): results in results/NAME/
+# (kept: --resume runs only what is missing), the report, figures, tables and
+# claims copied into docs/studies/NAME/ where the documentation shows them.
+STUDIES := patel-red-sfq-rem bisoy-aqm vyshnavi-tcp ramachendra-modred mehta-slowcc
+
+studies: $(addprefix study-,$(STUDIES))
+
+study-%: ext
+	$(BIN)/ccsim reproduce $* --out results/$* --resume --quiet
+	rm -rf docs/studies/$* && mkdir -p docs/studies/$*/figures
+	cp results/$*/report.html results/$*/*.md results/$*/*.csv docs/studies/$*/
+	cp results/$*/figures/*.png docs/studies/$*/figures/
 
 test: rust-test clippy fmt-check ext lint pytest
 

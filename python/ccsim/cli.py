@@ -164,6 +164,12 @@ def add_reproduce_parser(sub: Any) -> None:  # noqa: ANN401 (argparse's subparse
     ragain.add_argument("--overwrite", action="store_true", help="delete an existing results store and start afresh")
     rep.add_argument("--max-wall", type=seconds_arg, metavar="SECONDS", help="stop each run after this wall time")
     rep.add_argument("--quiet", "-q", action="store_true", help="no progress output and no tables")
+    rep.add_argument(
+        "--report-only",
+        action="store_true",
+        help="run nothing: recompute the tables, claims and report.html from the stored runs in --out",
+    )
+    rep.add_argument("--pdf", action="store_true", help="PDF figures too (PNG and SVG always)")
 
 
 def add_view_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -485,35 +491,42 @@ def cmd_reproduce(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     else:
         outs = {s.name: args.out if args.out is not None else studies.default_out(s, args.quick) for s in chosen}
     failed = 0
+    command = "ccsim " + shlex.join(args.argv)
     for study in chosen:
         out_dir = outs[study.name]
-        backend: sw.runner.Backend = (
-            sw.DaskCluster(args.cluster) if args.cluster is not None else sw.LocalPool(args.jobs)
-        )
+
+        def backend() -> sw.runner.Backend:
+            return sw.DaskCluster(args.cluster) if args.cluster is not None else sw.LocalPool(args.jobs)
+
         try:
-            report, result, files = studies.reproduce(
-                study,
-                out_dir,
-                backend,
-                quick=args.quick,
-                resume=args.resume,
-                overwrite=args.overwrite,
-                max_wall_s=args.max_wall,
-                progress=progress.for_stream(stdout, quiet=args.quiet),
-            )
+            if args.report_only:
+                done = studies.report_only(study, out_dir, pdf=args.pdf, command=command)
+            else:
+                done = studies.reproduce(
+                    study,
+                    out_dir,
+                    backend,
+                    quick=args.quick,
+                    resume=args.resume,
+                    overwrite=args.overwrite,
+                    max_wall_s=args.max_wall,
+                    progress=progress.for_stream(stdout, quiet=args.quiet),
+                    pdf=args.pdf,
+                    command=command,
+                )
         except KeyboardInterrupt:
             print(f"interrupted: the finished runs are stored in {out_dir}; add --resume to run the rest", file=stderr)
             return EXIT_INTERRUPTED
-        failed += report.failed_total
+        failed += done.failed_total
         if not args.quiet:
-            stdout.write(result.markdown() + "\n")
+            stdout.write(done.tables.markdown() + "\n")
             print(
-                f"{study.name}: {report.total} runs ({report.failed_total} failed); tables in {out_dir}/: "
-                + ", ".join(f.name for f in files),
+                f"{study.name}: {done.total} runs ({done.failed_total} failed); tables in {out_dir}/; "
+                f"report: {done.report}",
                 file=stdout,
             )
-        if report.failed_total:
-            print(f"error: {study.name}: {report.failed_total} of {report.total} runs failed", file=stderr)
+        if done.failed_total:
+            print(f"error: {study.name}: {done.failed_total} of {done.total} runs failed", file=stderr)
     return sweep_status(failed)
 
 

@@ -41,14 +41,7 @@ if TYPE_CHECKING:
 REPORT_FILE = "report.html"
 MBIT = 1e6
 
-PAGE = Template("""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>ccsim report: $title</title>
-<style>
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 60em;
+STYLE = """body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 60em;
        padding: 0 1em; color: #222; line-height: 1.45; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 1.8em; }
@@ -64,7 +57,17 @@ figcaption { font-size: 0.92em; color: #333; max-width: 45em; }
 .sig { color: #0072B2; font-weight: bold; }
 .note { color: #555; font-size: 0.92em; }
 footer { margin-top: 3em; color: #777; font-size: 0.85em; }
-</style>
+"""
+"""The report's style sheet (inline: the page needs nothing but itself)."""
+
+PAGE = Template("""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>ccsim report: $title</title>
+<style>
+$style</style>
 </head>
 <body>
 <h1>ccsim report: $title</h1>
@@ -258,6 +261,7 @@ def run_section(result: Result, meta: Mapping[str, Any], plots: Sequence[Plot]) 
 def render(section: Section) -> str:
     """The page."""
     return PAGE.substitute(
+        style=STYLE,
         title=esc(section.title),
         subtitle=esc(section.subtitle),
         meta=section.meta,

@@ -50,9 +50,9 @@ def test_unknown_study_is_a_usage_error() -> None:
 def test_full_sweep_has_five_replicates_and_checks(name: str) -> None:
     """The full run (not run here) parses, every point has at least 5 replicates; quick has 2."""
     study = studies.get(name)
-    full = load_sweep(study.sweep_file())
-    assert full.replicates >= 5
-    assert load_sweep(study.sweep_file(quick=True)).replicates == QUICK_REPLICATES
+    for part in study.parts:
+        assert load_sweep(study.sweep_file(part=part.name)).replicates >= 5
+        assert load_sweep(study.sweep_file(quick=True, part=part.name)).replicates == QUICK_REPLICATES
 
 
 @pytest.mark.parametrize("name", list(studies.STUDIES))
@@ -63,7 +63,8 @@ def test_quick_reproduce_writes_sane_tables(name: str, tmp_path: Path) -> None:
     assert status == 0, stdout.getvalue()
     study = studies.get(name)
     assert (out_dir / "summary.md").read_text().startswith(f"# {study.summary}")
-    for table, _ in study.build(studies.sweep_load(out_dir)):
+    assert (out_dir / "report.html").is_file()
+    for table, _ in study.build(studies.load(study, out_dir)):
         long = pd.read_csv(out_dir / f"{table.name}.csv")
         assert set(STATS_COLUMNS) <= set(long.columns)
         assert set(long.metric) == set(table.metrics)

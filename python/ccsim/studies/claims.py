@@ -1,0 +1,160 @@
+"""A paper's headline claims beside what ccsim finds, with the numbers and a significance test.
+
+Each study states its paper's claims as functions of the study's tables, so
+the claims table of the report and of docs/studies/NAME.md is recomputed
+from the data every time: nothing in it is typed in by hand. The test for a
+claim that one case beats another is Welch's two-sided t-test over the
+replicates (ccsim.stats.welch; the replicates are independent seeds); when a
+claim is about several points or several cases, the p-values are
+Holm-corrected over the comparisons the claim makes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ccsim import stats
+from ccsim.studies.core import CASE
+from ccsim.studies.tables import StudyTable
+
+ALPHA = 0.05
+AGREES = "yes"
+DISAGREES = "no"
+PARTLY = "partly"
+DIRECTION = "direction only"
+UNTESTED = "not tested"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One row of the claims table."""
+
+    claim: str
+    """the paper's claim (its words, or a close paraphrase with the figure or table it comes from)."""
+    finding: str
+    """what ccsim finds, with the numbers (mean ± 95% CI half-width)."""
+    verdict: str
+    """AGREES, DISAGREES, PARTLY (holds at some points, not others), DIRECTION (holds, not significantly)
+    or UNTESTED."""
+    significance: str
+    """whether the difference the verdict rests on is significant, with the test's p-value."""
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Case a against case b on one metric at one grid point."""
+
+    a: str
+    b: str
+    mean_a: float
+    mean_b: float
+    half_a: float
+    half_b: float
+    n_a: int
+    n_b: int
+    p: float
+
+    @property
+    def a_higher(self) -> bool:
+        """Whether a's mean is above b's."""
+        return self.mean_a > self.mean_b
+
+    @property
+    def significant(self) -> bool:
+        """Welch's test at ALPHA (False when it cannot be computed)."""
+        return bool(np.isfinite(self.p) and self.p < ALPHA)
+
+    @property
+    def ratio(self) -> float:
+        """mean_a / mean_b (NaN when b's mean is 0)."""
+        return self.mean_a / self.mean_b if self.mean_b else math.nan
+
+
+def select(rows: pd.DataFrame, case: str | None = None, **point: object) -> pd.DataFrame:
+    """The per-run rows of one case (all cases when None) at a grid point (keyword: column = value)."""
+    sel = rows if case is None else rows[rows[CASE] == case]
+    for k, v in point.items():
+        sel = sel[sel[k] == v]
+    return sel
+
+
+def values(rows: pd.DataFrame, metric: str, case: str, **point: object) -> np.ndarray:
+    """The replicates' values of `metric` (NaN dropped)."""
+    x = select(rows, case, **point)[metric].to_numpy(dtype=np.float64, na_value=np.nan)
+    return x[np.isfinite(x)]
+
+
+def half_width(x: np.ndarray) -> float:
+    """The 95% Student t half-width of the mean of x (NaN with fewer than 2 values)."""
+    low, high = stats.t_interval(x)
+    return (high - low) / 2 if np.isfinite(low) else math.nan
+
+
+def pair(t: StudyTable | pd.DataFrame, metric: str, a: str, b: str, **point: object) -> Pair:
+    """Compare cases a and b on `metric` at a grid point (Welch's t-test on the replicates)."""
+    rows = t.rows if isinstance(t, StudyTable) else t
+    xa, xb = values(rows, metric, a, **point), values(rows, metric, b, **point)
+    if len(xa) == 0 or len(xb) == 0:
+        raise KeyError(f"{metric}: no runs of {a if len(xa) == 0 else b} at {point}")
+    w = stats.welch(xa, xb)
+    return Pair(a, b, float(xa.mean()), float(xb.mean()), half_width(xa), half_width(xb), len(xa), len(xb), w.p)
+
+
+def holm_all(pairs: Sequence[Pair]) -> list[float]:
+    """Holm-adjusted p-values of several pairs (one claim making several comparisons)."""
+    return [float(p) for p in stats.holm([x.p for x in pairs])] if pairs else []
+
+
+def num(x: float, digits: int = 3) -> str:
+    """A number with `digits` significant digits ('-' for NaN)."""
+    if not np.isfinite(x):
+        return "-"
+    if x != 0 and (abs(x) >= 10 ** (digits + 2) or abs(x) < 10 ** (-digits)):
+        return f"{x:.{digits - 1}e}"
+    return f"{x:.{digits}g}"
+
+
+def ci(mean: float, half: float, scale: float = 1.0, unit: str = "", digits: int = 3) -> str:
+    """`mean ± half unit` (the 95% CI half-width)."""
+    u = f" {unit}" if unit else ""
+    if not np.isfinite(half):
+        return f"{num(mean * scale, digits)}{u}"
+    return f"{num(mean * scale, digits)} ± {num(half * scale, 2)}{u}"
+
+
+def pair_text(p: Pair, scale: float = 1.0, unit: str = "") -> str:
+    """`a m ± h vs b m ± h unit`."""
+    return f"{p.a} {ci(p.mean_a, p.half_a, scale)} vs {p.b} {ci(p.mean_b, p.half_b, scale)}" + (
+        f" {unit}" if unit else ""
+    )
+
+
+def p_text(p: float, adjusted: bool = False) -> str:
+    """'yes (p = 0.003)' or 'no (p = 0.41)' at ALPHA."""
+    if not np.isfinite(p):
+        return "- (no spread or too few runs)"
+    word = "yes" if p < ALPHA else "no"
+    kind = "Holm-adjusted p" if adjusted else "Welch p"
+    return f"{word} ({kind} = {p:.2g})"
+
+
+def best(t: StudyTable, metric: str, **point: object) -> pd.DataFrame:
+    """The ranking of the cases on a ranked metric at a grid point (ccsim.stats.compare: best first)."""
+    r = t.comparisons[metric].ranking
+    for k, v in point.items():
+        r = r[r[k] == v]
+    return r.sort_values("order")
+
+
+def verdict(holds: bool, significant: bool) -> str:
+    """AGREES if the claimed direction holds significantly, DIRECTION if it holds but not significantly, else no."""
+    if holds and significant:
+        return AGREES
+    if holds:
+        return DIRECTION
+    return DISAGREES
