@@ -7,13 +7,18 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check
 DEMO ?= examples/dumbbell_udp.toml
+DEMO_STUDY ?= patel-red-sfq-rem
 # The stamp is newer than the lock file once the locked versions are installed.
 DEPS_STAMP := $(VENV)/.deps-installed
 
 .PHONY: demo test studies venv ext rust-test clippy fmt-check lint pytest fmt clean clean-venv
 
+# One scenario run (its summary table), then a built-in study's quick variant
+# end to end: its runs, tables, claims and report.html.
 demo: ext
 	$(BIN)/ccsim run $(DEMO)
+	$(BIN)/ccsim reproduce $(DEMO_STUDY) --quick --quiet --out results/$(DEMO_STUDY)-quick
+	@echo "The study's report: results/$(DEMO_STUDY)-quick/report.html (tables: summary.md; figures: figures/)"
 
 # The full run of every built-in study (docs/studies/): results in results/NAME/
 # (kept: --resume runs only what is missing), the report, figures, tables and
