@@ -263,3 +263,15 @@ def test_sweep_report_renders_in_chromium(tmp_path: Path, browser: DevTools) -> 
     assert main(["report", str(out)]) == 0
     title = render_and_check(browser, out / "report.html", SWEEP_SCREENSHOT)
     assert title == "ccsim report: browser_sweep"
+
+
+STUDY_DOCS = REPO / "docs" / "studies"
+
+
+@pytest.mark.parametrize(
+    "name", ["patel-red-sfq-rem", "bisoy-aqm", "vyshnavi-tcp", "ramachendra-modred", "mehta-slowcc"]
+)
+def test_committed_study_report_renders_in_chromium(name: str, browser: DevTools) -> None:
+    """The full runs' reports committed under docs/studies/NAME/ (what readers open without running anything)."""
+    title = render_and_check(browser, STUDY_DOCS / name / "report.html", REPO / "build" / f"study-{name}.png")
+    assert title == f"ccsim study: {name}"
