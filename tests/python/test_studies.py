@@ -105,3 +105,12 @@ def check_study(name: str, long: pd.DataFrame) -> None:
     elif name == "mehta-slowcc":
         # the CBR source is on 20 of 25 s at 10 of 15 Mbps: at most 0.53 of the link
         assert (mean_of(long, "cbr_goodput_norm") <= 20 / 25 * 10 / 15 + 0.01).all()
+
+
+def test_report_only_without_runs_says_what_to_run(tmp_path: Path) -> None:
+    err = io.StringIO()
+    status = cli.main(
+        ["reproduce", "bisoy-aqm", "--report-only", "--out", str(tmp_path / "none")], stdout=io.StringIO(), stderr=err
+    )
+    assert status == cli.EXIT_USAGE
+    assert "ccsim reproduce bisoy-aqm --out" in err.getvalue()

@@ -24,8 +24,16 @@ def default_out(study: Study, quick: bool) -> Path:
 
 def load(study: Study, out_dir: str | os.PathLike[str]) -> StudyData:
     """A study's results folder: the store of each of its parts (ccsim.sweep.load)."""
+    from ccsim._core import ScenarioError  # noqa: PLC0415
     from ccsim.sweep import load as load_sweep  # noqa: PLC0415
+    from ccsim.sweep.store import DB_FILE  # noqa: PLC0415
 
+    for p in study.parts:
+        if not (study.part_dir(out_dir, p.name) / DB_FILE).is_file():
+            raise ScenarioError(
+                f"{out_dir}: no stored runs of study {study.name} (part {p.name!r}); "
+                f"run `ccsim reproduce {study.name} --out {out_dir}` first"
+            )
     return StudyData({p.name: load_sweep(study.part_dir(out_dir, p.name)) for p in study.parts})
 
 
