@@ -124,3 +124,7 @@ def check_bisoy(long: pd.DataFrame) -> None:
     # every delivered packet crossed the bottleneck in the run: goodput (in packets) <= utilization, run by run
     wide = long.pivot_table(index=["case_label", "flows[0].count"], columns="metric", values="mean")
     assert (wide.goodput_norm <= wide.utilization + 1e-12).all()
+    # DropTail drops only on overflow; the AQMs drop early too
+    assert wide.forced_share.between(0, 1).all()
+    assert (wide.forced_share.loc["droptail"] == 1).all()
+    assert (wide.forced_share.loc["gred"] < 1).all()

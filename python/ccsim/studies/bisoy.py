@@ -67,8 +67,8 @@ SAME_P = "nlred_same_p"
 """NLRED with the curve 0.1 x^2 (max_p 0.1 / 1.5): the paper's Section 2.3 reading, a check of the main one."""
 LOOKS = {
     # The house style gives REM and NLRED the same colour and marker (slots 2 and 9 of 7 colours):
-    # NLRED, the paper's subject, gets the blue slot here so that the two are told apart at a glance.
-    "nlred": style.Look(color=style.OKABE_ITO[3], linestyle="-.", marker="D"),
+    # NLRED, the paper's subject, gets the vermillion slot here so that the two are told apart at a glance.
+    "nlred": style.Look(color=style.OKABE_ITO[4], linestyle="-.", marker="D"),
 }
 LABELS_P01 = {**NAMES, "gred": "GRED (max_p 0.1)", "nlred": "NLRED (max_p 0.1)"}
 
@@ -80,7 +80,10 @@ FLOW_METRICS = {
     "loss_rate": "loss rate",
     "utilization": "utilization",
     "jain_index": "Jain's index",
+    "forced_share": "forced drops / drops",
 }
+"""`forced_share` is not in the paper: the share of the bottleneck's drops that were not early (RED's average at or
+above its forced threshold, REM/RED overflow, every DropTail drop); it explains NLRED's losses (docs)."""
 TIME_METRICS = {
     "goodput_norm": "goodput / link capacity (packets)",
     "loss_rate": "loss rate (bottleneck drops / arrivals)",
@@ -162,6 +165,8 @@ def flow_rows(data: StudyData) -> pd.DataFrame:
     df["delay_ms"] = df.run_id.map(delay) * 1e3
     df["queue_delay_ms"] = df.run_id.map(queue.avg_sojourn_s) * 1e3
     df["utilization"] = df.bottleneck_utilization
+    forced = queue.drops - queue.early_drops
+    df["forced_share"] = df.run_id.map(forced / queue.drops.where(queue.drops > 0))
     return df
 
 
@@ -190,7 +195,7 @@ def tables(data: StudyData) -> list[tuple[Table, pd.DataFrame]]:
         "flows",
         "Figures 2-7 (and 10 for the max_p cases): metrics against the number of flows",
         FLOW_METRICS,
-        rank=tuple(FLOW_METRICS),
+        rank=tuple(m for m in FLOW_METRICS if m != "forced_share"),
         higher={"utilization": True, "goodput_norm": True, "jain_index": True},
     )
     time = Table(
@@ -229,7 +234,7 @@ def maxp_plot(rows: pd.DataFrame, out: Path, pdf: bool) -> Plot | None:
     if data.empty:
         return None
     table = stats.describe(data, [CASE, FLOWS], ["goodput_norm"])
-    name, title = "fig10_goodput_vs_flows_maxp", "Fig. 10: GRED vs NLRED goodput, max_p 0.1-0.5"
+    name, title = "fig10_goodput_vs_flows_maxp", "Fig. 10: GRED vs NLRED goodput by max_p"
     with style.house_style():
         fig, ax = style.figure()
         for algo, group in MAXP_CASES.items():
@@ -350,6 +355,16 @@ class Check:
     text: str
     holds: bool
     p: float
+    pair: str = ""
+    """'A vs B' when the check compares two cases (the finding then says where A is better or worse)."""
+    at: str = ""
+    """the point compared at ('N=20', 'T=25')."""
+
+
+def significant(checks: Sequence[Check]) -> list[bool]:
+    """Which of a claim's comparisons are significant at ALPHA after Holm's adjustment over all of them."""
+    adjusted = stats.holm([c.p for c in checks]) if checks else []
+    return [bool(np.isfinite(p) and p < cl.ALPHA) for p in adjusted]
 
 
 def judge(checks: Sequence[Check], test: str = WELCH) -> tuple[str, str]:
@@ -361,8 +376,7 @@ def judge(checks: Sequence[Check], test: str = WELCH) -> tuple[str, str]:
     """
     if not checks:
         return cl.UNTESTED, "-"
-    adjusted = stats.holm([c.p for c in checks])
-    sig = [bool(np.isfinite(p) and p < cl.ALPHA) for p in adjusted]
+    sig = significant(checks)
     n = len(checks)
     n_for = sum(c.holds and s for c, s in zip(checks, sig, strict=True))
     n_against = sum((not c.holds) and s for c, s in zip(checks, sig, strict=True))
@@ -375,13 +389,34 @@ def judge(checks: Sequence[Check], test: str = WELCH) -> tuple[str, str]:
     else:
         verdict = cl.DISAGREES
     if n == 1:
-        side = "" if checks[0].holds else " (the opposite way)"
-        return verdict, cl.p_text(float(adjusted[0])).replace("Welch", test) + side
+        word = "no" if not sig[0] else "yes" if checks[0].holds else "yes, the opposite way"
+        return verdict, f"{word} ({test} p = {checks[0].p:.2g})"
     text = (
         f"the claimed way in {n_for} of {n} comparisons, the opposite way in {n_against} "
         f"({test} tests, Holm-adjusted over the {n}; alpha {cl.ALPHA:g})"
     )
     return verdict, text
+
+
+def by_pair(checks: Sequence[Check]) -> str:
+    """Where each compared pair goes the claimed way significantly, the opposite way, or neither."""
+    groups: dict[str, list[tuple[str, bool, bool]]] = {}
+    for c, s in zip(checks, significant(checks), strict=True):
+        if c.pair:
+            groups.setdefault(c.pair, []).append((c.at, c.holds, s))
+    parts = []
+    for pair, items in groups.items():
+        kinds = (
+            ("as claimed", [at for at, h, s in items if h and s]),
+            ("the opposite", [at for at, h, s in items if s and not h]),
+            ("not significant", [at for at, _, s in items if not s]),
+        )
+        said = [(k, ats) for k, ats in kinds if ats]
+        if len(said) == 1 and len(items) > 1:
+            parts.append(f"{pair}: {said[0][0]} at all {len(items)}")
+        else:
+            parts.append(f"{pair}: " + ", ".join(f"{k} at {' '.join(ats)}" for k, ats in said))
+    return "; ".join(parts)
 
 
 def welch_p(a: np.ndarray, b: np.ndarray) -> float:
@@ -449,21 +484,25 @@ def beats(
 ) -> tuple[str, list[Check]]:
     """`a` better than each of `others` on `metric` at each point: (finding, checks).
 
-    The finding gives, per point, a's mean and that of the best of the others.
+    The finding gives every case's mean at the first and the last point
+    (`claim` adds where each pair differs significantly).
     """
     checks, parts = [], []
-    for at in points:
+    done = [at for at in points if len(_v(rows, metric, a, at, col))]
+    for at in done:
         xa = _v(rows, metric, a, at, col)
-        rivals = {o: _v(rows, metric, o, at, col) for o in others}
-        rivals = {o: x for o, x in rivals.items() if len(x)}
-        if len(xa) == 0 or not rivals:
-            continue
-        for o, xo in rivals.items():
-            holds = xa.mean() > xo.mean() if higher else xa.mean() < xo.mean()
-            checks.append(Check(f"{at}: {a} vs {o}", bool(holds), welch_p(xa, xo)))
-        top = (max if higher else min)(rivals, key=lambda o: float(rivals[o].mean()))
-        parts.append(f"{_short(col)}={_num(float(at))}: {NAMES[a]} {_ci(xa)} vs {NAMES[top]} {_ci(rivals[top])}")
-    return "; ".join(parts), checks
+        label = f"{_short(col)}={_num(float(at))}"
+        for o in others:
+            xo = _v(rows, metric, o, at, col)
+            if len(xo):
+                holds = xa.mean() > xo.mean() if higher else xa.mean() < xo.mean()
+                checks.append(
+                    Check(f"{at}: {a} vs {o}", bool(holds), welch_p(xa, xo), f"{NAMES[a]} vs {NAMES[o]}", label)
+                )
+        if at in (done[0], done[-1]):
+            means = [f"{NAMES[c]} {_ci(_v(rows, metric, c, at, col))}" for c in (a, *others)]
+            parts.append(f"{label}: " + ", ".join(means))
+    return "; ".join(dict.fromkeys(parts)), checks
 
 
 def trend(
@@ -502,7 +541,8 @@ def claim(text: str, finding: str, checks: Sequence[Check], test: str = WELCH) -
     if not checks:
         return cl.Claim(text, "the run has none of the points this claim needs", cl.UNTESTED, "-")
     verdict, sig = judge(checks, test)
-    return cl.Claim(text, finding, verdict, sig)
+    pairs = by_pair(checks)
+    return cl.Claim(text, f"{pairs}. Means: {finding}" if pairs else finding, verdict, sig)
 
 
 def goodput_claims(rows: pd.DataFrame, ns: list[int]) -> list[cl.Claim]:
