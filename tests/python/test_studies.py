@@ -96,7 +96,7 @@ def check_study(name: str, long: pd.DataFrame) -> None:
         # a 4 KB buffer of 2 KB packets holds 2 packets
         assert (mean_of(long, "queue_max_pkts") <= 2).all()
     elif name == "bisoy-aqm":
-        assert set(long["flows[0].count"]) == {20, 60}
+        check_bisoy(long)
     elif name == "vyshnavi-tcp":
         assert set(long.case_label) == {"tahoe", "reno", "bic", "cubic"}
     elif name == "ramachendra-modred":
@@ -105,6 +105,29 @@ def check_study(name: str, long: pd.DataFrame) -> None:
     elif name == "mehta-slowcc":
         # the CBR source is on 20 of 25 s at 10 of 15 Mbps: at most 0.53 of the link
         assert (mean_of(long, "cbr_goodput_norm") <= 20 / 25 * 10 / 15 + 0.01).all()
+
+
+def check_bisoy(long: pd.DataFrame) -> None:
+    """Bisoy: a 100-packet buffer of 512 B packets at 10 Mbps, 2 + 20 + 2 ms one way; Figures 8-9 at six lengths."""
+    if "sim_time_s" in long.columns:
+        # the quick time part: 12 s runs cut at 2, 4, ..., 12 s, the four algorithms of Figures 8-9
+        assert sorted(set(long.sim_time_s)) == [2.0, 4.0, 6.0, 8.0, 10.0, 12.0]
+        assert set(long.case_label) == {"droptail", "gred", "nlred", "rem"}
+        return
+    assert set(long["flows[0].count"]) == {20, 60}
+    assert {"gred_p0.3", "gred_p0.5", "nlred_p0.3", "nlred_p0.5"} <= set(long.case_label)
+    assert (mean_of(long, "avg_queue_pkts") <= 100).all()
+    # a packet waits behind at most 100 others at 0.4096 ms each (512 B at 10 Mbps)
+    assert (mean_of(long, "queue_delay_ms") <= 100 * 0.4096 + 1e-9).all()
+    # propagation 24 ms plus transmission at 100, 10 and 100 Mbps
+    assert (mean_of(long, "delay_ms") >= 24 + 0.4096 + 2 * 0.04096).all()
+    # every delivered packet crossed the bottleneck in the run: goodput (in packets) <= utilization, run by run
+    wide = long.pivot_table(index=["case_label", "flows[0].count"], columns="metric", values="mean")
+    assert (wide.goodput_norm <= wide.utilization + 1e-12).all()
+    # DropTail drops only on overflow; the AQMs drop early too
+    assert wide.forced_share.between(0, 1).all()
+    assert (wide.forced_share.loc["droptail"] == 1).all()
+    assert (wide.forced_share.loc["gred"] < 1).all()
 
 
 def test_report_only_without_runs_says_what_to_run(tmp_path: Path) -> None:

@@ -50,8 +50,12 @@ def line_ci(
     labels: Mapping[str, str] | None = None,
     logx: bool = False,
     note: str = "",
+    looks: Mapping[str, style.Look] | None = None,
 ) -> Plot | None:
-    """Mean of y against the numeric column x, one line per case, with 95% confidence bands."""
+    """Mean of y against the numeric column x, one line per case, with 95% confidence bands.
+
+    `looks` overrides the house style's look of some cases (e.g. two cases that share a colour).
+    """
     chosen = _cases(rows, cases)
     data = rows[rows[CASE].astype(str).isin(chosen)]
     if data.empty:
@@ -64,7 +68,7 @@ def line_ci(
             g = table[table[CASE] == case].sort_values(x)
             if g.empty:
                 continue
-            lk = style.look(case)
+            lk = (looks or {}).get(case) or style.look(case)
             xs = g[x].to_numpy(dtype=float)
             label = (labels or {}).get(case, case)
             ax.plot(xs, g["mean"] * y.scale, color=lk.color, ls=lk.linestyle, marker=lk.marker, ms=3, label=label)
