@@ -48,7 +48,7 @@ def window_mean(series: pd.Series, start: float, end: float) -> float:
 
 
 def group_series(result: Result, group: str, metric: str = "throughput_bps") -> pd.Series:
-    """A flow group's aggregate series: `goodput_bps`, `throughput_bps`, `send_bps` or `active_flows`."""
+    """A flow group's aggregate series: `goodput_bps`, `throughput_bps`, `send_bps`, `active_flows` or `delay_s`."""
     return result.series(group, metric, kind="group")
 
 

@@ -49,6 +49,11 @@ pub struct FlowStats {
     /// Data bytes (wire size) sent since the flow started, retransmissions
     /// included (not windowed; for the `send_bps` time series).
     pub sent_total: u64,
+    /// Sum of the one-way delays of all data packets received since the flow
+    /// started, ns (not windowed; for the `delay_s` time series).
+    pub delay_sum_total_ns: u128,
+    /// Number of terms in `delay_sum_total_ns`.
+    pub delay_n_total: u64,
     /// For finite flows: bytes the application wants delivered.
     pub target_bytes: Option<u64>,
     /// When the flow started.
@@ -76,6 +81,8 @@ impl FlowStats {
             delivered_total: self.delivered_total,
             received_total: self.received_total,
             sent_total: self.sent_total,
+            delay_sum_total_ns: self.delay_sum_total_ns,
+            delay_n_total: self.delay_n_total,
             target_bytes: self.target_bytes,
             started_at: self.started_at,
             completed_at: self.completed_at,
@@ -110,6 +117,8 @@ impl FlowStats {
     pub fn on_data_received(&mut self, size: u32, delay_ns: u64) {
         self.in_flight -= 1;
         self.received_total += size as u64;
+        self.delay_sum_total_ns += delay_ns as u128;
+        self.delay_n_total += 1;
         if self.counting {
             self.received_packets += 1;
             self.received_bytes += size as u64;

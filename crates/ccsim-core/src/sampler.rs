@@ -6,6 +6,11 @@
 //! (t - interval, t]. Group series are the sums over the group's flows of
 //! the per-flow quantities (computed here, once per sample, from the flows'
 //! running totals), so they exist even when per-flow series are off.
+//!
+//! `delay_s` is the mean one-way delay of the data packets received in the
+//! interval, from the flows' running delay sums and counts; a group's is
+//! pooled over its flows' packets (sum of delays / count). An interval in
+//! which nothing was received has no mean: its value is NaN.
 
 use crate::link::Link;
 use crate::queue::Queue;
@@ -14,9 +19,23 @@ use crate::time::SimTime;
 use crate::wlan::Wlan;
 
 /// The per-group series, in order: sums over the group's flows of goodput,
-/// throughput and sending rate (bit/s), and the number of active flows
-/// (started, not finished, before their stop time).
-pub const GROUP_METRICS: [&str; 4] = ["goodput_bps", "throughput_bps", "send_bps", "active_flows"];
+/// throughput and sending rate (bit/s), the number of active flows
+/// (started, not finished, before their stop time), and the mean one-way
+/// delay (s) of all the group's data packets received in the interval.
+pub const GROUP_METRICS: [&str; 5] = ["goodput_bps", "throughput_bps", "send_bps", "active_flows", "delay_s"];
+
+/// The per-flow series every flow has, in order, before its sender's probes.
+const FLOW_METRICS: [&str; 4] = ["goodput_bps", "throughput_bps", "send_bps", "delay_s"];
+
+/// Mean one-way delay in seconds of `n` packets whose delays sum to
+/// `sum_ns`; NaN when there were none (so plots show a gap).
+fn mean_delay_s(sum_ns: u128, n: u64) -> f64 {
+    if n > 0 {
+        sum_ns as f64 / n as f64 * 1e-9
+    } else {
+        f64::NAN
+    }
+}
 
 /// One sampled quantity.
 #[derive(Clone, Debug)]
@@ -48,6 +67,8 @@ pub struct Sampler {
     last_delivered: Vec<u64>,
     last_received: Vec<u64>,
     last_sent: Vec<u64>,
+    /// Per flow: (delay sum ns, packets) at the previous sample.
+    last_delay: Vec<(u128, u64)>,
     /// Per sampled link: (arrivals, drops) of the queue at the previous
     /// sample, and counts carried over a window opening (which resets the
     /// queue's counters).
@@ -56,6 +77,8 @@ pub struct Sampler {
     group_of: Vec<usize>,
     group_names: Vec<String>,
     group_acc: Vec<[f64; 4]>,
+    /// Per group: delay sum (ns) and packets received in the interval.
+    group_delay: Vec<(u128, u64)>,
     scratch: Vec<f64>,
     warmup: SimTime,
 }
@@ -173,7 +196,7 @@ impl Sampler {
         }
         if self.flows {
             for f in flows {
-                let mut names: Vec<String> = vec!["goodput_bps".into(), "throughput_bps".into(), "send_bps".into()];
+                let mut names: Vec<String> = FLOW_METRICS.iter().map(|s| s.to_string()).collect();
                 names.extend(f.sender.probe_names().iter().map(|s| s.to_string()));
                 for m in names {
                     self.series.push(Series {
@@ -188,6 +211,7 @@ impl Sampler {
         self.last_delivered = vec![0; flows.len()];
         self.last_received = vec![0; flows.len()];
         self.last_sent = vec![0; flows.len()];
+        self.last_delay = vec![(0, 0); flows.len()];
         // Group indices in first-appearance order (the map is only looked up).
         let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for f in flows {
@@ -198,6 +222,7 @@ impl Sampler {
             self.group_of.push(g);
         }
         self.group_acc = vec![[0.0; 4]; self.group_names.len()];
+        self.group_delay = vec![(0, 0); self.group_names.len()];
         if self.groups {
             for g in &self.group_names {
                 for m in GROUP_METRICS {
@@ -256,6 +281,9 @@ impl Sampler {
         for acc in self.group_acc.iter_mut() {
             *acc = [0.0; 4];
         }
+        for acc in self.group_delay.iter_mut() {
+            *acc = (0, 0);
+        }
         for (i, f) in flows.iter_mut().enumerate() {
             let d = f.stats.delivered_total - self.last_delivered[i];
             let r = f.stats.received_total - self.last_received[i];
@@ -263,19 +291,26 @@ impl Sampler {
             self.last_delivered[i] = f.stats.delivered_total;
             self.last_received[i] = f.stats.received_total;
             self.last_sent[i] = f.stats.sent_total;
+            let (last_sum, last_n) = self.last_delay[i];
+            let (delay_sum, delay_n) = (f.stats.delay_sum_total_ns - last_sum, f.stats.delay_n_total - last_n);
+            self.last_delay[i] = (f.stats.delay_sum_total_ns, f.stats.delay_n_total);
             let (g, t, sb) = (per_s(d), per_s(r), per_s(snt));
-            let acc = &mut self.group_acc[self.group_of[i]];
+            let gi = self.group_of[i];
+            let acc = &mut self.group_acc[gi];
             acc[0] += g;
             acc[1] += t;
             acc[2] += sb;
             let active = f.stats.started_at.is_some() && f.stats.completed_at.is_none() && now <= f.stop;
             acc[3] += active as u8 as f64;
+            self.group_delay[gi].0 += delay_sum;
+            self.group_delay[gi].1 += delay_n;
             let probe = f.sender.probe();
             if self.flows {
                 self.series[k].values.push(g);
                 self.series[k + 1].values.push(t);
                 self.series[k + 2].values.push(sb);
-                k += 3;
+                self.series[k + 3].values.push(mean_delay_s(delay_sum, delay_n));
+                k += 4;
                 for name in f.sender.probe_names() {
                     let v = match *name {
                         "cwnd_pkts" => probe.cwnd_pkts,
@@ -300,11 +335,13 @@ impl Sampler {
             }
         }
         if self.groups {
-            for acc in &self.group_acc {
+            for (acc, &(delay_sum, delay_n)) in self.group_acc.iter().zip(&self.group_delay) {
                 for v in acc {
                     self.series[k].values.push(*v);
                     k += 1;
                 }
+                self.series[k].values.push(mean_delay_s(delay_sum, delay_n));
+                k += 1;
             }
         }
         self.last_t = now;

@@ -228,3 +228,119 @@ fn event_guard_stops_the_run_with_a_message() {
         _ => panic!("expected the event guard to trip"),
     }
 }
+
+/// One series of a run's time series.
+fn series<'a>(out: &'a RunOutput, kind: &str, entity: &str, metric: &str) -> &'a [f64] {
+    &out.timeseries
+        .series
+        .iter()
+        .find(|s| s.entity_kind == kind && s.entity == entity && s.metric == metric)
+        .unwrap_or_else(|| panic!("no {kind} series {metric} for {entity}"))
+        .values
+}
+
+#[test]
+fn delay_series_of_cbr_on_an_idle_path_is_the_exact_path_delay() {
+    // Two CBR groups; the second starts at 1.05 s, so the samples up to 1 s
+    // have no packet of it: NaN. Both at 1 Mbps leave the 10 Mbps bottleneck
+    // idle between packets, so every packet takes exactly the path delay of
+    // cbr_below_capacity_has_exact_delay_and_no_loss: 12.960 ms.
+    let text = format!(
+        "{DUMBBELL}\n[[flows]]\ngroup = \"a\"\ntransport = \"udp\"\napp = \"cbr\"\nrate = \"1Mbps\"\npacket_size = 1000\n\
+         [[flows]]\ngroup = \"b\"\ntransport = \"udp\"\napp = \"cbr\"\nrate = \"1Mbps\"\npacket_size = 1000\n\
+         start = \"1.05s\"\n"
+    );
+    let expected = (80_000 + 800_000 + 80_000 + 12_000_000) as f64 * 1e-9;
+    // The series' means are sums of identical integer nanoseconds divided by
+    // their count, then scaled to seconds: equal to the expected value up to
+    // one rounding of an f64 (~1e-18 s); 1e-12 s is far below a nanosecond.
+    let tol = 1e-12;
+    for out in [run(&text), run(&text.replace("limit = 20", "limit = 20\n[output]\nsample_flows = false"))] {
+        let times = &out.timeseries.time_s;
+        // 100 samples, one every 100 ms, each holding 12 or 13 packets of a.
+        assert_eq!(times.len(), 100);
+        let flows_sampled = out.timeseries.series.iter().any(|s| s.entity_kind == "flow");
+        let mut checked = vec![series(&out, "group", "a", "delay_s"), series(&out, "group", "b", "delay_s")];
+        if flows_sampled {
+            checked.push(series(&out, "flow", "a.0", "delay_s"));
+            checked.push(series(&out, "flow", "b.0", "delay_s"));
+        }
+        for (k, values) in checked.iter().enumerate() {
+            assert_eq!(values.len(), times.len());
+            for (t, v) in times.iter().zip(values.iter()) {
+                // Group or flow b (odd k): its first packet arrives at 1.06296 s.
+                if k % 2 == 1 && *t < 1.06 {
+                    assert!(v.is_nan(), "series {k}: nothing received by {t} s, got {v}");
+                } else {
+                    assert!((v - expected).abs() < tol, "series {k} at {t} s: {v} != {expected}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn delay_series_weighted_by_packets_is_the_flow_mean_delay() {
+    // Poisson sources overload the bottleneck (3 x 4 Mbps on 10 Mbps), so the
+    // delay varies with the queue. With no warmup the summary's delay_mean_s
+    // covers the whole run, as the samples do; weighting each interval's mean
+    // by its packet count must give the same mean.
+    let text = format!(
+        "{DUMBBELL}\n[[flows]]\ncount = 3\ntransport = \"udp\"\napp = \"poisson\"\nrate = \"4Mbps\"\npacket_size = 1000\n"
+    )
+    .replace("pairs = 2", "pairs = 3");
+    let out = run(&text);
+    let times = &out.timeseries.time_s;
+    let dts: Vec<f64> = times
+        .iter()
+        .scan(0.0, |last, &t| {
+            let dt = t - *last;
+            *last = t;
+            Some(dt)
+        })
+        .collect();
+    // Data packets of 1000 wire bytes: the interval's received bytes / 1000.
+    let counts = |entity: &str| -> Vec<f64> {
+        series(&out, "flow", entity, "throughput_bps")
+            .iter()
+            .zip(&dts)
+            .map(|(bps, dt)| (bps * dt / 8000.0).round())
+            .collect()
+    };
+    let mut group_sum = vec![0.0; times.len()];
+    let mut group_n = vec![0.0; times.len()];
+    for f in &out.result.flows {
+        let n = counts(&f.name);
+        let d = series(&out, "flow", &f.name, "delay_s");
+        let (mut sum, mut total) = (0.0, 0.0);
+        for i in 0..times.len() {
+            assert_eq!(d[i].is_nan(), n[i] == 0.0, "{} at {} s: {} packets, delay {}", f.name, times[i], n[i], d[i]);
+            if n[i] > 0.0 {
+                sum += n[i] * d[i];
+                total += n[i];
+                group_sum[i] += n[i] * d[i];
+                group_n[i] += n[i];
+            }
+        }
+        assert_eq!(total as u64, f.received_packets, "{}", f.name);
+        let mean = f.delay_mean_s.expect("packets were received");
+        // Per-interval means of integer-ns sums and their re-weighting are
+        // each exact to f64 rounding (~1e-16 relative); 1e-12 relative bounds
+        // the accumulated rounding of ~100 terms with a wide margin.
+        assert!(((sum / total) - mean).abs() < 1e-12 * mean, "{}: {} vs {}", f.name, sum / total, mean);
+        // The queue makes the delay vary (else any average would match).
+        let (lo, hi) = (f.delay_min_s.unwrap_or(0.0), f.delay_max_s.unwrap_or(0.0));
+        assert!(hi - lo > 5e-3, "{}: delays {lo}..{hi} s hardly vary", f.name);
+    }
+    // The group's series pools the packets (sum of delays / count), which is
+    // not the mean of the flows' means when their counts differ.
+    let g = series(&out, "group", "g0", "delay_s");
+    for i in 0..times.len() {
+        if group_n[i] == 0.0 {
+            assert!(g[i].is_nan());
+        } else {
+            let pooled = group_sum[i] / group_n[i];
+            assert!((g[i] - pooled).abs() < 1e-12 * pooled, "at {} s: {} vs {}", times[i], g[i], pooled);
+        }
+    }
+}

@@ -147,6 +147,7 @@ fn metrics_and_time_series() {
             "goodput_bps",
             "throughput_bps",
             "send_bps",
+            "delay_s",
             "cwnd_pkts",
             "ssthresh_pkts",
             "srtt_s"
@@ -158,6 +159,7 @@ fn metrics_and_time_series() {
             "goodput_bps",
             "throughput_bps",
             "send_bps",
+            "delay_s",
             "cwnd_pkts",
             "ssthresh_pkts",
             "srtt_s",
