@@ -91,10 +91,7 @@ def mean_of(long: pd.DataFrame, metric: str) -> pd.Series:
 def check_study(name: str, long: pd.DataFrame) -> None:
     """What each paper's setup fixes, whatever the algorithms do."""
     if name == "patel-red-sfq-rem":
-        # one-way propagation 10 + 40 + 10 ms plus transmission: at least the paper's 60 ms
-        assert (mean_of(long, "delay_min_ms") >= 60).all()
-        # a 4 KB buffer of 2 KB packets holds 2 packets
-        assert (mean_of(long, "queue_max_pkts") <= 2).all()
+        check_patel(long)
     elif name == "bisoy-aqm":
         check_bisoy(long)
     elif name == "vyshnavi-tcp":
@@ -137,3 +134,38 @@ def test_report_only_without_runs_says_what_to_run(tmp_path: Path) -> None:
     )
     assert status == cli.EXIT_USAGE
     assert "ccsim reproduce bisoy-aqm --out" in err.getvalue()
+
+
+def check_patel(long: pd.DataFrame) -> None:
+    """patel: bounds fixed by the set-up (delays, the buffer, the link rate) and conservation of the counts."""
+    rate = "topology.bottleneck.rate"
+
+    def at(metric: str) -> pd.DataFrame:
+        return long[long.metric == metric].set_index(["case_label", rate])["mean"]
+
+    if "delay_min_ms" in set(long.metric):
+        # the fastest packet finds every queue empty: 10 + 40 + 10 ms of propagation plus the transmission of
+        # one 2000-byte packet (mss 1960 + 40) on the two 100 Mbps access links and on the bottleneck
+        mbps = pd.Series(at("delay_min_ms").index.get_level_values(rate).str.removesuffix("Mbps").astype(float))
+        floor = 60 + 2000 * 8 / 100e6 * 2e3 + 2000 * 8 / (mbps.to_numpy() * 1e6) * 1e3
+        assert abs(at("delay_min_ms").to_numpy() - floor).max() < 0.01
+        # early (AQM) drops are some of the drops, and the drops some of the packets offered
+        assert (at("early_drops") <= at("lost_packets")).all()
+        assert (at("lost_packets") <= at("sent_packets")).all()
+        assert (at("delay_max_ms") >= at("delay_mean_ms")).all()
+        assert (at("delay_mean_ms") >= at("delay_min_ms")).all()
+    if "throughput_max_mbps" in set(long.metric):
+        # a 4 KB buffer of 2 KB packets holds 2 packets
+        assert (at("queue_max_pkts") <= 2).all()
+        # the receivers cannot get more than the bottleneck sends in an interval (0.5 s), plus one packet
+        top = at("throughput_max_mbps")
+        mbps = top.index.get_level_values(rate).str.removesuffix("Mbps").astype(float).to_numpy()
+        assert (top.to_numpy() <= mbps + 2000 * 8 / 0.5 / 1e6 + 1e-9).all()
+        assert (at("throughput_min_mbps") <= top).all()
+    elif "queue_max_pkts" in set(long.metric):
+        # the sensitivity part: ns-2's default buffer of 50 packets
+        assert (at("queue_max_pkts") <= 50).all()
+    if "queue_full_frac" in set(long.metric):
+        assert at("queue_full_frac").between(0, 1).all()
+        ratio = at("first_drop_ratio")
+        assert ratio.dropna().between(0, 1).all()
