@@ -138,6 +138,25 @@ def test_an_existing_store_needs_resume_or_overwrite(twelve: tuple[Path, Path, P
     assert "results.duckdb exists: add --resume to run what is missing, or --overwrite to start afresh" in err
 
 
+def test_resume_refuses_runs_of_a_changed_scenario(twelve: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """Runs of a base that has since changed are not silently counted as extra replicates."""
+    path, _, pool = twelve
+    out = tmp_path / "changed"
+    (out / "timeseries").mkdir(parents=True)
+    (out / "results.duckdb").write_bytes((pool / "results.duckdb").read_bytes())
+    src = tmp_path / "src"
+    src.mkdir()
+    changed = src / path.name
+    changed.write_text(path.read_text())
+    base = (path.parent / "base.toml").read_text()
+    (src / "base.toml").write_text(base.replace('warmup = "0.5s"', 'warmup = "0.25s"', 1))
+    status, stdout, err = cli("sweep", str(changed), "--out", str(out), "--resume", "-q")
+    assert (status, stdout) == (2, "")
+    assert "12 stored run(s) are not runs of this sweep as it is now" in err
+    assert "--overwrite" in err
+    assert len(ccsim.load(out).runs) == 12  # nothing was added or removed
+
+
 def test_invalid_point_is_reported_before_anything_runs(tmp_path: Path) -> None:
     path = write_sweep(
         tmp_path,

@@ -268,6 +268,17 @@ def run_sweep(
             warm_up(len(runs))  # worker processes start while the store opens
         store = Store.open(out_dir, sweep, resume=resume, overwrite=overwrite)
         try:
+            ids = {r.run_id for r in runs}
+            stale = set(store.status) - ids
+            if stale:
+                # A run's id hashes its whole scenario: stored runs outside the plan are of another
+                # scenario (the base file, a case or the grid changed). Mixing them in would count them
+                # as extra replicates.
+                raise ScenarioError(
+                    f"{Path(out_dir)}: {len(stale)} stored run(s) are not runs of this sweep as it is now "
+                    "(its base scenario, cases, grid or replicates changed since they ran); "
+                    "use --overwrite to start afresh, or another --out folder"
+                )
             done = store.finished(retry_failed=retry_failed)
             todo = [r for r in runs if r.run_id not in done]
             failed = _execute(
@@ -279,7 +290,6 @@ def run_sweep(
                 timeseries=sweep.timeseries,
                 progress=progress,
             )
-            ids = {r.run_id for r in runs}
             failed_total = sum(1 for rid, status in store.status.items() if rid in ids and status != STATUS_OK)
         finally:
             with interrupts_deferred():
