@@ -27,6 +27,7 @@ import json
 import math
 import re
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -679,6 +680,14 @@ def _wireless_claim(t: StudyTable) -> Claim:
 
 def claims(data: StudyData, result: StudyTables) -> list[Claim]:
     """The paper's claims (abstract, Figures 5-9, conclusion), under each reading."""
+    with warnings.catch_warnings():
+        # scipy warns of precision loss when replicates are (nearly) identical (the uncongested
+        # wired applications of the wireless reading all get 29.2 Mbps); the tests stand anyway.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _claims(result)
+
+
+def _claims(result: StudyTables) -> list[Claim]:
     out: list[Claim] = []
     names = [t.table.name for t in result.tables]
     if "averages" in names:
