@@ -183,3 +183,11 @@ def verdict_all(holds: Sequence[bool], significant: Sequence[bool]) -> str:
     if holds and all(holds):
         return AGREES if all(significant) else DIRECTION
     return PARTLY if any(holds) else DISAGREES
+
+
+def direction_text(holds: Sequence[bool], significant: Sequence[bool], what: str) -> str:
+    """'significant in the claimed direction at a of n <what>, against it at b' (several tests of one claim)."""
+    pairs = list(zip(holds, significant, strict=True))
+    agree = sum(1 for h, s in pairs if h and s)
+    against = sum(1 for h, s in pairs if s and not h)
+    return f"significant in the claimed direction at {agree} of {len(pairs)} {what}, against it at {against} (Holm)"

@@ -28,8 +28,8 @@ from ccsim.studies.claims import (
     Pair,
     across,
     ci,
+    direction_text,
     holm_all,
-    p_text,
     pair,
     verdict_all,
 )
@@ -247,7 +247,7 @@ def _beats(
         f"modred {'above' if high else 'below'} all of {', '.join(others)} at {sum(holds)} of {len(points)} points "
         f"(active connections x queue size); worst {where(worst_i)}; best {where(best_i)}"
     )
-    significance = f"significantly at {sum(sig)} of {len(points)} points (Holm over {len(pairs)} tests)"
+    significance = direction_text(holds, sig, f"points ({len(pairs)} tests)")
     return Claim(claim, finding, verdict_all(holds, sig), significance)
 
 
@@ -284,7 +284,7 @@ def _queue_trend(
         f"holds for {sum(holds)} of {len(pairs)} (AQM, connections) pairs; at {shown} connections, queue "
         f"{small} -> {large}: {detail}{' ' + unit if unit else ''}"
     )
-    significance = f"{sum(sig)} of {len(pairs)} significant (Holm); largest {p_text(max(adj), True)}"
+    significance = direction_text(holds, sig, "(AQM, connections) pairs")
     return Claim(claim, finding, verdict_all(holds, sig), significance)
 
 
@@ -302,7 +302,7 @@ def _loss_example(t: StudyTable) -> Claim:
         f"{aqm} {ci(p.mean_b, p.half_b, 100)}% -> {ci(p.mean_a, p.half_a, 100)}%"
         for aqm, p in zip(AQMS, pairs, strict=True)
     )
-    significance = f"{sum(sig)} of {len(sig)} AQMs significant (Holm); largest {p_text(max(adj), True)}"
+    significance = direction_text(holds, sig, "AQMs")
     return Claim(claim, finding + " (100 -> 250 packets)", verdict_all(holds, sig), significance)
 
 
@@ -324,7 +324,7 @@ def _congestion(t: StudyTable) -> Claim:
         f"{aqm} {ci(p.mean_b, p.half_b, 100)}% -> {ci(p.mean_a, p.half_a, 100)}%"
         for aqm, p in zip(AQMS, pairs, strict=True)
     )
-    significance = f"{sum(sig)} of {len(sig)} AQMs significant (Holm); largest {p_text(max(adj), True)}"
+    significance = direction_text(holds, sig, "AQMs")
     return Claim(claim, finding, verdict_all(holds, sig), significance)
 
 

@@ -44,8 +44,8 @@ from ccsim.studies.claims import (
     Pair,
     across,
     ci,
+    direction_text,
     holm_all,
-    p_text,
     pair,
     verdict_all,
 )
@@ -564,10 +564,7 @@ def _best_claim(t: StudyTable, y: fig.Y, *, high: bool, unit: str, claim: str) -
     adj = holm_all(pairs)
     n = len(others)
     sig = [all(np.isfinite(p) and p < ALPHA for p in adj[k : k + n]) for k in range(0, len(adj), n)]
-    worst = max(adj) if adj else math.nan
-    significance = (
-        f"{sum(sig)} of {len(sig)} networks with CUBIC significantly ahead of all three; largest {p_text(worst, True)}"
-    )
+    significance = direction_text(holds, sig, "networks (CUBIC against all three)")
     return Claim(claim, "; ".join(parts), verdict_all(holds, sig), significance)
 
 
@@ -581,7 +578,7 @@ def _trend_claim(t: StudyTable, y: fig.Y, *, a: dict, b: dict, up: bool, unit: s
         f"{cc} {ci(p.mean_b, p.half_b, unit=unit)} -> {ci(p.mean_a, p.half_a, unit=unit)}"
         for cc, p in zip(ALGORITHMS, pairs, strict=True)
     )
-    significance = f"{sum(sig)} of {len(sig)} algorithms significant; largest {p_text(max(adj), True)}"
+    significance = direction_text(holds, sig, "algorithms")
     return Claim(claim, finding, verdict_all(holds, sig), significance)
 
 
