@@ -95,10 +95,9 @@ def check_study(name: str, long: pd.DataFrame) -> None:
     elif name == "bisoy-aqm":
         check_bisoy(long)
     elif name == "vyshnavi-tcp":
-        assert set(long.case_label) == {"tahoe", "reno", "bic", "cubic"}
+        check_vyshnavi(long)
     elif name == "ramachendra-modred":
-        # the buffer caps the waiting time: 100 packets of 1500 B at 10 Mbps = 120 ms
-        assert (mean_of(long, "avg_time_in_queue_ms") <= 120).all()
+        check_ramachendra(long)
     elif name == "mehta-slowcc":
         # the CBR source is on 20 of 25 s at 10 of 15 Mbps: at most 0.53 of the link
         assert (mean_of(long, "cbr_goodput_norm") <= 20 / 25 * 10 / 15 + 0.01).all()
@@ -169,3 +168,49 @@ def check_patel(long: pd.DataFrame) -> None:
         assert at("queue_full_frac").between(0, 1).all()
         ratio = at("first_drop_ratio")
         assert ratio.dropna().between(0, 1).all()
+
+
+def check_vyshnavi(long: pd.DataFrame) -> None:
+    """Bounds the set-up fixes: CBR sources of 29.2 Mbps, 30/60 Mbps links, a 100 Mbps core, 802.11b at 11 Mbps."""
+    assert set(long.case_label) == {"tahoe", "reno", "bic", "cubic"}
+    metrics = set(long.metric)
+    if "payload_generated_bytes" in metrics:
+        wide = long.pivot_table(
+            index=[c for c in long.columns if c not in STATS_COLUMNS] + ["case_label"], columns="metric", values="mean"
+        )
+        # nothing is received that was not generated (TCP delivers each byte once)
+        assert (wide.payload_received_bytes <= wide.payload_generated_bytes).all()
+        # 1460 B every 400 us from start (0-10 ms) to the end of a 2 s quick run: 4975-5000 packets
+        assert wide.payload_generated_bytes.between(4975 * 1460, 5000 * 1460).all()
+        # an application gets at most its source's 29.2 Mbps (a sample interval's rounding aside)
+        assert (wide.throughput_mbps <= 29.2 * 1.001).all()
+    else:
+        # the applications share the 100 Mbps between the routers
+        assert (mean_of(long, "total_throughput_mbps") <= 100).all()
+        # each packet's delay from generation is at least its network delay; the application delay is
+        # read off 10 ms samples of the delivery curve, so allow one interval
+        wide = long.pivot_table(
+            index=[c for c in long.columns if c not in STATS_COLUMNS] + ["case_label"], columns="metric", values="mean"
+        )
+        assert (wide.avg_app_delay_ms >= wide.avg_net_delay_ms - 10).all()
+        if "wireless_total_mbps" in metrics:
+            # TCP over one 802.11b channel (11 Mbps PHY; ~5 Mbps of TCP goodput at best)
+            assert (mean_of(long, "wireless_total_mbps") <= 11).all()
+
+
+def check_ramachendra(long: pd.DataFrame) -> None:
+    """Bounds the set-up fixes: a 10 Mbps bottleneck, 1500-byte packets, the queue size, n x load connections."""
+    limit = "topology.bottleneck.queue.limit"
+    wide = long.pivot_table(
+        index=[c for c in long.columns if c not in STATS_COLUMNS] + ["case_label"], columns="metric", values="mean"
+    ).reset_index()
+    # the buffer caps the waiting time: `limit` packets of 1500 B at 10 Mbps, 1.2 ms each
+    assert (wide.avg_time_in_queue_ms <= wide[limit] * 1.2).all()
+    # nothing leaves the queue that was not queued (those queued before the warm-up aside: at most `limit`)
+    assert (wide.dequeued <= wide.enqueued + wide[limit]).all()
+    # the bottleneck carries at most 10 Mbps
+    assert (wide.throughput_mbps <= 10.0 * 1.001).all()
+    if "nodes" in wide:
+        # x% load of n nodes is n x / 100 active connections
+        assert (wide.nodes * wide.load_pct == wide["flows[0].count"] * 100).all()
+        assert set(wide.nodes) <= {16, 32, 64}

@@ -158,3 +158,36 @@ def verdict(holds: bool, significant: bool) -> str:
     if holds:
         return DIRECTION
     return DISAGREES
+
+
+def across(t: StudyTable | pd.DataFrame, metric: str, case: str, a: dict[str, object], b: dict[str, object]) -> Pair:
+    """One case at two grid points a and b (e.g. 60 against 30 Mbps): Welch's t-test on the replicates.
+
+    The Pair's `a` and `b` name the points (`key=value` joined by ", ").
+    """
+    rows = t.rows if isinstance(t, StudyTable) else t
+    xa, xb = values(rows, metric, case, **a), values(rows, metric, case, **b)
+    if len(xa) == 0 or len(xb) == 0:
+        raise KeyError(f"{metric}: no runs of {case} at {a if len(xa) == 0 else b}")
+    w = stats.welch(xa, xb)
+    name_a = ", ".join(f"{k}={v}" for k, v in a.items())
+    name_b = ", ".join(f"{k}={v}" for k, v in b.items())
+    return Pair(
+        name_a, name_b, float(xa.mean()), float(xb.mean()), half_width(xa), half_width(xb), len(xa), len(xb), w.p
+    )
+
+
+def verdict_all(holds: Sequence[bool], significant: Sequence[bool]) -> str:
+    """A claim checked at several points (or for several cases): AGREES if it holds significantly at all,
+    DIRECTION if it holds at all but not significantly at every one, PARTLY if it holds at some, else no."""
+    if holds and all(holds):
+        return AGREES if all(significant) else DIRECTION
+    return PARTLY if any(holds) else DISAGREES
+
+
+def direction_text(holds: Sequence[bool], significant: Sequence[bool], what: str) -> str:
+    """'significant in the claimed direction at a of n <what>, against it at b' (several tests of one claim)."""
+    pairs = list(zip(holds, significant, strict=True))
+    agree = sum(1 for h, s in pairs if h and s)
+    against = sum(1 for h, s in pairs if s and not h)
+    return f"significant in the claimed direction at {agree} of {len(pairs)} {what}, against it at {against} (Holm)"
