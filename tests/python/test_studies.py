@@ -99,8 +99,33 @@ def check_study(name: str, long: pd.DataFrame) -> None:
     elif name == "ramachendra-modred":
         check_ramachendra(long)
     elif name == "mehta-slowcc":
+        check_mehta(long)
+
+
+def check_mehta(long: pd.DataFrame) -> None:
+    """Bounds the mehta study's set-ups fix (studies/mehta-slowcc/*quick.toml), table by table."""
+    metrics = set(long.metric)
+    if "cbr_goodput_norm" in metrics:
         # the CBR source is on 20 of 25 s at 10 of 15 Mbps: at most 0.53 of the link
         assert (mean_of(long, "cbr_goodput_norm") <= 20 / 25 * 10 / 15 + 0.01).all()
+        # a drop rate pooled over a span is an arrivals-weighted mean of its windows' rates: at most the peak
+        m = long.pivot_table(index="case_label", columns="metric", values="mean")
+        assert (m.restart_drop_rate <= m.restart_peak_drop_rate + 1e-12).all(), m
+    if "f20" in metrics:
+        # the long-lived flows' data all crosses the bottleneck: never more than the link (sampling slack 1%)
+        assert (mean_of(long, "f20") <= 1.01).all()
+        assert (mean_of(long, "f200") <= 1.01).all()
+        # the stabilization time ends with a 10-RTT window (RTT 50 ms): at least 0.5 s
+        assert (mean_of(long, "stab_time_s") >= 0.5 - 1e-9).all()
+    if "crowd_fct_mean_s" in metrics:
+        # a transfer takes at least the one-way propagation delay (2 + 21 + 2 ms)
+        assert (mean_of(long, "crowd_fct_mean_s") >= 0.025).all()
+        assert mean_of(long, "crowd_completed").between(0, 1).all()
+    if "norm_throughput" in metrics:
+        # 14 flows with a fair share of (15 - 10 x 0.5) / 14 Mbps cannot carry more than the 15 Mbps link
+        total = long.groupby(["case_label", "flows[2].period"])["mean"].sum()
+        assert (total <= 15 / (10 / 14) / 7 + 1e-9).all(), total
+        assert set(long.group) == {"tcp", "other"}
 
 
 def check_bisoy(long: pd.DataFrame) -> None:

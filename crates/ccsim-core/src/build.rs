@@ -63,6 +63,9 @@ const APP_KEYS: &[&str] = &[
     "pool",
 ];
 
+/// Transports whose `packet_size` key is their own (not an application's).
+const RATE_BASED: &[&str] = &["tfrc", "rap"];
+
 /// A `web` group's short flows, drawn at build time (see [`crate::app::web`]).
 struct WebPlan {
     /// (start, packets) per flow.
@@ -792,8 +795,13 @@ impl<'a> AppKeys<'a> {
             (None, Some(v)) => Err(self.e("on", format!("expected a list of [start, stop] intervals, got {v}"))),
         }
     }
-    fn finish(self, app: &str) -> Result<Params> {
+    fn finish(self, app: &str, transport: &str) -> Result<Params> {
         for k in APP_KEYS {
+            // The rate-based transports read their own `packet_size` (docs/algorithms.md, tfrc and rap):
+            // left over by an app that does not use it (bulk), it is theirs.
+            if *k == "packet_size" && RATE_BASED.contains(&transport) {
+                continue;
+            }
             if self.keys.contains_key(*k) {
                 return Err(self.e(k, format!("key \"{k}\" is not used by app \"{app}\"")));
             }
@@ -1001,7 +1009,7 @@ fn web_plan(
         .get("mss")
         .and_then(|v| v.as_u64())
         .unwrap_or(crate::DEFAULT_MSS as u64);
-    let rest = keys.finish("web")?;
+    let rest = keys.finish("web", "tcp")?;
     let arrivals = crate::app::web::Arrivals {
         start,
         stop,
@@ -1147,7 +1155,7 @@ fn add_flows(
                 ),
                 None => {
                     let a = build_app(&app, &mut keys, start, &transport)?;
-                    (a, keys.finish(&app)?)
+                    (a, keys.finish(&app, &transport)?)
                 }
             };
             let args = TransportArgs {
