@@ -53,6 +53,42 @@ packet_size = 1000
 start = { uniform = ["0s", "0.2s"] }
 """
 
+# An AP and two stations sending CBR to it over 802.11b for 1 s: a run with a `wlans[]` block.
+SMALL_WLAN = """\
+name = "small_wlan"
+duration = "1s"
+warmup = "0.2s"
+seed = 3
+
+[[nodes]]
+name = "ap"
+
+[[nodes]]
+name = "s1"
+
+[[nodes]]
+name = "s2"
+
+[[wlans]]
+ap = "ap"
+stations = ["s1", "s2"]
+standard = "802.11b"
+
+[[flows]]
+src = "s1"
+dst = "ap"
+app = "cbr"
+rate = "1Mbps"
+packet_size = 1000
+
+[[flows]]
+src = "s2"
+dst = "ap"
+app = "cbr"
+rate = "1Mbps"
+packet_size = 1000
+"""
+
 
 @pytest.fixture
 def repo() -> Path:
@@ -65,6 +101,14 @@ def small_scenario(tmp_path: Path) -> Path:
     """SMALL_DUMBBELL written to a file (overloaded: 12 Mbps into 10 Mbps, so it drops)."""
     path = tmp_path / "small.toml"
     path.write_text(SMALL_DUMBBELL)
+    return path
+
+
+@pytest.fixture
+def wlan_scenario(tmp_path: Path) -> Path:
+    """SMALL_WLAN written to a file."""
+    path = tmp_path / "small_wlan.toml"
+    path.write_text(SMALL_WLAN)
     return path
 
 
