@@ -255,12 +255,18 @@ fn delay_series_of_cbr_on_an_idle_path_is_the_exact_path_delay() {
     // their count, then scaled to seconds: equal to the expected value up to
     // one rounding of an f64 (~1e-18 s); 1e-12 s is far below a nanosecond.
     let tol = 1e-12;
-    for out in [run(&text), run(&text.replace("limit = 20", "limit = 20\n[output]\nsample_flows = false"))] {
+    for out in [
+        run(&text),
+        run(&text.replace("limit = 20", "limit = 20\n[output]\nsample_flows = false")),
+    ] {
         let times = &out.timeseries.time_s;
         // 100 samples, one every 100 ms, each holding 12 or 13 packets of a.
         assert_eq!(times.len(), 100);
         let flows_sampled = out.timeseries.series.iter().any(|s| s.entity_kind == "flow");
-        let mut checked = vec![series(&out, "group", "a", "delay_s"), series(&out, "group", "b", "delay_s")];
+        let mut checked = vec![
+            series(&out, "group", "a", "delay_s"),
+            series(&out, "group", "b", "delay_s"),
+        ];
         if flows_sampled {
             checked.push(series(&out, "flow", "a.0", "delay_s"));
             checked.push(series(&out, "flow", "b.0", "delay_s"));
@@ -314,7 +320,15 @@ fn delay_series_weighted_by_packets_is_the_flow_mean_delay() {
         let d = series(&out, "flow", &f.name, "delay_s");
         let (mut sum, mut total) = (0.0, 0.0);
         for i in 0..times.len() {
-            assert_eq!(d[i].is_nan(), n[i] == 0.0, "{} at {} s: {} packets, delay {}", f.name, times[i], n[i], d[i]);
+            assert_eq!(
+                d[i].is_nan(),
+                n[i] == 0.0,
+                "{} at {} s: {} packets, delay {}",
+                f.name,
+                times[i],
+                n[i],
+                d[i]
+            );
             if n[i] > 0.0 {
                 sum += n[i] * d[i];
                 total += n[i];
@@ -327,7 +341,13 @@ fn delay_series_weighted_by_packets_is_the_flow_mean_delay() {
         // Per-interval means of integer-ns sums and their re-weighting are
         // each exact to f64 rounding (~1e-16 relative); 1e-12 relative bounds
         // the accumulated rounding of ~100 terms with a wide margin.
-        assert!(((sum / total) - mean).abs() < 1e-12 * mean, "{}: {} vs {}", f.name, sum / total, mean);
+        assert!(
+            ((sum / total) - mean).abs() < 1e-12 * mean,
+            "{}: {} vs {}",
+            f.name,
+            sum / total,
+            mean
+        );
         // The queue makes the delay vary (else any average would match).
         let (lo, hi) = (f.delay_min_s.unwrap_or(0.0), f.delay_max_s.unwrap_or(0.0));
         assert!(hi - lo > 5e-3, "{}: delays {lo}..{hi} s hardly vary", f.name);
@@ -340,7 +360,13 @@ fn delay_series_weighted_by_packets_is_the_flow_mean_delay() {
             assert!(g[i].is_nan());
         } else {
             let pooled = group_sum[i] / group_n[i];
-            assert!((g[i] - pooled).abs() < 1e-12 * pooled, "at {} s: {} vs {}", times[i], g[i], pooled);
+            assert!(
+                (g[i] - pooled).abs() < 1e-12 * pooled,
+                "at {} s: {} vs {}",
+                times[i],
+                g[i],
+                pooled
+            );
         }
     }
 }
