@@ -20,7 +20,7 @@
 use super::ared::{self, MaxPController};
 use super::droptail::Limit;
 use super::red_buffer::RedBuffer;
-use super::red_core::{check, Curve, EarlyOpts, Ewma, RedTest, Shape};
+use super::red_core::{check, Curve, Ewma, RedTest, Shape};
 use super::registry::QueueArgs;
 use super::{QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
@@ -92,15 +92,7 @@ impl Red {
         let unit = if p.bytes { p.mean_pkt_size as f64 } else { 1.0 };
         Red {
             kind,
-            buf: RedBuffer::new(
-                limit,
-                EarlyOpts {
-                    wait: p.wait,
-                    byte_mode: p.bytes,
-                    mean_pkt_size: p.mean_pkt_size,
-                },
-                p.ecn,
-            ),
+            buf: RedBuffer::new(limit, p.wait, p.bytes, p.mean_pkt_size, p.ecn),
             ewma: Ewma::new(p.weight, p.mean_pkt_size),
             curve: Curve {
                 min_th: p.min_th * unit,

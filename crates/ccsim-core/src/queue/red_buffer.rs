@@ -28,12 +28,17 @@ pub struct RedBuffer {
 }
 
 impl RedBuffer {
-    /// An empty buffer.
-    pub fn new(limit: Limit, opts: EarlyOpts, ecn: bool) -> Self {
+    /// An empty buffer; `wait`, `byte_mode` and `mean_pkt_size` are the
+    /// early test's options (see [`EarlyOpts`]).
+    pub fn new(limit: Limit, wait: bool, byte_mode: bool, mean_pkt_size: u32, ecn: bool) -> Self {
         RedBuffer {
             limit,
             fifo: Fifo::default(),
-            opts,
+            opts: EarlyOpts {
+                wait,
+                byte_mode,
+                mean_pkt_size,
+            },
             ecn,
         }
     }

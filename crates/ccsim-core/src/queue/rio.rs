@@ -20,7 +20,7 @@
 
 use super::droptail::Limit;
 use super::red_buffer::RedBuffer;
-use super::red_core::{check, Curve, EarlyOpts, Ewma, Outcome, RedTest, Shape};
+use super::red_core::{check, Curve, Ewma, Outcome, RedTest, Shape};
 use super::registry::QueueArgs;
 use super::{QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
@@ -120,15 +120,7 @@ impl Rio {
         };
         Rio {
             kind,
-            buf: RedBuffer::new(
-                limit,
-                EarlyOpts {
-                    wait: p.wait,
-                    byte_mode: p.bytes,
-                    mean_pkt_size: p.mean_pkt_size,
-                },
-                p.ecn,
-            ),
+            buf: RedBuffer::new(limit, p.wait, p.bytes, p.mean_pkt_size, p.ecn),
             total: Ewma::new(p.weight, p.mean_pkt_size),
             inq: Ewma::new(p.weight, p.mean_pkt_size),
             in_pkts: 0,

@@ -17,7 +17,7 @@
 
 use super::droptail::Limit;
 use super::red_buffer::RedBuffer;
-use super::red_core::{check, Curve, EarlyOpts, Ewma, RedTest, Shape};
+use super::red_core::{check, Curve, Ewma, RedTest, Shape};
 use super::registry::QueueArgs;
 use super::{QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
@@ -113,15 +113,7 @@ impl Wred {
         let unit = if bytes { mean_pkt_size as f64 } else { 1.0 };
         let shape = if gentle { Shape::Gentle } else { Shape::Linear };
         Wred {
-            buf: RedBuffer::new(
-                limit,
-                EarlyOpts {
-                    wait,
-                    byte_mode: bytes,
-                    mean_pkt_size,
-                },
-                ecn,
-            ),
+            buf: RedBuffer::new(limit, wait, bytes, mean_pkt_size, ecn),
             ewma: Ewma::new(weight, mean_pkt_size),
             curves: levels
                 .iter()
