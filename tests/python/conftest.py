@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+from scenarios import poisson_pair, small_dumbbell
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -21,37 +22,7 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 # A small dumbbell (2 pairs, 10 Mbps bottleneck, 2 s): fast enough to run many times.
-SMALL_DUMBBELL = """\
-name = "small"
-duration = "2s"
-warmup = "0.5s"
-seed = 3
-
-[topology]
-kind = "dumbbell"
-pairs = 2
-
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
-
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-
-[topology.bottleneck.queue]
-kind = "droptail"
-limit = 20
-
-[[flows]]
-group = "p"
-count = 2
-transport = "udp"
-app = "poisson"
-rate = "6Mbps"
-packet_size = 1000
-start = { uniform = ["0s", "0.2s"] }
-"""
+SMALL_DUMBBELL = small_dumbbell("small", poisson_pair("6Mbps"))
 
 # An AP and two stations sending CBR to it over 802.11b for 1 s: a run with a `wlans[]` block.
 SMALL_WLAN = """\
