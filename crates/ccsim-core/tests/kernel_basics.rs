@@ -336,3 +336,20 @@ fn delay_series_weighted_by_packets_is_the_flow_mean_delay() {
         }
     }
 }
+
+/// TOML's nan and inf have no JSON counterpart: an error at their key, not
+/// a silently absent (defaulted) value.
+#[test]
+fn non_finite_numbers_are_errors_at_their_key() {
+    let base = dumbbell_base();
+    let text = format!("{base}weight = nan\n[[flows]]\napp = \"cbr\"\nrate = \"1Mbps\"\n");
+    assert_eq!(
+        run_err(&text.replace("kind = \"droptail\"", "kind = \"red\"")),
+        "t.toml: topology.bottleneck.queue.weight: expected a finite number, got NaN"
+    );
+    let text = format!("{base}[[flows]]\napp = \"cbr\"\nrate = \"1Mbps\"\nstart = {{ uniform = [0.0, inf] }}\n");
+    assert_eq!(
+        run_err(&text),
+        "t.toml: flows[0].start.uniform[1]: expected a finite number, got inf"
+    );
+}
