@@ -17,7 +17,54 @@ import numpy.typing as npt
 import pandas as pd
 
 SUMMARY_FILE = "summary.json"
-TABLES = ("flows", "groups", "queues", "links")
+TABLES = ("flows", "groups", "queues", "links", "wlans")
+# The columns of the wlans table (docs/results.md, `wlans[]` with its `queue` flattened), so that a run
+# without WLANs still writes a table with them; a test checks them against the engine's.
+WLAN_COLUMNS = (
+    "wlan",
+    "interface",
+    "node",
+    "role",
+    "standard",
+    "data_rate_bps",
+    "basic_rate_bps",
+    "tx_attempts",
+    "rts_attempts",
+    "collisions",
+    "collision_rate",
+    "frame_errors",
+    "retries",
+    "delivered_packets",
+    "delivered_bytes",
+    "mac_throughput_bps",
+    "mac_drops",
+    "mac_drops_delivered",
+    "in_service_start",
+    "in_service_end",
+    "airtime_fraction",
+    "channel_busy_fraction",
+    "queue_link",
+    "queue_kind",
+    "queue_arrivals",
+    "queue_enqueued",
+    "queue_dequeued",
+    "queue_drops",
+    "queue_drops_on_arrival",
+    "queue_drops_in_queue",
+    "queue_early_drops",
+    "queue_forced_drops",
+    "queue_marks",
+    "queue_rewrites",
+    "queue_loss_rate",
+    "queue_avg_len_pkts",
+    "queue_avg_len_bytes",
+    "queue_max_len_pkts",
+    "queue_min_len_pkts",
+    "queue_avg_sojourn_s",
+    "queue_max_sojourn_s",
+    "queue_backlog_start_pkts",
+    "queue_backlog_end_pkts",
+)
 TIMESERIES_FILE = "timeseries.parquet"
 TIMESERIES_COLUMNS = ("time_s", "entity_kind", "entity", "metric", "value")
 DELAYS_FILE = "delays.parquet"
@@ -42,6 +89,20 @@ def default_results_dir(name: str) -> Path:
 
 def _is_number(v: object) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def flat_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Rows with their nested objects spread into `<key>_<inner key>` columns (a WLAN interface's `queue`)."""
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        flat: dict[str, Any] = {}
+        for key, value in row.items():
+            if isinstance(value, Mapping):
+                flat.update({f"{key}_{inner}": v for inner, v in value.items()})
+            else:
+                flat[key] = value
+        out.append(flat)
+    return out
 
 
 def table(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
@@ -103,7 +164,7 @@ class Result:
     """The outcome of one run.
 
     `data` is the whole summary JSON (as `summary.json` holds it); `summary`
-    its `summary` block; `flows`, `groups`, `queues`, `links` its tables as DataFrames;
+    its `summary` block; `flows`, `groups`, `queues`, `links`, `wlans` its tables as DataFrames;
     `timeseries` the sampled series in long format.
     """
 
@@ -195,6 +256,15 @@ class Result:
     def links(self) -> pd.DataFrame:
         """One row per link direction."""
         return table(self._data["links"])
+
+    @cached_property
+    def wlans(self) -> pd.DataFrame:
+        """One row per WLAN interface (`wlans[]`, its `queue` as `queue_*` columns); no rows without WLANs."""
+        rows = flat_rows(self._data.get("wlans", []))
+        if not rows:
+            text = {"wlan", "interface", "node", "role", "standard", "queue_link", "queue_kind"}
+            return pd.DataFrame({c: pd.Series([], dtype=object if c in text else "float64") for c in WLAN_COLUMNS})
+        return table(rows)
 
     @cached_property
     def timeseries(self) -> pd.DataFrame:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+from scenarios import poisson_pair, small_dumbbell
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -21,36 +22,42 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 # A small dumbbell (2 pairs, 10 Mbps bottleneck, 2 s): fast enough to run many times.
-SMALL_DUMBBELL = """\
-name = "small"
-duration = "2s"
-warmup = "0.5s"
+SMALL_DUMBBELL = small_dumbbell("small", poisson_pair("6Mbps"))
+
+# An AP and two stations sending CBR to it over 802.11b for 1 s: a run with a `wlans[]` block.
+SMALL_WLAN = """\
+name = "small_wlan"
+duration = "1s"
+warmup = "0.2s"
 seed = 3
 
-[topology]
-kind = "dumbbell"
-pairs = 2
+[[nodes]]
+name = "ap"
 
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
+[[nodes]]
+name = "s1"
 
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
+[[nodes]]
+name = "s2"
 
-[topology.bottleneck.queue]
-kind = "droptail"
-limit = 20
+[[wlans]]
+ap = "ap"
+stations = ["s1", "s2"]
+standard = "802.11b"
 
 [[flows]]
-group = "p"
-count = 2
-transport = "udp"
-app = "poisson"
-rate = "6Mbps"
+src = "s1"
+dst = "ap"
+app = "cbr"
+rate = "1Mbps"
 packet_size = 1000
-start = { uniform = ["0s", "0.2s"] }
+
+[[flows]]
+src = "s2"
+dst = "ap"
+app = "cbr"
+rate = "1Mbps"
+packet_size = 1000
 """
 
 
@@ -65,6 +72,14 @@ def small_scenario(tmp_path: Path) -> Path:
     """SMALL_DUMBBELL written to a file (overloaded: 12 Mbps into 10 Mbps, so it drops)."""
     path = tmp_path / "small.toml"
     path.write_text(SMALL_DUMBBELL)
+    return path
+
+
+@pytest.fixture
+def wlan_scenario(tmp_path: Path) -> Path:
+    """SMALL_WLAN written to a file."""
+    path = tmp_path / "small_wlan.toml"
+    path.write_text(SMALL_WLAN)
     return path
 
 

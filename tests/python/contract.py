@@ -51,6 +51,8 @@ RESULT_FILES = (
     "queues.parquet",
     "links.csv",
     "links.parquet",
+    "wlans.csv",
+    "wlans.parquet",
     "timeseries.parquet",
     "delays.parquet",
 )

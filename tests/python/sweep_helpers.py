@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 import pandas as pd
+from scenarios import poisson_pair, small_dumbbell
 
 from ccsim.cli import main
 from ccsim.sweep import SweepResults
@@ -14,37 +15,7 @@ from ccsim.sweep import SweepResults
 # Two Poisson UDP sources at 4 Mbps each into a 10 Mbps bottleneck for 2 s: a run takes a few
 # hundredths of a second, and the goodput is noisy (80% load, random arrivals), which the
 # statistics tests need.
-BASE = """\
-name = "tiny"
-duration = "2s"
-warmup = "0.5s"
-seed = 3
-
-[topology]
-kind = "dumbbell"
-pairs = 2
-
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
-
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-
-[topology.bottleneck.queue]
-kind = "droptail"
-limit = 20
-
-[[flows]]
-group = "p"
-count = 2
-transport = "udp"
-app = "poisson"
-rate = "4Mbps"
-packet_size = 1000
-start = { uniform = ["0s", "0.2s"] }
-"""
+BASE = small_dumbbell("tiny", poisson_pair("4Mbps"))
 
 # 2 cases x 2 grid values x 3 replicates = 12 runs.
 TWELVE = """\

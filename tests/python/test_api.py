@@ -22,6 +22,7 @@ from contract import (
 )
 
 import ccsim
+from ccsim.results import WLAN_COLUMNS
 
 
 def test_version_is_the_engines() -> None:
@@ -42,6 +43,31 @@ def test_run_returns_tables_with_the_required_columns(small_scenario: Path) -> N
     assert len(r.flows) == 2
     assert len(r.queues) == len(r.links) == 10
     assert list(r.flows["name"]) == ["p.0", "p.1"]
+
+
+def test_wlans_table_is_the_json_with_the_queue_flattened(wlan_scenario: Path, tmp_path: Path) -> None:
+    r = ccsim.run(wlan_scenario)
+    # The AP first, then the stations in the order listed.
+    assert list(r.wlans["interface"]) == ["wlan0:ap", "wlan0:s1", "wlan0:s2"]
+    assert tuple(r.wlans.columns) == WLAN_COLUMNS
+    for row, iface in zip(r.wlans.to_dict("records"), r.data["wlans"], strict=True):
+        queue = iface.pop("queue")
+        assert row == {**iface, **{f"queue_{k}": v for k, v in queue.items()}}
+    assert r.wlans["tx_attempts"].dtype == np.int64
+    assert r.wlans["collision_rate"].dtype == np.float64
+    out = r.write(tmp_path / "out")
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "wlans.parquet"), r.wlans)
+    pd.testing.assert_frame_equal(pd.read_csv(out / "wlans.csv"), r.wlans)
+
+
+def test_wlans_table_without_wlans_has_the_columns_and_no_rows(small_scenario: Path, tmp_path: Path) -> None:
+    r = ccsim.run(small_scenario)
+    assert r.data["wlans"] == []
+    assert r.wlans.empty
+    assert tuple(r.wlans.columns) == WLAN_COLUMNS
+    out = r.write(tmp_path / "out")
+    assert tuple(pd.read_csv(out / "wlans.csv").columns) == WLAN_COLUMNS
+    assert tuple(pd.read_parquet(out / "wlans.parquet").columns) == WLAN_COLUMNS
 
 
 def test_tables_have_one_type_per_column(small_scenario: Path) -> None:

@@ -13,38 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from scenarios import small_dumbbell
 
 from ccsim.cli import main
 
-BASE = """\
-name = "bad"
-duration = "2s"
-warmup = "0.5s"
-seed = 3
-
-[topology]
-kind = "dumbbell"
-pairs = 2
-
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
-
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-
-[topology.bottleneck.queue]
-kind = "droptail"
-limit = 20
-
-[[flows]]
-count = 2
-transport = "udp"
-app = "cbr"
-rate = "1Mbps"
-packet_size = 1000
-"""
+BASE = small_dumbbell("bad", 'count = 2\ntransport = "udp"\napp = "cbr"\nrate = "1Mbps"\npacket_size = 1000\n')
 
 GRAPH = """\
 name = "g"

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from scenarios import compact_dumbbell
 
 from ccsim import plots
 from ccsim.cli import main
@@ -16,22 +17,15 @@ from ccsim.plots import style
 from ccsim.results import Result
 
 # TCP and CBR through RED: every single-run figure has something to show.
-RUN = """
+RUN = (
+    """
 name = "fig <test> & 'run'"
 duration = "3s"
 warmup = "0.5s"
 seed = 4
-[topology]
-kind = "dumbbell"
-pairs = 2
-[topology.access]
-rate = "100Mbps"
-delay = "2ms"
-[topology.bottleneck]
-rate = "4Mbps"
-delay = "10ms"
-queue = { kind = "red", limit = 30 }
-[[flows]]
+"""
+    + compact_dumbbell("4Mbps", "10ms", '{ kind = "red", limit = 30 }')
+    + """[[flows]]
 group = "tcp<b>"
 src = "s0"
 dst = "d0"
@@ -45,6 +39,7 @@ transport = "udp"
 app = "cbr"
 rate = "1Mbps"
 """
+)
 
 FIGURES = ("queue", "throughput", "cwnd", "drop_prob", "delay_cdf")
 

@@ -89,6 +89,11 @@ def test_units_become_numbers() -> None:
     assert numeric_values(pd.Series([10, 20]))[1] == ""
 
 
+def test_an_empty_column_is_not_numeric() -> None:
+    # No value to take a unit from: categorical (it used to fail an internal assert).
+    assert numeric_values(pd.Series([], dtype=object)) is None
+
+
 def test_sweep_plots_lines_bars_and_fct(sweep_dir: Path, tmp_path: Path) -> None:
     plots = plot_sweep(sweep_dir, tmp_path, pdf=True)
     names = [p.name for p in plots]

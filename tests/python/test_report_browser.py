@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scenarios import compact_dumbbell
 
 from ccsim import sweep
 from ccsim.cli import main
@@ -38,26 +39,20 @@ SCREENSHOT = REPO / "build" / "report-screenshot.png"
 SWEEP_SCREENSHOT = REPO / "build" / "sweep-report-screenshot.png"
 TIMEOUT_S = 60.0
 
-SCENARIO = """
+SCENARIO = (
+    """
 name = "browser <check>"
 duration = "2s"
 seed = 9
-[topology]
-kind = "dumbbell"
-pairs = 2
-[topology.access]
-rate = "100Mbps"
-delay = "2ms"
-[topology.bottleneck]
-rate = "5Mbps"
-delay = "10ms"
-queue = { kind = "red", limit = 25 }
-[[flows]]
+"""
+    + compact_dumbbell("5Mbps", "10ms", '{ kind = "red", limit = 25 }')
+    + """[[flows]]
 count = 2
 transport = "tcp"
 app = "bulk"
 start = { uniform = ["0s", "0.2s"] }
 """
+)
 
 
 def chromium() -> str:

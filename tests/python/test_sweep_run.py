@@ -293,6 +293,28 @@ def test_the_base_scenario_alone_is_a_sweep(tmp_path: Path) -> None:
     assert BASE.startswith('name = "tiny"')
 
 
+def test_wlans_are_stored_as_a_table(wlan_scenario: Path, tmp_path: Path) -> None:
+    path = write_sweep(
+        tmp_path, 'base = "base.toml"\nreplicates = 2\ntimeseries = false\n', base=wlan_scenario.read_text()
+    )
+    assert run_sweep(load_sweep(path), tmp_path / "out", Serial()).failed == 0
+    res = ccsim.load(tmp_path / "out")
+    # An AP and two stations per run.
+    assert len(res.wlans) == 6
+    for run_id, scenario in zip(res.runs["run_id"], res.runs["scenario"], strict=True):
+        stored = res.wlans[res.wlans["run_id"] == run_id].drop(columns="run_id").reset_index(drop=True)
+        direct = ccsim.run(json.loads(scenario)).wlans
+        pd.testing.assert_frame_equal(stored, direct, check_dtype=False, check_exact=True)
+    assert len(res.groups) == 2 * len(res.runs)
+
+
+def test_a_sweep_without_wlans_has_no_wlan_rows(twelve: tuple[Path, Path, Path]) -> None:
+    _, _, pool = twelve
+    res = ccsim.load(pool)
+    assert res.wlans.empty
+    assert len(res.groups) == 12
+
+
 def test_load_reports_a_missing_store(tmp_path: Path) -> None:
     with pytest.raises(ccsim.ScenarioError, match=r"results.duckdb: no results store"):
         ccsim.load(tmp_path)

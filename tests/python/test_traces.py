@@ -18,6 +18,7 @@ from pathlib import Path
 
 import dpkt
 import pytest
+from scenarios import compact_dumbbell
 
 import ccsim
 from ccsim.cli import main
@@ -41,21 +42,14 @@ END {
 function total_bytes(b,   f, s) { s = 0; for (f in b) s += b[f]; return s }
 """
 
-SCENARIO = """
+SCENARIO = (
+    """
 name = "traced"
 duration = "3s"
 seed = 11
-[topology]
-kind = "dumbbell"
-pairs = 2
-[topology.access]
-rate = "100Mbps"
-delay = "2ms"
-[topology.bottleneck]
-rate = "3Mbps"
-delay = "15ms"
-queue = { kind = "droptail", limit = 12 }
-[[flows]]
+"""
+    + compact_dumbbell("3Mbps", "15ms", '{ kind = "droptail", limit = 12 }')
+    + """[[flows]]
 group = "bulk"
 src = "s0"
 dst = "d0"
@@ -72,6 +66,7 @@ packet_size = 500
 [output]
 trace = "ns2"
 """
+)
 
 
 @pytest.fixture(scope="module")

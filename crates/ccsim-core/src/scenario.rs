@@ -395,17 +395,51 @@ fn spec_from_value(v: serde_json::Value, file: &str) -> Result<ScenarioSpec> {
 }
 
 /// Convert a TOML value to the JSON data model (datetimes become strings).
-fn toml_to_json(v: toml::Value) -> serde_json::Value {
+/// TOML to the JSON model. TOML has `nan` and `inf`, which JSON cannot hold;
+/// rather than read them as an absent value (and so a default), they are an
+/// error at their key path.
+fn toml_to_json(v: toml::Value, path: &mut String, file: &str) -> Result<serde_json::Value> {
     use serde_json::Value as J;
-    match v {
+    Ok(match v {
         toml::Value::String(s) => J::String(s),
         toml::Value::Integer(i) => J::from(i),
-        toml::Value::Float(f) => serde_json::Number::from_f64(f).map(J::Number).unwrap_or(J::Null),
+        toml::Value::Float(f) => match serde_json::Number::from_f64(f) {
+            Some(n) => J::Number(n),
+            None => {
+                return Err(Error::Scenario {
+                    file: file.to_string(),
+                    path: path.clone(),
+                    message: format!("expected a finite number, got {f}"),
+                })
+            }
+        },
         toml::Value::Boolean(b) => J::Bool(b),
         toml::Value::Datetime(d) => J::String(d.to_string()),
-        toml::Value::Array(a) => J::Array(a.into_iter().map(toml_to_json).collect()),
-        toml::Value::Table(t) => J::Object(t.into_iter().map(|(k, v)| (k, toml_to_json(v))).collect()),
-    }
+        toml::Value::Array(a) => {
+            let mut out = Vec::with_capacity(a.len());
+            for (i, x) in a.into_iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                out.push(toml_to_json(x, path, file)?);
+                path.truncate(len);
+            }
+            J::Array(out)
+        }
+        toml::Value::Table(t) => {
+            let mut out = serde_json::Map::new();
+            for (k, x) in t {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(&k);
+                let x = toml_to_json(x, path, file)?;
+                path.truncate(len);
+                out.insert(k, x);
+            }
+            J::Object(out)
+        }
+    })
 }
 
 /// Parse TOML text into a JSON value (the common data model).
@@ -414,7 +448,7 @@ pub fn toml_text_to_value(text: &str, file: &str) -> Result<serde_json::Value> {
         file: file.to_string(),
         message: format!("invalid TOML: {}", e.to_string().trim()),
     })?;
-    Ok(toml_to_json(toml::Value::Table(t)))
+    toml_to_json(toml::Value::Table(t), &mut String::new(), file)
 }
 
 /// Parse JSON text into a value.

@@ -5,20 +5,10 @@
 //! Every number quoted in a comment was measured with the seeds used here;
 //! the tolerances are argued from the algorithms, not fitted to them.
 
-use ccsim_core::results::{FlowResult, QueueResult};
-use ccsim_core::{run_toml, GuardOverrides, RunOutput};
-
-fn run(text: &str) -> RunOutput {
-    run_toml(text, "test.toml", GuardOverrides::default()).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn bottleneck(out: &RunOutput) -> &QueueResult {
-    out.result
-        .queues
-        .iter()
-        .find(|q| q.link == "r1->r2")
-        .expect("bottleneck queue")
-}
+mod common;
+use ccsim_core::results::FlowResult;
+use ccsim_core::RunOutput;
+use common::*;
 
 fn jain(x: &[f64]) -> f64 {
     let s: f64 = x.iter().sum();
@@ -207,22 +197,7 @@ duration = "40s"
 warmup = "10s"
 seed = 11
 
-[topology]
-kind = "dumbbell"
-pairs = 10
-
-[topology.access]
-rate = "1Gbps"
-delay = "1ms"
-
-[topology.bottleneck]
-rate = "100Mbps"
-delay = "50ms"
-
-[topology.bottleneck.queue]
-limit = 1000
-{queue}
-
+{topology}
 [[flows]]
 group = "tcp"
 count = 50
@@ -231,7 +206,13 @@ app = "bulk"
 cc = "newreno"
 window = 1000
 start = {{ uniform = ["0s", "5s"] }}
-"#
+"#,
+        topology = dumbbell_with(
+            10,
+            ("1Gbps", "1ms"),
+            ("100Mbps", "50ms"),
+            &format!("limit = 1000\n{queue}")
+        )
     )
 }
 
@@ -276,37 +257,24 @@ fn delay_aqms_hold_their_targets_under_50_tcp_flows() {
 /// without that plumbing the count would be zero.
 #[test]
 fn modred_inside_round_robin_classes_sees_the_acks() {
-    let text = r#"
+    let text = format!(
+        r#"
 name = "rr_modred"
 duration = "30s"
 warmup = "5s"
 seed = 3
 
-[topology]
-kind = "dumbbell"
-pairs = 4
-
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
-
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-
-[topology.bottleneck.queue]
-kind = "rr"
-limit = 100
-class_queue = { kind = "modred" }
-
+{topology}
 [[flows]]
 group = "tcp"
 count = 8
 transport = "tcp"
 app = "bulk"
 cc = "newreno"
-"#;
-    let out = run(text);
+"#,
+        topology = dumbbell(4, "kind = \"rr\"\nlimit = 100\nclass_queue = { kind = \"modred\" }")
+    );
+    let out = run(&text);
     let b = bottleneck(&out);
     eprintln!("rr + modred: rewrites {}, drops {}", b.rewrites, b.drops);
     assert!(b.rewrites > 0, "{b:?}");

@@ -1,28 +1,8 @@
 //! Scenario tests of the fair-queueing and delay-based disciplines with UDP
 //! traffic, where the expected outcome follows from the algorithms alone.
 
-use ccsim_core::results::{FlowResult, QueueResult};
-use ccsim_core::{run_toml, GuardOverrides, RunOutput};
-
-fn run(text: &str) -> RunOutput {
-    run_toml(text, "test.toml", GuardOverrides::default()).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn flow<'a>(out: &'a RunOutput, name: &str) -> &'a FlowResult {
-    out.result
-        .flows
-        .iter()
-        .find(|f| f.name == name)
-        .unwrap_or_else(|| panic!("no flow {name}"))
-}
-
-fn bottleneck(out: &RunOutput) -> &QueueResult {
-    out.result
-        .queues
-        .iter()
-        .find(|q| q.link == "r1->r2")
-        .expect("bottleneck queue")
-}
+mod common;
+use common::*;
 
 /// Two flows share 10 Mbps: `hog` sends Poisson traffic at 15 Mbps (3x its
 /// 5 Mbps fair share; Poisson so that a FIFO shares loss evenly instead of
@@ -35,21 +15,7 @@ duration = "12s"
 warmup = "2s"
 seed = 3
 
-[topology]
-kind = "dumbbell"
-pairs = 2
-
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
-
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-
-[topology.bottleneck.queue]
-{queue}
-
+{topology}
 [[flows]]
 group = "hog"
 transport = "udp"
@@ -64,7 +30,8 @@ app = "cbr"
 rate = "{meek_rate}"
 packet_size = {meek_size}
 start = "0.1s"
-"#
+"#,
+        topology = dumbbell(2, queue)
     )
 }
 
@@ -151,22 +118,7 @@ duration = "20s"
 warmup = "5s"
 seed = 5
 
-[topology]
-kind = "dumbbell"
-pairs = 4
-
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
-
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-
-[topology.bottleneck.queue]
-limit = 1000
-{queue}
-
+{topology}
 [[flows]]
 group = "p"
 count = 4
@@ -174,7 +126,8 @@ transport = "udp"
 app = "poisson"
 rate = "3Mbps"
 packet_size = 1000
-"#
+"#,
+        topology = dumbbell(4, &format!("limit = 1000\n{queue}"))
     )
 }
 
@@ -255,24 +208,10 @@ fn nested_class_queue_from_scenario_file() {
     assert!(b.early_drops > 0 && b.early_drops == b.drops_in_queue, "{b:?}");
     assert_eq!(meek.lost_packets, 0);
     let bad = "kind = \"rr\"\nclass_queue = { kind = \"codel\", bogus = 1 }";
-    let err = run_toml(
-        &two_cbr(bad, 1000, 1000, "5Mbps"),
-        "test.toml",
-        GuardOverrides::default(),
-    )
-    .err()
-    .expect("unknown nested key must be rejected")
-    .to_string();
+    let err = run_err(&two_cbr(bad, 1000, 1000, "5Mbps"));
     assert!(err.contains("topology.bottleneck.queue.class_queue"), "{err}");
     assert!(err.contains("bogus"), "{err}");
     let bad = "kind = \"rr\"\nclass_queue = { limit = 5 }";
-    let err = run_toml(
-        &two_cbr(bad, 1000, 1000, "5Mbps"),
-        "test.toml",
-        GuardOverrides::default(),
-    )
-    .err()
-    .expect("a nested table needs a kind")
-    .to_string();
+    let err = run_err(&two_cbr(bad, 1000, 1000, "5Mbps"));
     assert!(err.contains("class_queue.kind"), "{err}");
 }

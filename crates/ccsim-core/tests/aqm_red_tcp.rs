@@ -4,8 +4,9 @@
 //! trip 98 ms plus queueing), NewReno bulk flows of 1500-byte segments
 //! starting within the first 2 s, a 20 s warmup.
 
-use ccsim_core::results::QueueResult;
-use ccsim_core::{run_toml, GuardOverrides, RunOutput};
+mod common;
+use ccsim_core::RunOutput;
+use common::*;
 
 fn run(queue: &str, bottleneck_rate: &str, pairs: u32, flows: &str, duration: u32) -> RunOutput {
     let text = format!(
@@ -14,35 +15,21 @@ name = "tcp-aqm"
 duration = "{duration}s"
 warmup = "20s"
 seed = 11
-[topology]
-kind = "dumbbell"
-pairs = {pairs}
-[topology.access]
-rate = "100Mbps"
-delay = "2ms"
-[topology.bottleneck]
-rate = "{bottleneck_rate}"
-delay = "45ms"
-[topology.bottleneck.queue]
-{queue}
-{flows}
+{topology}{flows}
 [output]
 sample_links = ["r1->r2"]
 sample_flows = false
 sample_interval = "50ms"
-"#
+"#,
+        topology = dumbbell_with(pairs, ("100Mbps", "2ms"), (bottleneck_rate, "45ms"), queue)
     );
-    run_toml(&text, "tcp-aqm.toml", GuardOverrides::default()).unwrap()
+    common::run(&text)
 }
 
 fn bulk(group: &str, count: u32, extra: &str) -> String {
     format!(
         "[[flows]]\ngroup = \"{group}\"\ncount = {count}\ntransport = \"tcp\"\napp = \"bulk\"\nstart = {{ uniform = [\"0s\", \"2s\"] }}\n{extra}\n"
     )
-}
-
-fn bottleneck(out: &RunOutput) -> &QueueResult {
-    out.result.queues.iter().find(|q| q.link == "r1->r2").unwrap()
 }
 
 fn utilization(out: &RunOutput) -> f64 {
@@ -55,28 +42,12 @@ fn utilization(out: &RunOutput) -> f64 {
 }
 
 fn samples(out: &RunOutput, metric: &str) -> Vec<f64> {
-    let s = out
-        .timeseries
-        .series
-        .iter()
-        .find(|s| s.entity == "r1->r2" && s.metric == metric)
-        .unwrap_or_else(|| panic!("no series {metric}"));
-    s.values
+    series(out, "r1->r2", metric)
         .iter()
         .zip(&out.timeseries.time_s)
         .filter(|(_, &t)| t > 20.0)
         .map(|(v, _)| *v)
         .collect()
-}
-
-fn group_loss(out: &RunOutput, group: &str) -> f64 {
-    let (lost, sent) = out
-        .result
-        .flows
-        .iter()
-        .filter(|f| f.group == group)
-        .fold((0, 0), |(l, s), f| (l + f.lost_packets, s + f.sent_packets));
-    lost as f64 / sent as f64
 }
 
 #[test]

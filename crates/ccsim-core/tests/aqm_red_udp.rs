@@ -16,7 +16,9 @@
 //!   utilization gamma and f = 1 - gamma / rho.
 //! - PI's integral action drives the queue to q_ref.
 
-use ccsim_core::{run_toml, GuardOverrides, RunOutput};
+mod common;
+use ccsim_core::RunOutput;
+use common::*;
 
 /// A 4-pair dumbbell, 10 Mbps / 10 ms bottleneck with the given queue table,
 /// four Poisson sources of 1000-byte packets offering `load` x 10 Mbps.
@@ -28,18 +30,7 @@ name = "aqm"
 duration = "{duration}s"
 warmup = "{warmup}s"
 seed = {seed}
-[topology]
-kind = "dumbbell"
-pairs = 4
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-[topology.bottleneck.queue]
-{queue}
-[[flows]]
+{topology}[[flows]]
 count = 4
 app = "poisson"
 rate = "{rate}Mbps"
@@ -48,42 +39,21 @@ packet_size = 1000
 sample_links = ["r1->r2"]
 sample_flows = false
 sample_interval = "50ms"
-"#
+"#,
+        topology = dumbbell(4, queue)
     );
-    run_toml(&text, "aqm.toml", GuardOverrides::default()).unwrap()
+    run(&text)
 }
 
 /// Time average of a queue probe over the metrics window.
 fn probe_mean(out: &RunOutput, metric: &str, from_s: f64) -> f64 {
-    let s = out
-        .timeseries
-        .series
-        .iter()
-        .find(|s| s.entity == "r1->r2" && s.metric == metric)
-        .unwrap_or_else(|| panic!("no series {metric}"));
-    let v: Vec<f64> = s
-        .values
-        .iter()
-        .zip(&out.timeseries.time_s)
-        .filter(|(_, &t)| t > from_s)
-        .map(|(v, _)| *v)
-        .collect();
+    let v = probe_samples(out, metric, from_s);
     v.iter().sum::<f64>() / v.len() as f64
-}
-
-fn bottleneck(out: &RunOutput) -> &ccsim_core::results::QueueResult {
-    out.result.queues.iter().find(|q| q.link == "r1->r2").unwrap()
 }
 
 /// A queue probe's samples over the metrics window.
 fn probe_samples(out: &RunOutput, metric: &str, from_s: f64) -> Vec<f64> {
-    let s = out
-        .timeseries
-        .series
-        .iter()
-        .find(|s| s.entity == "r1->r2" && s.metric == metric)
-        .unwrap_or_else(|| panic!("no series {metric}"));
-    s.values
+    series(out, "r1->r2", metric)
         .iter()
         .zip(&out.timeseries.time_s)
         .filter(|(_, &t)| t > from_s)
@@ -216,26 +186,16 @@ fn ecn_capable_traffic_is_marked_not_early_dropped() {
 name = "ecn"
 duration = "20s"
 seed = 3
-[topology]
-kind = "dumbbell"
-pairs = 2
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-[topology.bottleneck.queue]
-{text_queue}
-[[flows]]
+{topology}[[flows]]
 count = 2
 app = "poisson"
 rate = "5.25Mbps"
 packet_size = 1000
 ecn = true
-"#
+"#,
+        topology = dumbbell(2, text_queue)
     );
-    let out = run_toml(&text, "ecn.toml", GuardOverrides::default()).unwrap();
+    let out = run(&text);
     let q = bottleneck(&out);
     // Marks do not slow UDP down, so the average climbs to max_th and the
     // excess leaves as forced drops; random early decisions are all marks.
@@ -261,12 +221,7 @@ fn adaptive_red_brings_the_average_into_its_target_band() {
 
 /// The sample of a probe closest to time `t`.
 fn probe_at(out: &RunOutput, metric: &str, t: f64) -> f64 {
-    let s = out
-        .timeseries
-        .series
-        .iter()
-        .find(|s| s.entity == "r1->r2" && s.metric == metric)
-        .unwrap();
+    let s = series(out, "r1->r2", metric);
     let i = out
         .timeseries
         .time_s
@@ -275,7 +230,7 @@ fn probe_at(out: &RunOutput, metric: &str, t: f64) -> f64 {
         .min_by(|a, b| (a.1 - t).abs().total_cmp(&(b.1 - t).abs()))
         .unwrap()
         .0;
-    s.values[i]
+    s[i]
 }
 
 #[test]
@@ -414,18 +369,7 @@ name = "groups"
 duration = "50s"
 warmup = "10s"
 seed = {seed}
-[topology]
-kind = "dumbbell"
-pairs = 4
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-[topology.bottleneck.queue]
-{queue}
-[[flows]]
+{topology}[[flows]]
 group = "a"
 count = 2
 app = "poisson"
@@ -442,19 +386,10 @@ packet_size = 1000
 [output]
 sample_links = ["r1->r2"]
 sample_flows = false
-"#
+"#,
+        topology = dumbbell(4, queue)
     );
-    run_toml(&text, "groups.toml", GuardOverrides::default()).unwrap()
-}
-
-fn group_loss(out: &RunOutput, group: &str) -> f64 {
-    let (lost, sent) = out
-        .result
-        .flows
-        .iter()
-        .filter(|f| f.group == group)
-        .fold((0, 0), |(l, s), f| (l + f.lost_packets, s + f.sent_packets));
-    lost as f64 / sent as f64
+    run(&text)
 }
 
 #[test]
@@ -528,47 +463,16 @@ fn profile_meter_marks_the_excess_out() {
 
 #[test]
 fn profile_errors_name_their_key() {
-    let base = r#"
-name = "p"
-duration = "1s"
-[topology]
-kind = "dumbbell"
-pairs = 1
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-[[flows]]
-app = "cbr"
-rate = "1Mbps"
-"#;
-    let e = run_toml(
-        &format!("{base}class = 1\nprofile = {{ rate = \"1Mbps\", burst = \"15KB\" }}\n"),
-        "p.toml",
-        GuardOverrides::default(),
-    )
-    .err()
-    .unwrap()
-    .to_string();
+    let base = format!(
+        "\nname = \"p\"\nduration = \"1s\"\n{}[[flows]]\napp = \"cbr\"\nrate = \"1Mbps\"\n",
+        dumbbell(1, "")
+    );
+    let e = run_err(&format!(
+        "{base}class = 1\nprofile = {{ rate = \"1Mbps\", burst = \"15KB\" }}\n"
+    ));
     assert!(e.contains("flows[0].profile"), "{e}");
-    let e = run_toml(
-        &format!("{base}profile = {{ rate = \"1Mbps\", bucket = \"15KB\" }}\n"),
-        "p.toml",
-        GuardOverrides::default(),
-    )
-    .err()
-    .unwrap()
-    .to_string();
+    let e = run_err(&format!("{base}profile = {{ rate = \"1Mbps\", bucket = \"15KB\" }}\n"));
     assert!(e.contains("profile") && e.contains("bucket"), "{e}");
-    let e = run_toml(
-        &format!("{base}profile = {{ rate = \"1Mbps\", burst = \"0B\" }}\n"),
-        "p.toml",
-        GuardOverrides::default(),
-    )
-    .err()
-    .unwrap()
-    .to_string();
+    let e = run_err(&format!("{base}profile = {{ rate = \"1Mbps\", burst = \"0B\" }}\n"));
     assert!(e.contains("flows[0].profile.burst"), "{e}");
 }

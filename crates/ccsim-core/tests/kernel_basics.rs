@@ -1,41 +1,22 @@
 //! Kernel behaviour that has an exact answer: CBR delay, determinism,
 //! conservation, routing, and error messages.
 
+mod common;
 use ccsim_core::{run_toml, Error, GuardOverrides, RunOutput};
+use common::*;
 
-fn run(text: &str) -> RunOutput {
-    run_toml(text, "t.toml", GuardOverrides::default()).expect("scenario runs")
+/// Two pairs on the usual dumbbell with a 20-packet DropTail, 10 s; flows are appended.
+fn dumbbell_base() -> String {
+    format!(
+        "\nname = \"cbr\"\nduration = \"10s\"\nseed = 3\n{}",
+        dumbbell(2, "kind = \"droptail\"\nlimit = 20")
+    )
 }
-
-fn run_err(text: &str) -> String {
-    match run_toml(text, "t.toml", GuardOverrides::default()) {
-        Ok(_) => panic!("expected an error"),
-        Err(e) => e.to_string(),
-    }
-}
-
-const DUMBBELL: &str = r#"
-name = "cbr"
-duration = "10s"
-seed = 3
-[topology]
-kind = "dumbbell"
-pairs = 2
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-[topology.bottleneck.queue]
-kind = "droptail"
-limit = 20
-"#;
 
 #[test]
 fn cbr_below_capacity_has_exact_delay_and_no_loss() {
-    let text =
-        format!("{DUMBBELL}\n[[flows]]\ntransport = \"udp\"\napp = \"cbr\"\nrate = \"1Mbps\"\npacket_size = 1000\n");
+    let base = dumbbell_base();
+    let text = format!("{base}\n[[flows]]\ntransport = \"udp\"\napp = \"cbr\"\nrate = \"1Mbps\"\npacket_size = 1000\n");
     let out = run(&text);
     let f = &out.result.flows[0];
     // Three hops: 1000 B at 100 Mbps (80 us), at 10 Mbps (800 us), at 100 Mbps
@@ -56,19 +37,11 @@ fn cbr_below_capacity_has_exact_delay_and_no_loss() {
 
 #[test]
 fn determinism_same_seed_same_bytes_different_seed_differs() {
+    let base = dumbbell_base();
     let text = format!(
-        "{DUMBBELL}\n[[flows]]\ncount = 3\ntransport = \"udp\"\napp = \"poisson\"\nrate = \"4Mbps\"\nstart = {{ uniform = [\"0s\", \"1s\"] }}\n"
+        "{base}\n[[flows]]\ncount = 3\ntransport = \"udp\"\napp = \"poisson\"\nrate = \"4Mbps\"\nstart = {{ uniform = [\"0s\", \"1s\"] }}\n"
     );
-    let json = |t: &str| {
-        let mut r = run(t).result;
-        r.perf = ccsim_core::results::PerfResult {
-            events: 0,
-            wall_s: 0.0,
-            events_per_s: 0.0,
-            packets_forwarded: 0,
-        };
-        serde_json::to_string(&r).unwrap()
-    };
+    let json = |t: &str| without_perf(&run(t));
     let a = json(&text);
     let b = json(&text);
     assert_eq!(a, b);
@@ -78,8 +51,9 @@ fn determinism_same_seed_same_bytes_different_seed_differs() {
 
 #[test]
 fn conservation_with_warmup_and_overload() {
+    let base = dumbbell_base();
     let text = format!(
-        "{DUMBBELL}\nwarmup = \"2s\"\n[[flows]]\ncount = 4\ntransport = \"udp\"\napp = \"poisson\"\nrate = \"4Mbps\"\n\
+        "{base}\nwarmup = \"2s\"\n[[flows]]\ncount = 4\ntransport = \"udp\"\napp = \"poisson\"\nrate = \"4Mbps\"\n\
          [[flows]]\ncount = 2\nreverse = true\ntransport = \"udp\"\napp = \"onoff\"\nrate = \"8Mbps\"\n"
     )
     .replace("seed = 3\n", "seed = 3\n")
@@ -88,25 +62,14 @@ fn conservation_with_warmup_and_overload() {
     let out = run(&text);
     let mut total_drops = 0;
     for q in &out.result.queues {
-        assert_eq!(q.arrivals, q.enqueued + q.drops_on_arrival, "{}", q.link);
-        assert_eq!(
-            q.enqueued + q.backlog_start_pkts,
-            q.dequeued + q.drops_in_queue + q.backlog_end_pkts,
-            "{}",
-            q.link
-        );
+        assert_queue_identities(q);
         assert_eq!(q.drops, q.early_drops + q.forced_drops, "{}", q.link);
         total_drops += q.drops;
     }
     assert!(total_drops > 0, "the scenario is meant to overload the bottleneck");
     let mut lost = 0;
     for f in &out.result.flows {
-        assert_eq!(
-            f.sent_packets + f.in_flight_start,
-            f.received_packets + f.lost_packets + f.in_flight_end,
-            "{}",
-            f.name
-        );
+        assert_flow_identity(f);
         lost += f.lost_packets;
     }
     assert_eq!(lost, total_drops);
@@ -177,7 +140,7 @@ rate = "100kbps"
 
 #[test]
 fn errors_name_file_key_and_expectation() {
-    let base = DUMBBELL.to_string() + "\n[[flows]]\napp = \"cbr\"\nrate = \"1Mbps\"\n";
+    let base = dumbbell_base() + "\n[[flows]]\napp = \"cbr\"\nrate = \"1Mbps\"\n";
     let cases: Vec<(String, &str)> = vec![
         (base.replace("rate = \"10Mbps\"", "rate = \"10 furlongs\""),
          "t.toml: topology.bottleneck.rate: expected a rate like \"10Mbps\" (units bps, kbps, Mbps, Gbps), got \"10 furlongs\""),
@@ -222,15 +185,16 @@ rate = "10kbps"
 
 #[test]
 fn event_guard_stops_the_run_with_a_message() {
-    let text = format!("{DUMBBELL}\n[limits]\nmax_events = 1000\n[[flows]]\napp = \"cbr\"\nrate = \"9Mbps\"\n");
+    let base = dumbbell_base();
+    let text = format!("{base}\n[limits]\nmax_events = 1000\n[[flows]]\napp = \"cbr\"\nrate = \"9Mbps\"\n");
     match run_toml(&text, "t.toml", GuardOverrides::default()) {
         Err(Error::Guard(m)) => assert!(m.contains("limits.max_events"), "{m}"),
         _ => panic!("expected the event guard to trip"),
     }
 }
 
-/// One series of a run's time series.
-fn series<'a>(out: &'a RunOutput, kind: &str, entity: &str, metric: &str) -> &'a [f64] {
+/// One series of a run's time series, of entity kind `kind`.
+fn series_of_kind<'a>(out: &'a RunOutput, kind: &str, entity: &str, metric: &str) -> &'a [f64] {
     &out.timeseries
         .series
         .iter()
@@ -241,12 +205,13 @@ fn series<'a>(out: &'a RunOutput, kind: &str, entity: &str, metric: &str) -> &'a
 
 #[test]
 fn delay_series_of_cbr_on_an_idle_path_is_the_exact_path_delay() {
+    let base = dumbbell_base();
     // Two CBR groups; the second starts at 1.05 s, so the samples up to 1 s
     // have no packet of it: NaN. Both at 1 Mbps leave the 10 Mbps bottleneck
     // idle between packets, so every packet takes exactly the path delay of
     // cbr_below_capacity_has_exact_delay_and_no_loss: 12.960 ms.
     let text = format!(
-        "{DUMBBELL}\n[[flows]]\ngroup = \"a\"\ntransport = \"udp\"\napp = \"cbr\"\nrate = \"1Mbps\"\npacket_size = 1000\n\
+        "{base}\n[[flows]]\ngroup = \"a\"\ntransport = \"udp\"\napp = \"cbr\"\nrate = \"1Mbps\"\npacket_size = 1000\n\
          [[flows]]\ngroup = \"b\"\ntransport = \"udp\"\napp = \"cbr\"\nrate = \"1Mbps\"\npacket_size = 1000\n\
          start = \"1.05s\"\n"
     );
@@ -255,15 +220,21 @@ fn delay_series_of_cbr_on_an_idle_path_is_the_exact_path_delay() {
     // their count, then scaled to seconds: equal to the expected value up to
     // one rounding of an f64 (~1e-18 s); 1e-12 s is far below a nanosecond.
     let tol = 1e-12;
-    for out in [run(&text), run(&text.replace("limit = 20", "limit = 20\n[output]\nsample_flows = false"))] {
+    for out in [
+        run(&text),
+        run(&text.replace("limit = 20", "limit = 20\n[output]\nsample_flows = false")),
+    ] {
         let times = &out.timeseries.time_s;
         // 100 samples, one every 100 ms, each holding 12 or 13 packets of a.
         assert_eq!(times.len(), 100);
         let flows_sampled = out.timeseries.series.iter().any(|s| s.entity_kind == "flow");
-        let mut checked = vec![series(&out, "group", "a", "delay_s"), series(&out, "group", "b", "delay_s")];
+        let mut checked = vec![
+            series_of_kind(&out, "group", "a", "delay_s"),
+            series_of_kind(&out, "group", "b", "delay_s"),
+        ];
         if flows_sampled {
-            checked.push(series(&out, "flow", "a.0", "delay_s"));
-            checked.push(series(&out, "flow", "b.0", "delay_s"));
+            checked.push(series_of_kind(&out, "flow", "a.0", "delay_s"));
+            checked.push(series_of_kind(&out, "flow", "b.0", "delay_s"));
         }
         for (k, values) in checked.iter().enumerate() {
             assert_eq!(values.len(), times.len());
@@ -281,12 +252,13 @@ fn delay_series_of_cbr_on_an_idle_path_is_the_exact_path_delay() {
 
 #[test]
 fn delay_series_weighted_by_packets_is_the_flow_mean_delay() {
+    let base = dumbbell_base();
     // Poisson sources overload the bottleneck (3 x 4 Mbps on 10 Mbps), so the
     // delay varies with the queue. With no warmup the summary's delay_mean_s
     // covers the whole run, as the samples do; weighting each interval's mean
     // by its packet count must give the same mean.
     let text = format!(
-        "{DUMBBELL}\n[[flows]]\ncount = 3\ntransport = \"udp\"\napp = \"poisson\"\nrate = \"4Mbps\"\npacket_size = 1000\n"
+        "{base}\n[[flows]]\ncount = 3\ntransport = \"udp\"\napp = \"poisson\"\nrate = \"4Mbps\"\npacket_size = 1000\n"
     )
     .replace("pairs = 2", "pairs = 3");
     let out = run(&text);
@@ -301,7 +273,7 @@ fn delay_series_weighted_by_packets_is_the_flow_mean_delay() {
         .collect();
     // Data packets of 1000 wire bytes: the interval's received bytes / 1000.
     let counts = |entity: &str| -> Vec<f64> {
-        series(&out, "flow", entity, "throughput_bps")
+        series_of_kind(&out, "flow", entity, "throughput_bps")
             .iter()
             .zip(&dts)
             .map(|(bps, dt)| (bps * dt / 8000.0).round())
@@ -311,10 +283,18 @@ fn delay_series_weighted_by_packets_is_the_flow_mean_delay() {
     let mut group_n = vec![0.0; times.len()];
     for f in &out.result.flows {
         let n = counts(&f.name);
-        let d = series(&out, "flow", &f.name, "delay_s");
+        let d = series_of_kind(&out, "flow", &f.name, "delay_s");
         let (mut sum, mut total) = (0.0, 0.0);
         for i in 0..times.len() {
-            assert_eq!(d[i].is_nan(), n[i] == 0.0, "{} at {} s: {} packets, delay {}", f.name, times[i], n[i], d[i]);
+            assert_eq!(
+                d[i].is_nan(),
+                n[i] == 0.0,
+                "{} at {} s: {} packets, delay {}",
+                f.name,
+                times[i],
+                n[i],
+                d[i]
+            );
             if n[i] > 0.0 {
                 sum += n[i] * d[i];
                 total += n[i];
@@ -327,20 +307,49 @@ fn delay_series_weighted_by_packets_is_the_flow_mean_delay() {
         // Per-interval means of integer-ns sums and their re-weighting are
         // each exact to f64 rounding (~1e-16 relative); 1e-12 relative bounds
         // the accumulated rounding of ~100 terms with a wide margin.
-        assert!(((sum / total) - mean).abs() < 1e-12 * mean, "{}: {} vs {}", f.name, sum / total, mean);
+        assert!(
+            ((sum / total) - mean).abs() < 1e-12 * mean,
+            "{}: {} vs {}",
+            f.name,
+            sum / total,
+            mean
+        );
         // The queue makes the delay vary (else any average would match).
         let (lo, hi) = (f.delay_min_s.unwrap_or(0.0), f.delay_max_s.unwrap_or(0.0));
         assert!(hi - lo > 5e-3, "{}: delays {lo}..{hi} s hardly vary", f.name);
     }
     // The group's series pools the packets (sum of delays / count), which is
     // not the mean of the flows' means when their counts differ.
-    let g = series(&out, "group", "g0", "delay_s");
+    let g = series_of_kind(&out, "group", "g0", "delay_s");
     for i in 0..times.len() {
         if group_n[i] == 0.0 {
             assert!(g[i].is_nan());
         } else {
             let pooled = group_sum[i] / group_n[i];
-            assert!((g[i] - pooled).abs() < 1e-12 * pooled, "at {} s: {} vs {}", times[i], g[i], pooled);
+            assert!(
+                (g[i] - pooled).abs() < 1e-12 * pooled,
+                "at {} s: {} vs {}",
+                times[i],
+                g[i],
+                pooled
+            );
         }
     }
+}
+
+/// TOML's nan and inf have no JSON counterpart: an error at their key, not
+/// a silently absent (defaulted) value.
+#[test]
+fn non_finite_numbers_are_errors_at_their_key() {
+    let base = dumbbell_base();
+    let text = format!("{base}weight = nan\n[[flows]]\napp = \"cbr\"\nrate = \"1Mbps\"\n");
+    assert_eq!(
+        run_err(&text.replace("kind = \"droptail\"", "kind = \"red\"")),
+        "t.toml: topology.bottleneck.queue.weight: expected a finite number, got NaN"
+    );
+    let text = format!("{base}[[flows]]\napp = \"cbr\"\nrate = \"1Mbps\"\nstart = {{ uniform = [0.0, inf] }}\n");
+    assert_eq!(
+        run_err(&text),
+        "t.toml: flows[0].start.uniform[1]: expected a finite number, got inf"
+    );
 }

@@ -2,6 +2,7 @@
 //! explicit on intervals and as a square wave, and ON/OFF sources with ns-2's
 //! burst semantics (Application/Traffic/Exponential and /Pareto).
 
+mod common;
 mod slowcc_support;
 use slowcc_support::*;
 

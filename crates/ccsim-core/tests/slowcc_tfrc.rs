@@ -8,6 +8,7 @@
 //! - RAP's fine-grain adaptation brings it closer to TCP (Rejaie, Handley
 //!   and Estrin 1999, section 3.4).
 
+mod common;
 mod slowcc_support;
 use slowcc_support::*;
 
@@ -90,48 +91,17 @@ fn window_of(out: &ccsim_core::RunOutput, flow: &str) -> Vec<f64> {
 /// 6 Mbit/s (RTT ~100 ms, min_th 15, max_th 45, buffer 300 packets), 300 s
 /// with 20 s of warmup.
 fn red_mix(test_flow: &str, seed: u64) -> ccsim_core::RunOutput {
-    run(&format!(
-        r#"
-name = "red-mix"
-duration = "300s"
-warmup = "20s"
-seed = {seed}
-[output]
-sample_flows = false
-[topology]
-kind = "dumbbell"
-pairs = 8
-[topology.access]
-rate = "100Mbps"
-delay = "2ms"
-[topology.bottleneck]
-rate = "6Mbps"
-delay = "45ms"
-queue = {{ kind = "gred", limit = 300, min_th = 15, max_th = 45 }}
-[[flows]]
-group = "test"
-count = 4
-app = "bulk"
-start = {{ uniform = ["0s", "2s"] }}
-{test_flow}
-[[flows]]
-group = "newreno"
-count = 4
-transport = "tcp"
-app = "bulk"
-cc = "newreno"
-window = 1000
-start = {{ uniform = ["0s", "2s"] }}
-"#
+    run(&against_newreno(
+        "red-mix",
+        seed,
+        "queue = { kind = \"gred\", limit = 300, min_th = 15, max_th = 45 }",
+        test_flow,
+        "[output]\nsample_flows = false",
     ))
 }
 
 fn ratio_to_newreno(out: &ccsim_core::RunOutput) -> f64 {
-    let per_flow = |g: &str| {
-        let v = group(out, g);
-        v.iter().map(|f| f.goodput_bps).sum::<f64>() / v.len() as f64
-    };
-    per_flow("test") / per_flow("newreno")
+    mean_goodput(out, "test") / mean_goodput(out, "newreno")
 }
 
 /// TFRC(8) and TCP share a RED bottleneck: the long-run goodput ratio of

@@ -29,6 +29,7 @@
 //! to its new steady state, two to three times as long as TCP, during which
 //! it is more than twice that steady state.
 
+mod common;
 mod slowcc_support;
 use slowcc_support::*;
 

@@ -2,6 +2,7 @@
 //! 1000 short TCP transfers of 10 packets arriving at 100 flows/s from
 //! t = 20 s, on a bottleneck carrying long-lived flows.
 
+mod common;
 mod slowcc_support;
 use slowcc_support::*;
 
@@ -145,21 +146,10 @@ pool = 2
 
 #[test]
 fn web_keys_are_checked() {
-    let base = r#"
-name = "web-bad"
-duration = "10s"
-[topology]
-kind = "dumbbell"
-pairs = 2
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-[[flows]]
-app = "web"
-"#;
+    let base = format!(
+        "\nname = \"web-bad\"\nduration = \"10s\"\n{}[[flows]]\napp = \"web\"\n",
+        dumbbell(2, "")
+    );
     let cases = [
         ("transport = \"udp\"\narrival_rate = 10\nsize = 5", "flows[0].transport"),
         ("transport = \"tcp\"\nsize = 5", "flows[0].arrival_rate"),

@@ -18,46 +18,17 @@
 //! test flow to the mean NewReno flow must lie in [0.67, 1.5] (the issue's
 //! bound) for each seed.
 
+mod common;
 mod tcp_support;
 use tcp_support::*;
 
 fn mixed(cc: &str, cc_params: &str, seed: u64) -> ccsim_core::RunOutput {
-    run(&format!(
-        r#"
-name = "friendliness"
-duration = "300s"
-warmup = "20s"
-seed = {seed}
-[topology]
-kind = "dumbbell"
-pairs = 8
-[topology.access]
-rate = "100Mbps"
-delay = "2ms"
-[topology.bottleneck]
-rate = "6Mbps"
-delay = "45ms"
-loss = {{ model = "bernoulli", rate = 0.01 }}
-[topology.bottleneck.queue]
-limit = 500
-[[flows]]
-group = "test"
-count = 4
-transport = "tcp"
-app = "bulk"
-cc = "{cc}"
-cc_params = {{ {cc_params} }}
-window = 1000
-start = {{ uniform = ["0s", "2s"] }}
-[[flows]]
-group = "newreno"
-count = 4
-transport = "tcp"
-app = "bulk"
-cc = "newreno"
-window = 1000
-start = {{ uniform = ["0s", "2s"] }}
-"#
+    run(&against_newreno(
+        "friendliness",
+        seed,
+        "loss = { model = \"bernoulli\", rate = 0.01 }\nqueue = { limit = 500 }",
+        &format!("transport = \"tcp\"\ncc = \"{cc}\"\ncc_params = {{ {cc_params} }}\nwindow = 1000"),
+        "",
     ))
 }
 

@@ -13,46 +13,17 @@
 //! Measured ratios (seed 1, seed 2): AIMD(1/8) 1.165, 1.199; SQRT
 //! 0.976, 0.916; IIAD 0.899, 0.897.
 
+mod common;
 mod tcp_support;
 use tcp_support::*;
 
 fn mixed(cc: &str, cc_params: &str, seed: u64) -> ccsim_core::RunOutput {
-    run(&format!(
-        r#"
-name = "friendliness-red"
-duration = "300s"
-warmup = "20s"
-seed = {seed}
-[output]
-sample_flows = false
-[topology]
-kind = "dumbbell"
-pairs = 8
-[topology.access]
-rate = "100Mbps"
-delay = "2ms"
-[topology.bottleneck]
-rate = "6Mbps"
-delay = "45ms"
-queue = {{ kind = "gred", limit = 300, min_th = 15, max_th = 45 }}
-[[flows]]
-group = "test"
-count = 4
-transport = "tcp"
-app = "bulk"
-cc = "{cc}"
-cc_params = {{ {cc_params} }}
-window = 1000
-start = {{ uniform = ["0s", "2s"] }}
-[[flows]]
-group = "newreno"
-count = 4
-transport = "tcp"
-app = "bulk"
-cc = "newreno"
-window = 1000
-start = {{ uniform = ["0s", "2s"] }}
-"#
+    run(&against_newreno(
+        "friendliness-red",
+        seed,
+        "queue = { kind = \"gred\", limit = 300, min_th = 15, max_th = 45 }",
+        &format!("transport = \"tcp\"\ncc = \"{cc}\"\ncc_params = {{ {cc_params} }}\nwindow = 1000"),
+        "[output]\nsample_flows = false",
     ))
 }
 

@@ -1,8 +1,9 @@
 //! TCP inside the kernel: conservation, determinism, metrics, every
 //! controller end to end, and errors for bad keys.
 
+mod common;
 mod tcp_support;
-use ccsim_core::{run_toml, GuardOverrides, RunOutput};
+use ccsim_core::{run_toml, GuardOverrides};
 use tcp_support::*;
 
 /// A mix of every recovery variant and most controllers, with delayed ACKs,
@@ -67,32 +68,15 @@ start = {{ uniform = ["1s", "20s"] }}
     )
 }
 
-fn summary_without_perf(out: &RunOutput) -> String {
-    let mut v = serde_json::to_value(&out.result).unwrap();
-    v.as_object_mut().unwrap().remove("perf");
-    serde_json::to_string(&v).unwrap()
-}
-
 #[test]
 fn conservation_with_tcp() {
     let out = run(&mix(1));
     for q in &out.result.queues {
-        assert_eq!(q.arrivals, q.enqueued + q.drops_on_arrival, "{}", q.link);
-        assert_eq!(
-            q.enqueued + q.backlog_start_pkts,
-            q.dequeued + q.drops_in_queue + q.backlog_end_pkts,
-            "{}",
-            q.link
-        );
+        assert_queue_identities(q);
     }
     let mut lost = 0;
     for f in &out.result.flows {
-        assert_eq!(
-            f.sent_packets + f.in_flight_start,
-            f.received_packets + f.lost_packets + f.in_flight_end,
-            "{}",
-            f.name
-        );
+        assert_flow_identity(f);
         lost += f.lost_packets;
     }
     let bottleneck = out.result.queues.iter().find(|q| q.link == "r1->r2").unwrap();
@@ -108,10 +92,10 @@ fn conservation_with_tcp() {
 
 #[test]
 fn determinism_with_tcp() {
-    let a = summary_without_perf(&run(&mix(1)));
-    let b = summary_without_perf(&run(&mix(1)));
+    let a = without_perf(&run(&mix(1)));
+    let b = without_perf(&run(&mix(1)));
     assert_eq!(a, b, "same scenario and seed, same bytes");
-    let c = summary_without_perf(&run(&mix(2)));
+    let c = without_perf(&run(&mix(2)));
     assert_ne!(a, c, "another seed changes the run");
 }
 
@@ -259,20 +243,12 @@ fn err(flow_keys: &str) -> String {
         r#"
 name = "bad"
 duration = "1s"
-[topology]
-kind = "dumbbell"
-pairs = 1
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-[[flows]]
+{topology}[[flows]]
 transport = "tcp"
 app = "bulk"
 {flow_keys}
-"#
+"#,
+        topology = dumbbell(1, "")
     );
     match run_toml(&text, "bad.toml", GuardOverrides::default()) {
         Ok(_) => panic!("accepted: {flow_keys}"),

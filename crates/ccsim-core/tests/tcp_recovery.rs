@@ -11,6 +11,7 @@
 //! dropped data packets 60, 62 and 64 are segments 59, 61 and 63, sent when
 //! 21 segments are outstanding (cwnd 22), so ssthresh becomes 10.5.
 
+mod common;
 mod tcp_support;
 use ccsim_core::RunOutput;
 use tcp_support::*;

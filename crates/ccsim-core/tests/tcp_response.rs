@@ -6,6 +6,7 @@
 //! buffer that never overflows, so the only losses are the link's Bernoulli
 //! (or scripted) losses and the RTT is the propagation RTT; no delayed ACKs.
 
+mod common;
 mod tcp_support;
 use ccsim_core::rng::{stream, uniform01};
 use tcp_support::*;

@@ -4,18 +4,9 @@
 //! dropped by a queue or discarded by the MAC; runs are deterministic; bad
 //! scenarios are reported with their key paths.
 
-use ccsim_core::{run_toml, GuardOverrides, RunOutput};
-
-fn run(text: &str) -> RunOutput {
-    run_toml(text, "t.toml", GuardOverrides::default()).expect("scenario runs")
-}
-
-fn run_err(text: &str) -> String {
-    match run_toml(text, "t.toml", GuardOverrides::default()) {
-        Ok(_) => panic!("expected an error"),
-        Err(e) => e.to_string(),
-    }
-}
+mod common;
+use ccsim_core::RunOutput;
+use common::*;
 
 /// One station sending 1500-byte UDP packets to the AP at `rate`.
 fn one_station(standard: &str, extra: &str, rate: &str, duration: u32) -> String {
@@ -317,13 +308,7 @@ fn check_conservation(text: &str) -> RunOutput {
     assert_eq!(r.wlans.len(), 5);
     let mut queue_drops = 0;
     for q in r.queues.iter().chain(r.wlans.iter().map(|w| &w.queue)) {
-        assert_eq!(q.arrivals, q.enqueued + q.drops_on_arrival, "{}", q.link);
-        assert_eq!(
-            q.enqueued + q.backlog_start_pkts,
-            q.dequeued + q.drops_in_queue + q.backlog_end_pkts,
-            "{}",
-            q.link
-        );
+        assert_queue_identities(q);
         queue_drops += q.drops;
     }
     let mut mac_drops = 0;
@@ -383,16 +368,7 @@ fn check_conservation(text: &str) -> RunOutput {
 
 #[test]
 fn determinism_same_seed_same_bytes() {
-    let json = |t: &str| {
-        let mut r = run(t).result;
-        r.perf = ccsim_core::results::PerfResult {
-            events: 0,
-            wall_s: 0.0,
-            events_per_s: 0.0,
-            packets_forwarded: 0,
-        };
-        serde_json::to_string(&r).unwrap()
-    };
+    let json = |t: &str| without_perf(&run(t));
     let a = json(MIXED);
     assert_eq!(a, json(MIXED));
     assert_ne!(a, json(&MIXED.replace("seed = 5", "seed = 6")));

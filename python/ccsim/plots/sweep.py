@@ -106,7 +106,8 @@ def numeric_values(values: pd.Series) -> tuple[pd.Series, str] | None:
             return None
         unit = base
         parsed.append(float(m.group(1)) * factor)
-    assert unit is not None
+    if unit is None:  # no values at all: nothing to convert
+        return None
     shown, scale = _DISPLAY[unit]
     return pd.Series(np.asarray(parsed) * scale, index=values.index), shown
 

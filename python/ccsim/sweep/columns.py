@@ -1,6 +1,6 @@
 """Column types of the results store, shared by the workers (which build the tables) and the driver (which stores them).
 
-A run's `flows`, `queues` and `links` rows become Arrow tables in the
+A run's `flows`, `groups`, `queues`, `links` and `wlans` rows become Arrow tables in the
 worker, typed by `sql_type`, so that the driver only hands them to DuckDB.
 """
 

@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from ccsim import _core
 from ccsim._core import ScenarioError, SimulationError
-from ccsim.results import TABLES, long_timeseries
+from ccsim.results import TABLES, flat_rows, long_timeseries
 from ccsim.sweep.columns import arrow_table
 from ccsim.sweep.spec import Point, Run, Sweep
 from ccsim.sweep.store import STATUS_ERROR, STATUS_OK, Store
@@ -63,7 +63,7 @@ class Outcome:
     perf: dict[str, Any] | None = None
     """The perf block (events, wall_s, ...)."""
     tables: dict[str, pa.Table] | None = None
-    """flows, queues, links: each with `run_id` first (columns.arrow_table)."""
+    """flows, groups, queues, links, wlans: each with `run_id` first (columns.arrow_table)."""
     timeseries: bytes | None = None
     cpu_s: float | None = None
     """CPU time the run took in its worker (wall_s minus this is time the worker waited for a core)."""
@@ -90,7 +90,7 @@ def execute(task: Task) -> Outcome:
     try:
         summary_json, ts = _core.run_scenario(task.scenario_json, task.source, "json", max_wall_s=task.max_wall_s)
         data = json.loads(summary_json)
-        tables = {name: arrow_table(task.run_id, data[name]) for name in TABLES}
+        tables = {name: arrow_table(task.run_id, flat_rows(data[name])) for name in TABLES}
         parquet: bytes | None = None
         if task.timeseries:
             buf = io.BytesIO()

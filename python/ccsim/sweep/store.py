@@ -1,8 +1,8 @@
 """The results store of a sweep: `results.duckdb` and `timeseries/*.parquet` in the output folder.
 
 Only the driver process writes the database. Each finished run is committed
-in one transaction (its `runs` row with its `flows`, `queues` and `links`
-rows), so a sweep killed at any instant leaves every finished run complete
+in one transaction (its `runs` row with its `flows`, `groups`, `queues`,
+`links` and `wlans` rows), so a sweep killed at any instant leaves every finished run complete
 and no run half-written; a time-series file is written (to a temporary name,
 then renamed) before its run is committed, so a committed run's file exists.
 `runs.run_id` is the primary key: a run is stored at most once.
@@ -297,8 +297,9 @@ class SweepResults:
     """A sweep's results as pandas DataFrames (`ccsim.load`).
 
     `runs` has one row per run (its case, grid parameters, seed, status,
-    error, the summary metrics, ...); `flows`, `queues`, `links` the per-run
-    tables keyed by `run_id`. `parameters` names the grid columns of `runs`.
+    error, the summary metrics, ...); `flows`, `groups`, `queues`, `links`, `wlans`
+    the per-run tables keyed by `run_id` (`wlans` has rows only for runs with WLANs).
+    `parameters` names the grid columns of `runs`.
     """
 
     out_dir: Path
@@ -309,6 +310,8 @@ class SweepResults:
     flows: pd.DataFrame
     queues: pd.DataFrame
     links: pd.DataFrame
+    groups: pd.DataFrame
+    wlans: pd.DataFrame
 
     @property
     def metrics(self) -> list[str]:
@@ -379,6 +382,8 @@ def load(path: str | os.PathLike[str]) -> SweepResults:
         flows=tables["flows"],
         queues=tables["queues"],
         links=tables["links"],
+        groups=tables["groups"],
+        wlans=tables["wlans"],
     )
 
 

@@ -191,16 +191,10 @@ impl QueueDisc for Avq {
     }
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef> {
-        self.fifo.pop(ctx)
+        self.fifo.pop_front(ctx)
     }
 
-    fn len_pkts(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
+    super::droptail::fifo_lens!(fifo);
 
     fn probe_names(&self) -> &'static [&'static str] {
         PROBES

@@ -14,8 +14,8 @@
 //! (as ported to ns-3 by NITK: increment 0.0025, decrement 0.00025, hold
 //! time 100 ms), which are also configuration B1/B2's d1/d2 in the paper.
 
+use super::droptail::Fifo;
 use super::droptail::Limit;
-use super::flowq::PacketQueue;
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
@@ -85,7 +85,7 @@ pub struct Blue {
     limit: Limit,
     cfg: BlueConfig,
     st: BlueState,
-    q: PacketQueue,
+    q: Fifo,
 }
 
 impl Blue {
@@ -107,7 +107,7 @@ impl Blue {
             limit,
             cfg,
             st: BlueState::default(),
-            q: PacketQueue::default(),
+            q: Fifo::default(),
         }
     }
 
@@ -143,13 +143,7 @@ impl QueueDisc for Blue {
         Some(p)
     }
 
-    fn len_pkts(&self) -> usize {
-        self.q.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.q.bytes()
-    }
+    super::droptail::fifo_lens!(q);
 
     fn probe_names(&self) -> &'static [&'static str] {
         &["drop_prob"]

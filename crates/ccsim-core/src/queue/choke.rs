@@ -18,13 +18,13 @@
 //! (`thresh_` 5, `maxthresh_` 15, `q_weight_` 0.002, max_p = 1/`linterm_` =
 //! 0.1, `mean_pktsize_` 500), with the 1993 paper's `pa` formula.
 
+use super::droptail::Fifo;
 use super::droptail::Limit;
-use super::flowq::{red_pa, PacketQueue, QueueAverage};
+use super::flowq::{check_red_curve, red_pa, LinkAverage};
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
 use crate::rng::uniform01;
-use crate::time::tx_time;
 use rand::Rng;
 use serde::Deserialize;
 
@@ -66,28 +66,16 @@ impl Default for ChokeConfig {
 pub struct Choke {
     limit: Limit,
     cfg: ChokeConfig,
-    avg: QueueAverage,
-    pkt_time_ns: f64,
+    avg: LinkAverage,
     count: i64,
-    q: PacketQueue,
+    q: Fifo,
 }
 
 impl Choke {
     /// Build from scenario parameters.
     pub fn from_params(limit: Limit, params: &Params, link_rate_bps: u64) -> Result<Self, ParamError> {
         let cfg: ChokeConfig = params::parse(params)?;
-        if !(cfg.min_th >= 0.0 && cfg.max_th > cfg.min_th) {
-            return Err(ParamError::at(
-                "max_th",
-                "must be greater than min_th (and min_th >= 0)",
-            ));
-        }
-        if !(cfg.max_p > 0.0 && cfg.max_p <= 1.0) {
-            return Err(ParamError::at("max_p", "must be in (0, 1]"));
-        }
-        if !(cfg.weight > 0.0 && cfg.weight <= 1.0) {
-            return Err(ParamError::at("weight", "must be in (0, 1]"));
-        }
+        check_red_curve(cfg.min_th, cfg.max_th, cfg.max_p, cfg.weight)?;
         if cfg.candidates == 0 {
             return Err(ParamError::at("candidates", "must be at least 1"));
         }
@@ -101,11 +89,10 @@ impl Choke {
     pub fn new(limit: Limit, cfg: ChokeConfig, link_rate_bps: u64) -> Self {
         Choke {
             limit,
-            avg: QueueAverage::new(cfg.weight),
-            pkt_time_ns: tx_time(cfg.mean_pkt_size, link_rate_bps.max(1)).0 as f64,
+            avg: LinkAverage::new(cfg.weight, cfg.mean_pkt_size, link_rate_bps),
             cfg,
             count: -1,
-            q: PacketQueue::default(),
+            q: Fifo::default(),
         }
     }
 
@@ -125,7 +112,7 @@ impl QueueDisc for Choke {
             let p = ctx.arena.get(pkt);
             (p.flow, p.size)
         };
-        self.avg.update(self.q.len() as f64, ctx.now, self.pkt_time_ns);
+        self.avg.update(self.q.len(), ctx.now);
         let avg = self.avg.value();
         let c = &self.cfg;
         if avg > c.min_th {
@@ -178,13 +165,7 @@ impl QueueDisc for Choke {
         Some(p)
     }
 
-    fn len_pkts(&self) -> usize {
-        self.q.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.q.bytes()
-    }
+    super::droptail::fifo_lens!(q);
 
     fn probe_names(&self) -> &'static [&'static str] {
         &["avg"]

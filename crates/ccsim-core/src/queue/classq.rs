@@ -15,10 +15,11 @@
 //! packets travelling the other way (ModRED's ACK rewriting) are shown to the
 //! class they classify into.
 
+use super::droptail::Fifo;
 use super::droptail::Limit;
-use super::flowq::PacketQueue;
+use super::flowq::over_limit;
 use super::registry::{self, QueueArgs};
-use super::{QueueCtx, QueueDisc, Verdict};
+use super::{DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::{Packet, PacketRef};
 use crate::params::{ParamError, Params};
 use crate::time::SimTime;
@@ -117,7 +118,7 @@ impl ClassSpec {
 /// The queue of one class.
 pub enum ClassQueue {
     /// A plain FIFO (the scheduler manages the shared buffer).
-    Fifo(PacketQueue),
+    Fifo(Fifo),
     /// A nested discipline (which manages its own buffer).
     Disc(Box<dyn QueueDisc>),
 }
@@ -193,7 +194,7 @@ impl Classes {
         }
         if self.slots[key].is_none() {
             let q = match &self.spec {
-                None => ClassQueue::Fifo(PacketQueue::default()),
+                None => ClassQueue::Fifo(Fifo::default()),
                 Some(s) => ClassQueue::Disc(s.build().ok()?),
             };
             let (timer_due, timer_kind) = match self.template_timer {
@@ -316,6 +317,38 @@ impl Classes {
             }
         }
         best.map(|(k, _)| k)
+    }
+
+    /// Make room in the shared buffer of FIFO classes after the arrival
+    /// `pkt` was queued (nested disciplines manage their own buffers: nothing
+    /// to do): while the classes hold more than `limit`, drop the head packet
+    /// of the longest class, by bytes or by packets (ns-2 DRR's "drop from
+    /// the longest queue"). `emptied` is told each class the drops leave
+    /// empty. Returns the arrival's verdict when the arrival itself was
+    /// pushed out.
+    pub fn push_out(
+        &mut self,
+        limit: &Limit,
+        by_bytes: bool,
+        pkt: PacketRef,
+        ctx: &mut QueueCtx,
+        mut emptied: impl FnMut(&mut Self, usize),
+    ) -> Option<Verdict> {
+        if self.nested() {
+            return None;
+        }
+        while over_limit(limit, self.pkts, self.bytes) {
+            let longest = self.longest(by_bytes)?;
+            let victim = self.dequeue(longest, ctx)?;
+            if self.len_of(longest) == 0 {
+                emptied(self, longest);
+            }
+            if victim == pkt {
+                return Some(Verdict::Dropped(DropReason::Overflow));
+            }
+            ctx.drop_queued(victim, DropReason::Overflow);
+        }
+        None
     }
 
     /// Packets waiting in all classes.

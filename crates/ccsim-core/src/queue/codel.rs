@@ -20,8 +20,8 @@
 //!
 //! [`CodelVars`] is the per-queue state and is reused by FQ-CoDel for each flow.
 
+use super::droptail::Fifo;
 use super::droptail::Limit;
-use super::flowq::PacketQueue;
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
@@ -110,7 +110,7 @@ impl CodelVars {
         &mut self,
         p: &CodelParams,
         maxpacket: u32,
-        q: &mut PacketQueue,
+        q: &mut Fifo,
         ctx: &mut QueueCtx,
     ) -> (Option<PacketRef>, bool) {
         let now = ctx.now;
@@ -145,13 +145,7 @@ impl CodelVars {
 
     /// RFC 8289 `dequeue`: the next packet of `q` to send, dropping on the way
     /// as the control law requires. `maxpacket` is the largest packet size seen.
-    pub fn dequeue(
-        &mut self,
-        p: &CodelParams,
-        maxpacket: u32,
-        q: &mut PacketQueue,
-        ctx: &mut QueueCtx,
-    ) -> Option<PacketRef> {
+    pub fn dequeue(&mut self, p: &CodelParams, maxpacket: u32, q: &mut Fifo, ctx: &mut QueueCtx) -> Option<PacketRef> {
         let now = ctx.now;
         let (mut pkt, mut ok_to_drop) = self.dodequeue(p, maxpacket, q, ctx);
         let Some(head) = pkt else {
@@ -216,7 +210,7 @@ pub struct Codel {
     limit: Limit,
     params: CodelParams,
     vars: CodelVars,
-    q: PacketQueue,
+    q: Fifo,
     maxpacket: u32,
 }
 
@@ -233,7 +227,7 @@ impl Codel {
             limit,
             params,
             vars: CodelVars::default(),
-            q: PacketQueue::default(),
+            q: Fifo::default(),
             maxpacket: 0,
         }
     }
@@ -263,13 +257,7 @@ impl QueueDisc for Codel {
         self.vars.dequeue(&self.params, self.maxpacket, &mut self.q, ctx)
     }
 
-    fn len_pkts(&self) -> usize {
-        self.q.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.q.bytes()
-    }
+    super::droptail::fifo_lens!(q);
 
     fn probe_names(&self) -> &'static [&'static str] {
         &["drop_next", "dropping", "count"]

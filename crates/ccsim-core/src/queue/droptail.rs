@@ -27,8 +27,10 @@ impl Limit {
     }
 }
 
-/// A FIFO buffer of packets with its byte count.
-#[derive(Default)]
+/// A FIFO buffer of packets with its byte count, which also allows dropping
+/// from the tail and from the middle (SFQ drops the tail of the longest
+/// bucket, CHOKe removes a random packet).
+#[derive(Default, Debug)]
 pub struct Fifo {
     q: VecDeque<PacketRef>,
     bytes: u64,
@@ -41,12 +43,31 @@ impl Fifo {
         self.q.push_back(p);
         self.bytes += size as u64;
     }
-    /// Remove from the head.
+    /// Remove the head.
     #[inline]
-    pub fn pop(&mut self, ctx: &QueueCtx) -> Option<PacketRef> {
+    pub fn pop_front(&mut self, ctx: &QueueCtx) -> Option<PacketRef> {
         let p = self.q.pop_front()?;
         self.bytes -= ctx.arena.get(p).size as u64;
         Some(p)
+    }
+    /// Remove the tail.
+    #[inline]
+    pub fn pop_back(&mut self, ctx: &QueueCtx) -> Option<PacketRef> {
+        let p = self.q.pop_back()?;
+        self.bytes -= ctx.arena.get(p).size as u64;
+        Some(p)
+    }
+    /// Remove the packet at position `i` (0 = head).
+    #[inline]
+    pub fn remove(&mut self, i: usize, ctx: &QueueCtx) -> Option<PacketRef> {
+        let p = self.q.remove(i)?;
+        self.bytes -= ctx.arena.get(p).size as u64;
+        Some(p)
+    }
+    /// The packet at position `i` (0 = head).
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<PacketRef> {
+        self.q.get(i).copied()
     }
     /// The head packet.
     #[inline]
@@ -68,7 +89,28 @@ impl Fifo {
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
+    /// Move every packet out, head first (used when SFQ rehashes).
+    pub fn drain(&mut self) -> std::collections::vec_deque::Drain<'_, PacketRef> {
+        self.bytes = 0;
+        self.q.drain(..)
+    }
 }
+
+/// The `len_pkts` and `len_bytes` of a [`QueueDisc`] whose packets all wait
+/// in its [`Fifo`] field `$fifo` (written once here rather than in every
+/// discipline).
+macro_rules! fifo_lens {
+    ($fifo:ident) => {
+        fn len_pkts(&self) -> usize {
+            self.$fifo.len()
+        }
+
+        fn len_bytes(&self) -> u64 {
+            self.$fifo.bytes()
+        }
+    };
+}
+pub(crate) use fifo_lens;
 
 /// FIFO with tail drop or drop-from-front.
 pub struct DropTail {
@@ -114,7 +156,7 @@ impl QueueDisc for DropTail {
             }
         } else {
             while !self.limit.fits(self.fifo.len(), self.fifo.bytes(), size) {
-                match self.fifo.pop(ctx) {
+                match self.fifo.pop_front(ctx) {
                     Some(head) => ctx.drop_queued(head, DropReason::Overflow),
                     None => return Verdict::Dropped(DropReason::Overflow),
                 }
@@ -125,20 +167,14 @@ impl QueueDisc for DropTail {
     }
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef> {
-        self.fifo.pop(ctx)
+        self.fifo.pop_front(ctx)
     }
 
     fn as_tail_drop_fifo(&self) -> Option<Limit> {
         (!self.drop_front && self.fast_path).then_some(self.limit)
     }
 
-    fn len_pkts(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
+    fifo_lens!(fifo);
 }
 
 #[cfg(test)]

@@ -21,7 +21,6 @@
 
 use super::classq::{ClassSpec, Classes, Classify};
 use super::droptail::Limit;
-use super::flowq::over_limit;
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
@@ -123,29 +122,16 @@ impl QueueDisc for Drr {
                 }
             }
         }
-        if !nested {
-            while over_limit(&self.limit, self.classes.pkts(), self.classes.bytes()) {
-                let Some(longest) = self.classes.longest(true) else {
-                    break;
-                };
-                let Some(victim) = self.classes.dequeue(longest, ctx) else {
-                    break;
-                };
-                if self.classes.len_of(longest) == 0 {
-                    self.active.retain(|&k| k != longest);
-                    if let Some(s) = self.classes.slot(longest) {
-                        s.active = false;
-                        s.deficit = 0;
-                        s.turn = false;
-                    }
-                }
-                if victim == pkt {
-                    return Verdict::Dropped(DropReason::Overflow);
-                }
-                ctx.drop_queued(victim, DropReason::Overflow);
+        let active = &mut self.active;
+        let pushed_out = self.classes.push_out(&self.limit, true, pkt, ctx, |classes, emptied| {
+            active.retain(|&k| k != emptied);
+            if let Some(s) = classes.slot(emptied) {
+                s.active = false;
+                s.deficit = 0;
+                s.turn = false;
             }
-        }
-        v
+        });
+        pushed_out.unwrap_or(v)
     }
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef> {

@@ -1,17 +1,16 @@
 //! Pieces shared by the fair-queueing disciplines: deterministic flow
-//! hashing, a packet deque with its byte count, and the RED-style queue
-//! average (with the idle-time correction) that CHOKe and FRED build on.
+//! hashing, the buffer limit test, and the RED-style queue
+//! average (with the idle-time correction) and parameter checks that CHOKe
+//! and FRED build on.
 //!
 //! Hashing never uses Rust's `RandomState`: a bucket is a SplitMix64 mix of
 //! the flow id and a salt that the discipline draws from its own `ctx.rng`,
 //! so runs are bit-identical and perturbation is reproducible.
 
 use super::droptail::Limit;
-use super::QueueCtx;
-use crate::packet::PacketRef;
+use crate::params::ParamError;
 use crate::rng::mix64;
-use crate::time::SimTime;
-use std::collections::VecDeque;
+use crate::time::{tx_time, SimTime};
 
 /// Bucket of `flow` among `n` (> 0) buckets under the hash salt `salt`.
 ///
@@ -26,75 +25,6 @@ pub fn bucket(flow: u32, salt: u64, n: usize) -> usize {
 #[inline]
 pub fn over_limit(limit: &Limit, pkts: usize, bytes: u64) -> bool {
     limit.packets.is_some_and(|l| pkts as u64 > l) || limit.bytes.is_some_and(|l| bytes > l)
-}
-
-/// A FIFO of packets with its byte count that also allows dropping from the
-/// tail and from the middle (SFQ drops the tail of the longest bucket,
-/// CHOKe removes a random packet).
-#[derive(Default, Debug)]
-pub struct PacketQueue {
-    q: VecDeque<PacketRef>,
-    bytes: u64,
-}
-
-impl PacketQueue {
-    /// Append at the tail.
-    #[inline]
-    pub fn push(&mut self, p: PacketRef, size: u32) {
-        self.q.push_back(p);
-        self.bytes += size as u64;
-    }
-    /// Remove the head.
-    #[inline]
-    pub fn pop_front(&mut self, ctx: &QueueCtx) -> Option<PacketRef> {
-        let p = self.q.pop_front()?;
-        self.bytes -= ctx.arena.get(p).size as u64;
-        Some(p)
-    }
-    /// Remove the tail.
-    #[inline]
-    pub fn pop_back(&mut self, ctx: &QueueCtx) -> Option<PacketRef> {
-        let p = self.q.pop_back()?;
-        self.bytes -= ctx.arena.get(p).size as u64;
-        Some(p)
-    }
-    /// Remove the packet at position `i` (0 = head).
-    #[inline]
-    pub fn remove(&mut self, i: usize, ctx: &QueueCtx) -> Option<PacketRef> {
-        let p = self.q.remove(i)?;
-        self.bytes -= ctx.arena.get(p).size as u64;
-        Some(p)
-    }
-    /// The packet at position `i` (0 = head).
-    #[inline]
-    pub fn get(&self, i: usize) -> Option<PacketRef> {
-        self.q.get(i).copied()
-    }
-    /// The head packet.
-    #[inline]
-    pub fn front(&self) -> Option<PacketRef> {
-        self.q.front().copied()
-    }
-    /// Packets waiting.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.q.len()
-    }
-    /// True when empty.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.q.is_empty()
-    }
-    /// Bytes waiting.
-    #[inline]
-    pub fn bytes(&self) -> u64 {
-        self.bytes
-    }
-    /// Move every packet out, head first (used when SFQ rehashes).
-    pub fn drain(&mut self) -> std::collections::vec_deque::Drain<'_, PacketRef> {
-        self.bytes = 0;
-        self.q.drain(..)
-    }
 }
 
 /// RED's average queue length (Floyd and Jacobson 1993, section 4): an EWMA
@@ -143,6 +73,57 @@ impl QueueAverage {
     pub fn value(&self) -> f64 {
         self.avg
     }
+}
+
+/// A [`QueueAverage`] on one link: the idle correction's packet time is the
+/// transmission time of a `mean_pkt_size` packet at the link's rate.
+#[derive(Clone, Debug)]
+pub struct LinkAverage {
+    avg: QueueAverage,
+    pkt_time_ns: f64,
+}
+
+impl LinkAverage {
+    /// A zero average with EWMA weight `weight` on a link of `link_rate_bps`.
+    pub fn new(weight: f64, mean_pkt_size: u32, link_rate_bps: u64) -> Self {
+        LinkAverage {
+            avg: QueueAverage::new(weight),
+            pkt_time_ns: tx_time(mean_pkt_size, link_rate_bps.max(1)).0 as f64,
+        }
+    }
+
+    /// Fold in the instantaneous length `q` (packets) at `now`.
+    pub fn update(&mut self, q: usize, now: SimTime) {
+        self.avg.update(q as f64, now, self.pkt_time_ns);
+    }
+
+    /// The queue became empty at `now` (the link goes idle).
+    pub fn set_idle(&mut self, now: SimTime) {
+        self.avg.set_idle(now);
+    }
+
+    /// The current average.
+    pub fn value(&self) -> f64 {
+        self.avg.value()
+    }
+}
+
+/// Checks of the RED curve that CHOKe and FRED share: `0 <= min_th < max_th`,
+/// `max_p` and the EWMA `weight` in (0, 1].
+pub fn check_red_curve(min_th: f64, max_th: f64, max_p: f64, weight: f64) -> Result<(), ParamError> {
+    if !(min_th >= 0.0 && max_th > min_th) {
+        return Err(ParamError::at(
+            "max_th",
+            "must be greater than min_th (and min_th >= 0)",
+        ));
+    }
+    if !(max_p > 0.0 && max_p <= 1.0) {
+        return Err(ParamError::at("max_p", "must be in (0, 1]"));
+    }
+    if !(weight > 0.0 && weight <= 1.0) {
+        return Err(ParamError::at("weight", "must be in (0, 1]"));
+    }
+    Ok(())
 }
 
 /// RED's random-drop probability with the count-based uniformisation

@@ -21,8 +21,9 @@
 //! passes the whole qdisc's backlog).
 
 use super::codel::{CodelConfig, CodelParams, CodelVars};
+use super::droptail::Fifo;
 use super::droptail::Limit;
-use super::flowq::{bucket, over_limit, PacketQueue};
+use super::flowq::{bucket, over_limit};
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
@@ -74,7 +75,7 @@ enum List {
 }
 
 struct FlowQueue {
-    q: PacketQueue,
+    q: Fifo,
     codel: CodelVars,
     deficit: i64,
     list: List,
@@ -132,7 +133,7 @@ impl FqCodel {
             drop_batch,
             flows: (0..flows)
                 .map(|_| FlowQueue {
-                    q: PacketQueue::default(),
+                    q: Fifo::default(),
                     codel: CodelVars::default(),
                     deficit: 0,
                     list: List::None,

@@ -24,13 +24,13 @@
 //! `weight` and `mean_pkt_size` default to ns-2's RED defaults (5, 15,
 //! 0.002, 500 bytes), `max_p` and `minq` to the paper's (0.02 and 2).
 
+use super::droptail::Fifo;
 use super::droptail::Limit;
-use super::flowq::{red_pa, PacketQueue, QueueAverage};
+use super::flowq::{check_red_curve, red_pa, LinkAverage};
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
 use crate::rng::uniform01;
-use crate::time::tx_time;
 use serde::Deserialize;
 
 /// Scenario parameters of `fred`.
@@ -80,30 +80,18 @@ pub struct FlowState {
 pub struct Fred {
     limit: Limit,
     cfg: FredConfig,
-    avg: QueueAverage,
-    pkt_time_ns: f64,
+    avg: LinkAverage,
     count: i64,
     flows: Vec<FlowState>,
     nactive: u32,
-    q: PacketQueue,
+    q: Fifo,
 }
 
 impl Fred {
     /// Build from scenario parameters.
     pub fn from_params(limit: Limit, params: &Params, link_rate_bps: u64) -> Result<Self, ParamError> {
         let cfg: FredConfig = params::parse(params)?;
-        if !(cfg.min_th >= 0.0 && cfg.max_th > cfg.min_th) {
-            return Err(ParamError::at(
-                "max_th",
-                "must be greater than min_th (and min_th >= 0)",
-            ));
-        }
-        if !(cfg.max_p > 0.0 && cfg.max_p <= 1.0) {
-            return Err(ParamError::at("max_p", "must be in (0, 1]"));
-        }
-        if !(cfg.weight > 0.0 && cfg.weight <= 1.0) {
-            return Err(ParamError::at("weight", "must be in (0, 1]"));
-        }
+        check_red_curve(cfg.min_th, cfg.max_th, cfg.max_p, cfg.weight)?;
         if cfg.mean_pkt_size == 0 {
             return Err(ParamError::at("mean_pkt_size", "must be at least 1 byte"));
         }
@@ -114,13 +102,12 @@ impl Fred {
     pub fn new(limit: Limit, cfg: FredConfig, link_rate_bps: u64) -> Self {
         Fred {
             limit,
-            avg: QueueAverage::new(cfg.weight),
-            pkt_time_ns: tx_time(cfg.mean_pkt_size, link_rate_bps.max(1)).0 as f64,
+            avg: LinkAverage::new(cfg.weight, cfg.mean_pkt_size, link_rate_bps),
             cfg,
             count: -1,
             flows: Vec::new(),
             nactive: 0,
-            q: PacketQueue::default(),
+            q: Fifo::default(),
         }
     }
 
@@ -152,7 +139,7 @@ impl QueueDisc for Fred {
         if flow >= self.flows.len() {
             self.flows.resize(flow + 1, FlowState::default());
         }
-        self.avg.update(self.q.len() as f64, ctx.now, self.pkt_time_ns);
+        self.avg.update(self.q.len(), ctx.now);
         let avg = self.avg.value();
         let c = &self.cfg;
         let maxq = if avg >= c.max_th { 2.0 } else { c.min_th };
@@ -204,20 +191,14 @@ impl QueueDisc for Fred {
                 self.nactive = self.nactive.saturating_sub(1);
             }
         }
-        self.avg.update(self.q.len() as f64, ctx.now, self.pkt_time_ns);
+        self.avg.update(self.q.len(), ctx.now);
         if self.q.is_empty() {
             self.avg.set_idle(ctx.now);
         }
         Some(p)
     }
 
-    fn len_pkts(&self) -> usize {
-        self.q.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.q.bytes()
-    }
+    super::droptail::fifo_lens!(q);
 
     fn probe_names(&self) -> &'static [&'static str] {
         &["avg", "active_flows"]

@@ -21,7 +21,9 @@ pub mod ared;
 pub mod avq;
 pub mod modred;
 pub mod pi;
+pub mod prob_drop;
 pub mod red;
+pub mod red_buffer;
 pub mod red_core;
 pub mod rem;
 pub mod rio;
@@ -340,7 +342,10 @@ impl Queue {
                 return;
             }
             self.integrate(e.start);
-            let f = self.fast.as_mut().expect("fast path checked above");
+            let f = self
+                .fast
+                .as_mut()
+                .expect("the loop returned above unless the fast path exists");
             f.waiting.pop_front();
             f.bytes -= e.size as u64;
             if self.counting {
@@ -365,7 +370,10 @@ impl Queue {
             self.stats.arrivals += 1;
             self.stats.arrival_bytes += size as u64;
         }
-        let f = self.fast.as_mut().expect("fast_offer on a FIFO queue");
+        let f = self
+            .fast
+            .as_mut()
+            .expect("the kernel calls fast_offer only when is_fast_fifo()");
         if !f.limit.fits(f.waiting.len(), f.bytes, size) {
             self.count_drop(arena, pkt, DropReason::Overflow);
             if self.counting {

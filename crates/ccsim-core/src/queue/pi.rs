@@ -15,12 +15,12 @@
 //! by size / mean_pkt_size). As in ns-2 the first update is at 1/w.
 
 use super::droptail::{Fifo, Limit};
+use super::prob_drop::ProbDrop;
 use super::red_core::check;
 use super::registry::QueueArgs;
-use super::{DropReason, QueueCtx, QueueDisc, Verdict};
+use super::{QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{parse, ParamError};
-use crate::rng::uniform01;
 use crate::time::SimTime;
 use serde::Deserialize;
 
@@ -108,32 +108,19 @@ impl QueueDisc for Pi {
     }
 
     fn enqueue(&mut self, pkt: PacketRef, ctx: &mut QueueCtx) -> Verdict {
-        let size = ctx.arena.get(pkt).size;
-        if !self.limit.fits(self.fifo.len(), self.fifo.bytes(), size) {
-            return Verdict::Dropped(DropReason::Overflow);
-        }
-        let mut prob = self.prob;
-        if self.p.bytes {
-            prob = (prob * size as f64 / self.p.mean_pkt_size as f64).min(1.0);
-        }
-        if prob > 0.0 && uniform01(ctx.rng) < prob && !(self.p.ecn && ctx.mark(pkt)) {
-            return Verdict::Dropped(DropReason::Early);
-        }
-        self.fifo.push(pkt, size);
-        Verdict::Enqueued
+        let test = ProbDrop {
+            bytes: self.p.bytes,
+            mean_pkt_size: self.p.mean_pkt_size,
+            ecn: self.p.ecn,
+        };
+        test.enqueue(self.prob, &self.limit, &mut self.fifo, pkt, ctx)
     }
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef> {
-        self.fifo.pop(ctx)
+        self.fifo.pop_front(ctx)
     }
 
-    fn len_pkts(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
+    super::droptail::fifo_lens!(fifo);
 
     fn probe_names(&self) -> &'static [&'static str] {
         PROBES

@@ -29,8 +29,8 @@
 //! [`DropReason::Early`], buffer overflow [`DropReason::Overflow`]; with
 //! `ecn = true` ECN-capable packets are marked while `drop_prob <= mark_ecnth`.
 
+use super::droptail::Fifo;
 use super::droptail::Limit;
-use super::flowq::PacketQueue;
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
@@ -176,7 +176,7 @@ pub struct Pie {
     limit: Limit,
     cfg: PieConfig,
     st: PieState,
-    q: PacketQueue,
+    q: Fifo,
 }
 
 impl Pie {
@@ -197,7 +197,7 @@ impl Pie {
             limit,
             cfg,
             st,
-            q: PacketQueue::default(),
+            q: Fifo::default(),
         }
     }
 
@@ -328,13 +328,7 @@ impl QueueDisc for Pie {
         Some(p)
     }
 
-    fn len_pkts(&self) -> usize {
-        self.q.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.q.bytes()
-    }
+    super::droptail::fifo_lens!(q);
 
     fn probe_names(&self) -> &'static [&'static str] {
         &["drop_prob", "qdelay", "burst_allowance"]

@@ -18,13 +18,13 @@
 //! overflow.
 
 use super::ared::{self, MaxPController};
-use super::droptail::{Fifo, Limit};
-use super::red_core::{check, Curve, EarlyOpts, Ewma, Outcome, RedTest, Shape};
+use super::droptail::Limit;
+use super::red_buffer::RedBuffer;
+use super::red_core::{check, Curve, Ewma, RedTest, Shape};
 use super::registry::QueueArgs;
-use super::{DropReason, QueueCtx, QueueDisc, Verdict};
+use super::{QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{parse, ParamError};
-use crate::rng::uniform01;
 use crate::time::SimTime;
 use crate::units::Time;
 use serde::Deserialize;
@@ -76,13 +76,10 @@ impl RedParams {
 /// A RED-family queue.
 pub struct Red {
     kind: &'static str,
-    limit: Limit,
-    fifo: Fifo,
+    buf: RedBuffer,
     ewma: Ewma,
     curve: Curve,
     test: RedTest,
-    opts: EarlyOpts,
-    ecn: bool,
     adaptive: Option<MaxPController>,
 }
 
@@ -95,8 +92,7 @@ impl Red {
         let unit = if p.bytes { p.mean_pkt_size as f64 } else { 1.0 };
         Red {
             kind,
-            limit,
-            fifo: Fifo::default(),
+            buf: RedBuffer::new(limit, p.wait, p.bytes, p.mean_pkt_size, p.ecn),
             ewma: Ewma::new(p.weight, p.mean_pkt_size),
             curve: Curve {
                 min_th: p.min_th * unit,
@@ -105,12 +101,6 @@ impl Red {
                 shape: p.shape,
             },
             test: RedTest::default(),
-            opts: EarlyOpts {
-                wait: p.wait,
-                byte_mode: p.bytes,
-                mean_pkt_size: p.mean_pkt_size,
-            },
-            ecn: p.ecn,
             adaptive: p.adaptive,
         }
     }
@@ -129,14 +119,6 @@ impl Red {
     pub fn curve(&self) -> &Curve {
         &self.curve
     }
-
-    fn qlen(&self) -> f64 {
-        if self.opts.byte_mode {
-            self.fifo.bytes() as f64
-        } else {
-            self.fifo.len() as f64
-        }
-    }
 }
 
 impl QueueDisc for Red {
@@ -146,42 +128,21 @@ impl QueueDisc for Red {
 
     fn enqueue(&mut self, pkt: PacketRef, ctx: &mut QueueCtx) -> Verdict {
         let size = ctx.arena.get(pkt).size;
-        let q = self.qlen();
-        let avg = self.ewma.on_arrival(ctx.now, q, ctx.link_rate_bps);
-        let rng = &mut *ctx.rng;
-        let outcome = self.test.decide(&self.curve, avg, size, &self.opts, || uniform01(rng));
-        match outcome {
-            Outcome::Forced => return Verdict::Dropped(DropReason::Forced),
-            Outcome::Early => {
-                if !(self.ecn && ctx.mark(pkt)) {
-                    return Verdict::Dropped(DropReason::Early);
-                }
-            }
-            Outcome::Pass => {}
-        }
-        if !self.limit.fits(self.fifo.len(), self.fifo.bytes(), size) {
-            self.test.on_forced();
-            return Verdict::Dropped(DropReason::Overflow);
-        }
-        self.fifo.push(pkt, size);
-        self.ewma.on_accept();
-        Verdict::Enqueued
+        let avg = self.ewma.on_arrival(ctx.now, self.buf.qlen(), ctx.link_rate_bps);
+        let outcome = self.buf.decide(&mut self.test, &self.curve, avg, size, ctx);
+        self.buf.admit(outcome, &mut self.test, &mut self.ewma, pkt, size, ctx)
     }
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef> {
-        let p = self.fifo.pop(ctx)?;
-        if self.fifo.is_empty() {
-            self.ewma.on_empty(ctx.now, ctx.arena.get(p).size, ctx.link_rate_bps);
-        }
-        Some(p)
+        self.buf.dequeue(&mut self.ewma, ctx)
     }
 
     fn len_pkts(&self) -> usize {
-        self.fifo.len()
+        self.buf.fifo.len()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
+        self.buf.fifo.bytes()
     }
 
     fn probe_names(&self) -> &'static [&'static str] {
@@ -333,6 +294,7 @@ mod tests {
     use super::*;
     use crate::packet::{Ecn, Packet, PacketArena};
     use crate::params::Params;
+    use crate::queue::DropReason;
     use crate::rng::stream;
 
     fn args(params: &Params) -> QueueArgs<'_> {

@@ -18,13 +18,13 @@
 //! arrival updates avg_total) and uses `out_max_p`, and says so in
 //! docs/algorithms.md.
 
-use super::droptail::{Fifo, Limit};
-use super::red_core::{check, Curve, EarlyOpts, Ewma, Outcome, RedTest, Shape};
+use super::droptail::Limit;
+use super::red_buffer::RedBuffer;
+use super::red_core::{check, Curve, Ewma, Outcome, RedTest, Shape};
 use super::registry::QueueArgs;
-use super::{DropReason, QueueCtx, QueueDisc, Verdict};
+use super::{QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{parse, ParamError};
-use crate::rng::uniform01;
 use serde::Deserialize;
 
 /// Thresholds (packets) and max_p of one precedence.
@@ -87,8 +87,7 @@ impl Default for RioParams {
 /// the forced regions and overflow drop.
 pub struct Rio {
     kind: &'static str,
-    limit: Limit,
-    fifo: Fifo,
+    buf: RedBuffer,
     total: Ewma,
     inq: Ewma,
     in_pkts: usize,
@@ -97,8 +96,6 @@ pub struct Rio {
     curve_out: Curve,
     test_in: RedTest,
     test_out: RedTest,
-    opts: EarlyOpts,
-    ecn: bool,
     early_drops: bool,
 }
 
@@ -123,8 +120,7 @@ impl Rio {
         };
         Rio {
             kind,
-            limit,
-            fifo: Fifo::default(),
+            buf: RedBuffer::new(limit, p.wait, p.bytes, p.mean_pkt_size, p.ecn),
             total: Ewma::new(p.weight, p.mean_pkt_size),
             inq: Ewma::new(p.weight, p.mean_pkt_size),
             in_pkts: 0,
@@ -133,12 +129,6 @@ impl Rio {
             curve_out: curve(&p.out),
             test_in: RedTest::default(),
             test_out: RedTest::default(),
-            opts: EarlyOpts {
-                wait: p.wait,
-                byte_mode: p.bytes,
-                mean_pkt_size: p.mean_pkt_size,
-            },
-            ecn: p.ecn,
             early_drops,
         }
     }
@@ -193,13 +183,8 @@ impl QueueDisc for Rio {
             (p.size, p.class)
         };
         let inp = is_in(class);
-        let bytes = self.opts.byte_mode;
-        let q_total = if bytes {
-            self.fifo.bytes() as f64
-        } else {
-            self.fifo.len() as f64
-        };
-        let avg_total = self.total.on_arrival(ctx.now, q_total, ctx.link_rate_bps);
+        let bytes = self.buf.opts.byte_mode;
+        let avg_total = self.total.on_arrival(ctx.now, self.buf.qlen(), ctx.link_rate_bps);
         let (avg, curve, test) = if inp {
             let q_in = if bytes {
                 self.in_bytes as f64
@@ -212,38 +197,23 @@ impl QueueDisc for Rio {
             (avg_total, &self.curve_out, &mut self.test_out)
         };
         let outcome = if self.early_drops {
-            let rng = &mut *ctx.rng;
-            test.decide(curve, avg, size, &self.opts, || uniform01(rng))
+            self.buf.decide(test, curve, avg, size, ctx)
         } else if avg >= curve.forced_above() {
             Outcome::Forced
         } else {
             Outcome::Pass
         };
-        match outcome {
-            Outcome::Forced => return Verdict::Dropped(DropReason::Forced),
-            Outcome::Early => {
-                if !(self.ecn && ctx.mark(pkt)) {
-                    return Verdict::Dropped(DropReason::Early);
-                }
-            }
-            Outcome::Pass => {}
-        }
-        if !self.limit.fits(self.fifo.len(), self.fifo.bytes(), size) {
-            test.on_forced();
-            return Verdict::Dropped(DropReason::Overflow);
-        }
-        self.fifo.push(pkt, size);
-        self.total.on_accept();
-        if inp {
+        let verdict = self.buf.admit(outcome, test, &mut self.total, pkt, size, ctx);
+        if inp && verdict == Verdict::Enqueued {
             self.in_pkts += 1;
             self.in_bytes += size as u64;
             self.inq.on_accept();
         }
-        Verdict::Enqueued
+        verdict
     }
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef> {
-        let p = self.fifo.pop(ctx)?;
+        let p = self.buf.dequeue(&mut self.total, ctx)?;
         let (size, class) = {
             let pk = ctx.arena.get(p);
             (pk.size, pk.class)
@@ -255,18 +225,15 @@ impl QueueDisc for Rio {
                 self.inq.on_empty(ctx.now, size, ctx.link_rate_bps);
             }
         }
-        if self.fifo.is_empty() {
-            self.total.on_empty(ctx.now, size, ctx.link_rate_bps);
-        }
         Some(p)
     }
 
     fn len_pkts(&self) -> usize {
-        self.fifo.len()
+        self.buf.fifo.len()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
+        self.buf.fifo.bytes()
     }
 
     fn probe_names(&self) -> &'static [&'static str] {
@@ -343,6 +310,7 @@ pub fn build(args: &QueueArgs) -> Result<Box<dyn QueueDisc>, ParamError> {
 mod tests {
     use super::*;
     use crate::packet::{Packet, PacketArena};
+    use crate::queue::DropReason;
     use crate::rng::stream;
     use crate::time::SimTime;
 

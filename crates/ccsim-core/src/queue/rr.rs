@@ -14,7 +14,6 @@
 
 use super::classq::{ClassSpec, Classes, Classify};
 use super::droptail::Limit;
-use super::flowq::over_limit;
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
@@ -30,6 +29,19 @@ pub struct RrConfig {
     pub classify: Classify,
     /// Optional nested discipline per class (`{ kind = "modred", ... }`).
     pub class_queue: Option<Params>,
+}
+
+/// Set or clear bit `k` of `bits`, growing it as needed.
+fn set_busy(bits: &mut Vec<u64>, k: usize, on: bool) {
+    let w = k / 64;
+    if w >= bits.len() {
+        bits.resize(w + 1, 0);
+    }
+    if on {
+        bits[w] |= 1 << (k % 64);
+    } else {
+        bits[w] &= !(1 << (k % 64));
+    }
 }
 
 /// Packet round robin.
@@ -60,18 +72,6 @@ impl RoundRobin {
             classes: Classes::new(classify, spec),
             busy: Vec::new(),
             cursor: usize::MAX,
-        }
-    }
-
-    fn set_busy(&mut self, k: usize, on: bool) {
-        let w = k / 64;
-        if w >= self.busy.len() {
-            self.busy.resize(w + 1, 0);
-        }
-        if on {
-            self.busy[w] |= 1 << (k % 64);
-        } else {
-            self.busy[w] &= !(1 << (k % 64));
         }
     }
 
@@ -114,25 +114,12 @@ impl QueueDisc for RoundRobin {
         let v = self.classes.enqueue(key, pkt, ctx);
         // A nested discipline may also have pushed packets out.
         let busy = self.classes.len_of(key) > 0;
-        self.set_busy(key, busy);
-        if !nested {
-            while over_limit(&self.limit, self.classes.pkts(), self.classes.bytes()) {
-                let Some(longest) = self.classes.longest(false) else {
-                    break;
-                };
-                let Some(victim) = self.classes.dequeue(longest, ctx) else {
-                    break;
-                };
-                if self.classes.len_of(longest) == 0 {
-                    self.set_busy(longest, false);
-                }
-                if victim == pkt {
-                    return Verdict::Dropped(DropReason::Overflow);
-                }
-                ctx.drop_queued(victim, DropReason::Overflow);
-            }
-        }
-        v
+        set_busy(&mut self.busy, key, busy);
+        let bits = &mut self.busy;
+        let pushed_out = self.classes.push_out(&self.limit, false, pkt, ctx, |_, emptied| {
+            set_busy(bits, emptied, false)
+        });
+        pushed_out.unwrap_or(v)
     }
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef> {
@@ -141,7 +128,7 @@ impl QueueDisc for RoundRobin {
         while let Some(k) = self.next_busy(after) {
             let out = self.classes.dequeue(k, ctx);
             if self.classes.len_of(k) == 0 {
-                self.set_busy(k, false);
+                set_busy(&mut self.busy, k, false);
             }
             if let Some(p) = out {
                 self.cursor = k;
@@ -169,7 +156,7 @@ impl QueueDisc for RoundRobin {
         for k in 0..self.classes.n_keys() {
             let b = self.classes.len_of(k) > 0;
             if b || k / 64 < self.busy.len() {
-                self.set_busy(k, b);
+                set_busy(&mut self.busy, k, b);
             }
         }
         r

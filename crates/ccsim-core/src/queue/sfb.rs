@@ -26,8 +26,8 @@
 //! buffer [`DropReason::Overflow`]. Linux adjusts the probabilities on every
 //! arrival without a freeze time; so does ccsim.
 
+use super::droptail::Fifo;
 use super::droptail::Limit;
-use super::flowq::PacketQueue;
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
@@ -115,7 +115,7 @@ pub struct Sfb {
     seeded: bool,
     tokens: f64,
     tokens_at: SimTime,
-    q: PacketQueue,
+    q: Fifo,
     last_pmin: f64,
 }
 
@@ -164,7 +164,7 @@ impl Sfb {
             counted: Vec::new(),
             seeded: false,
             tokens_at: SimTime::ZERO,
-            q: PacketQueue::default(),
+            q: Fifo::default(),
             last_pmin: 0.0,
         }
     }
@@ -296,13 +296,7 @@ impl QueueDisc for Sfb {
         Some(p)
     }
 
-    fn len_pkts(&self) -> usize {
-        self.q.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.q.bytes()
-    }
+    super::droptail::fifo_lens!(q);
 
     fn probe_names(&self) -> &'static [&'static str] {
         &["drop_prob"]

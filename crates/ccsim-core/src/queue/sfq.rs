@@ -16,8 +16,9 @@
 //! ns-2's SFQ has no perturbation and its own admission rule (drop when a
 //! bucket holds more than half the free space); ccsim follows McKenney.
 
+use super::droptail::Fifo;
 use super::droptail::Limit;
-use super::flowq::{bucket, over_limit, PacketQueue};
+use super::flowq::{bucket, over_limit};
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
@@ -51,7 +52,7 @@ impl Default for SfqConfig {
 pub struct Sfq {
     limit: Limit,
     perturb: SimTime,
-    buckets: Vec<PacketQueue>,
+    buckets: Vec<Fifo>,
     /// Round-robin order of the non-empty buckets.
     ring: VecDeque<usize>,
     salt: Option<u64>,
@@ -74,7 +75,7 @@ impl Sfq {
         Sfq {
             limit,
             perturb,
-            buckets: (0..buckets).map(|_| PacketQueue::default()).collect(),
+            buckets: (0..buckets).map(|_| Fifo::default()).collect(),
             ring: VecDeque::new(),
             salt: None,
             pkts: 0,
@@ -91,7 +92,7 @@ impl Sfq {
     fn rehash(&mut self, salt: u64, ctx: &QueueCtx) {
         self.salt = Some(salt);
         let n = self.buckets.len();
-        let mut old = std::mem::replace(&mut self.buckets, (0..n).map(|_| PacketQueue::default()).collect());
+        let mut old = std::mem::replace(&mut self.buckets, (0..n).map(|_| Fifo::default()).collect());
         let order: Vec<usize> = self.ring.drain(..).collect();
         for b in order {
             for p in old[b].drain() {

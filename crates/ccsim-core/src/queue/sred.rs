@@ -21,8 +21,8 @@
 //! filling; drops are [`DropReason::Early`]. ns-2 never shipped SRED; the
 //! defaults are the paper's (M = 1000, p = 0.25, p_max = 0.15).
 
+use super::droptail::Fifo;
 use super::droptail::Limit;
-use super::flowq::PacketQueue;
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
@@ -132,7 +132,7 @@ pub struct Sred {
     limit: Limit,
     cfg: SredConfig,
     st: SredState,
-    q: PacketQueue,
+    q: Fifo,
 }
 
 impl Sred {
@@ -157,7 +157,7 @@ impl Sred {
             limit,
             cfg,
             st: SredState::default(),
-            q: PacketQueue::default(),
+            q: Fifo::default(),
         }
     }
 
@@ -209,13 +209,7 @@ impl QueueDisc for Sred {
         self.q.pop_front(ctx)
     }
 
-    fn len_pkts(&self) -> usize {
-        self.q.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.q.bytes()
-    }
+    super::droptail::fifo_lens!(q);
 
     fn probe_names(&self) -> &'static [&'static str] {
         &["drop_prob", "hit_freq", "est_flows"]

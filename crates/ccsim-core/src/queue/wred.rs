@@ -15,13 +15,13 @@
 //! above the last configured level uses the last level. Each level keeps its
 //! own RED count (its own gap uniformisation).
 
-use super::droptail::{Fifo, Limit};
-use super::red_core::{check, Curve, EarlyOpts, Ewma, Outcome, RedTest, Shape};
+use super::droptail::Limit;
+use super::red_buffer::RedBuffer;
+use super::red_core::{check, Curve, Ewma, RedTest, Shape};
 use super::registry::QueueArgs;
-use super::{DropReason, QueueCtx, QueueDisc, Verdict};
+use super::{QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{parse, ParamError};
-use crate::rng::uniform01;
 use serde::Deserialize;
 
 /// A scalar broadcast to every level, or one value per level.
@@ -79,13 +79,10 @@ pub fn cisco_min_th(max_th: f64, p: usize) -> f64 {
 
 /// A WRED queue.
 pub struct Wred {
-    limit: Limit,
-    fifo: Fifo,
+    buf: RedBuffer,
     ewma: Ewma,
     curves: Vec<Curve>,
     tests: Vec<RedTest>,
-    opts: EarlyOpts,
-    ecn: bool,
 }
 
 const PROBES: [&str; 9] = [
@@ -116,8 +113,7 @@ impl Wred {
         let unit = if bytes { mean_pkt_size as f64 } else { 1.0 };
         let shape = if gentle { Shape::Gentle } else { Shape::Linear };
         Wred {
-            limit,
-            fifo: Fifo::default(),
+            buf: RedBuffer::new(limit, wait, bytes, mean_pkt_size, ecn),
             ewma: Ewma::new(weight, mean_pkt_size),
             curves: levels
                 .iter()
@@ -129,12 +125,6 @@ impl Wred {
                 })
                 .collect(),
             tests: vec![RedTest::default(); levels.len()],
-            opts: EarlyOpts {
-                wait,
-                byte_mode: bytes,
-                mean_pkt_size,
-            },
-            ecn,
         }
     }
 
@@ -159,47 +149,23 @@ impl QueueDisc for Wred {
             let p = ctx.arena.get(pkt);
             (p.size, p.class)
         };
-        let q = if self.opts.byte_mode {
-            self.fifo.bytes() as f64
-        } else {
-            self.fifo.len() as f64
-        };
-        let avg = self.ewma.on_arrival(ctx.now, q, ctx.link_rate_bps);
+        let avg = self.ewma.on_arrival(ctx.now, self.buf.qlen(), ctx.link_rate_bps);
         let level = (class as usize).min(self.curves.len() - 1);
-        let rng = &mut *ctx.rng;
-        let outcome = self.tests[level].decide(&self.curves[level], avg, size, &self.opts, || uniform01(rng));
-        match outcome {
-            Outcome::Forced => return Verdict::Dropped(DropReason::Forced),
-            Outcome::Early => {
-                if !(self.ecn && ctx.mark(pkt)) {
-                    return Verdict::Dropped(DropReason::Early);
-                }
-            }
-            Outcome::Pass => {}
-        }
-        if !self.limit.fits(self.fifo.len(), self.fifo.bytes(), size) {
-            self.tests[level].on_forced();
-            return Verdict::Dropped(DropReason::Overflow);
-        }
-        self.fifo.push(pkt, size);
-        self.ewma.on_accept();
-        Verdict::Enqueued
+        let test = &mut self.tests[level];
+        let outcome = self.buf.decide(test, &self.curves[level], avg, size, ctx);
+        self.buf.admit(outcome, test, &mut self.ewma, pkt, size, ctx)
     }
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef> {
-        let p = self.fifo.pop(ctx)?;
-        if self.fifo.is_empty() {
-            self.ewma.on_empty(ctx.now, ctx.arena.get(p).size, ctx.link_rate_bps);
-        }
-        Some(p)
+        self.buf.dequeue(&mut self.ewma, ctx)
     }
 
     fn len_pkts(&self) -> usize {
-        self.fifo.len()
+        self.buf.fifo.len()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
+        self.buf.fifo.bytes()
     }
 
     fn probe_names(&self) -> &'static [&'static str] {
@@ -273,6 +239,7 @@ mod tests {
     use super::*;
     use crate::packet::{Packet, PacketArena};
     use crate::params::Params;
+    use crate::queue::DropReason;
     use crate::rng::stream;
     use crate::time::SimTime;
 

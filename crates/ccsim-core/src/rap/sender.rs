@@ -284,7 +284,10 @@ impl Sender for RapSender {
             return;
         }
         if let Some(i) = self.history.iter().position(|e| e.seq == pkt.seq) {
-            let e = self.history.remove(i).expect("index from position");
+            let e = self
+                .history
+                .remove(i)
+                .expect("position() returned an index inside the deque");
             self.update_rtt((ctx.now - e.sent_at).secs_f64());
         }
         if !self.any_ack {

@@ -503,7 +503,10 @@ impl TcpSender {
         let mut retrans_acked = false;
         if ack > self.snd_una {
             for s in self.snd_una..ack {
-                let seg = self.segs.pop_front().expect("outstanding segment");
+                let seg = self
+                    .segs
+                    .pop_front()
+                    .expect("segs holds every seq in [snd_una, snd_max) and ack <= snd_max");
                 acked += 1;
                 acked_bytes += seg.payload as u64;
                 if self.board.is_sacked(s) {

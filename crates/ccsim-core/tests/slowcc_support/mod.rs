@@ -1,30 +1,11 @@
 //! Helpers shared by the slowly-responsive congestion control tests
 //! (slowcc_*.rs). The measures here mirror `ccsim.measures` (Python), which
-//! docs/measures.md defines.
+//! docs/measures.md defines. Built on `common` (which every file using this
+//! module declares too, and which this re-exports).
 #![allow(dead_code)]
 
-use ccsim_core::results::FlowResult;
-use ccsim_core::{run_toml, GuardOverrides, RunOutput};
-
-/// Run a scenario given as TOML text; panics with the error on failure.
-pub fn run(text: &str) -> RunOutput {
-    run_toml(text, "test.toml", GuardOverrides::default()).unwrap_or_else(|e| panic!("{e}\n{text}"))
-}
-
-/// The flows of group `g`.
-pub fn group<'a>(out: &'a RunOutput, g: &str) -> Vec<&'a FlowResult> {
-    out.result.flows.iter().filter(|f| f.group == g).collect()
-}
-
-/// One time series (entity, metric); panics if absent.
-pub fn series<'a>(out: &'a RunOutput, entity: &str, metric: &str) -> &'a [f64] {
-    &out.timeseries
-        .series
-        .iter()
-        .find(|s| s.entity == entity && s.metric == metric)
-        .unwrap_or_else(|| panic!("no series {entity}:{metric}"))
-        .values
-}
+pub use crate::common::*;
+use ccsim_core::RunOutput;
 
 /// The sample times.
 pub fn times(out: &RunOutput) -> &[f64] {

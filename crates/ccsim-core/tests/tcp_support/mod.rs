@@ -1,16 +1,11 @@
-//! Helpers shared by the TCP integration tests.
+//! Helpers shared by the TCP integration tests, on top of `common` (which
+//! every file using this module declares too, and which this re-exports).
 #![allow(dead_code)]
 
-use ccsim_core::results::FlowResult;
-use ccsim_core::{run_toml, GuardOverrides, RunOutput};
+pub use crate::common::*;
 
 /// Payload bytes per segment (the default MSS).
 pub const MSS: f64 = 1460.0;
-
-/// Run a scenario given as TOML text; panics with the error on failure.
-pub fn run(text: &str) -> RunOutput {
-    run_toml(text, "test.toml", GuardOverrides::default()).unwrap_or_else(|e| panic!("{e}\n{text}"))
-}
 
 /// A one-pair dumbbell: access links 1 Gbit/s with 1 ms, a bottleneck of
 /// `rate` with `delay` and a large buffer, `loss` applied to r1->r2, and one
@@ -40,17 +35,6 @@ app = "bulk"
 {flow}
 "#
     )
-}
-
-/// The flows of group `g`.
-pub fn group<'a>(out: &'a RunOutput, g: &str) -> Vec<&'a FlowResult> {
-    out.result.flows.iter().filter(|f| f.group == g).collect()
-}
-
-/// Mean goodput of group `g`, bit/s.
-pub fn mean_goodput(out: &RunOutput, g: &str) -> f64 {
-    let v = group(out, g);
-    v.iter().map(|f| f.goodput_bps).sum::<f64>() / v.len() as f64
 }
 
 /// Mathis et al. (1997) eq. (3): MSS / RTT * sqrt(3 / (2p)), bit/s.
