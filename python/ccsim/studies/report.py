@@ -15,7 +15,7 @@ from string import Template
 import ccsim
 from ccsim.plots.run import Plot
 from ccsim.report import STYLE, esc, figure_html, meta_table, table
-from ccsim.studies.core import Study, StudyData
+from ccsim.studies.core import Study, StudyData, studies_dir
 from ccsim.studies.tables import StudyTables, ranking_rows, wide_cells
 
 REPORT_FILE = "report.html"
@@ -76,6 +76,14 @@ def claims_html(result: StudyTables) -> str:
     return "\n".join(out) + f'<p class="note">{esc(note)}</p>'
 
 
+def _shown_path(source: str) -> str:
+    """A built-in study's sweep file as `studies/NAME/FILE` (not the machine's absolute path)."""
+    try:
+        return str(Path("studies") / Path(source).resolve().relative_to(studies_dir().resolve()))
+    except ValueError:
+        return source
+
+
 def meta_html(study: Study, data: StudyData, result: StudyTables, command: str) -> str:
     """What was run: the study, and per part its sweep, grid, cases, replicates and runs."""
     from ccsim.plots.sweep import sweep_info  # noqa: PLC0415 (DuckDB)
@@ -100,7 +108,7 @@ def meta_html(study: Study, data: StudyData, result: StudyTables, command: str) 
         versions = sorted({str(v) for v in res.runs.get("version", []) if isinstance(v, str)})
         prow: list[tuple[str, object]] = [
             ("sweep", f"{info.get('name', res.name)}: {info.get('description', '')}"),
-            ("sweep file", info.get("source", "(not recorded)")),
+            ("sweep file", _shown_path(str(info.get("source", "(not recorded)")))),
             ("grid", "; ".join(f"{k} = {v}" for k, v in grid.items()) if isinstance(grid, dict) and grid else "none"),
             ("cases", ", ".join(res.cases)),
             ("replicates", info.get("replicates", "?")),
