@@ -1,0 +1,123 @@
+"""Reading a mehta run: its scenario (times, rates, the flow groups) and its stored time series."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ccsim.sweep.store import SweepResults
+
+_TIME = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(s|ms|us|ns)?\s*$")
+_RATE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kMG]?)bps\s*$")
+
+
+def seconds(value: object) -> float:
+    """A scenario time ("150s", "100ms") or a number of seconds."""
+    if isinstance(value, int | float):
+        return float(value)
+    m = _TIME.match(str(value))
+    if not m:
+        raise ValueError(f"not a time: {value!r}")
+    return float(m.group(1)) * {"s": 1.0, None: 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}[m.group(2)]
+
+
+def bits_per_s(value: object) -> float:
+    """A scenario rate ("10Mbps") or a number of bit/s."""
+    if isinstance(value, int | float):
+        return float(value)
+    m = _RATE.match(str(value))
+    if not m:
+        raise ValueError(f"not a rate: {value!r}")
+    return float(m.group(1)) * {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9}[m.group(2)]
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a run's scenario fixes that the measures need."""
+
+    duration: float
+    warmup: float
+    rtt: float
+    """round-trip propagation delay of the dumbbell (2 x (access + bottleneck + access))."""
+    link_bps: float
+    groups: dict[str, dict[str, Any]]
+
+    def group(self, name: str) -> dict[str, Any]:
+        """A flow group of the scenario."""
+        return self.groups[name]
+
+
+def setup(res: SweepResults, run_id: str) -> Setup:
+    """The run's scenario, read from its stored JSON."""
+    row = res.runs.loc[res.runs.run_id == run_id].iloc[0]
+    sc = json.loads(row["scenario"])
+    topo = sc["topology"]
+    rtt = 2 * (2 * seconds(topo["access"]["delay"]) + seconds(topo["bottleneck"]["delay"]))
+    groups = {str(g.get("group", f"g{i}")): g for i, g in enumerate(sc["flows"])}
+    return Setup(
+        seconds(sc["duration"]),
+        seconds(sc.get("warmup", 0)),
+        rtt,
+        bits_per_s(topo["bottleneck"]["rate"]),
+        groups,
+    )
+
+
+class Series:
+    """One run's time series, with the `series(entity, metric, kind)` that ccsim.measures reads from a Result."""
+
+    def __init__(self, ts: pd.DataFrame) -> None:
+        self._s: dict[tuple[str, str, str], pd.Series] = {}
+        for (kind, entity, metric), g in ts.groupby(["entity_kind", "entity", "metric"], observed=True, sort=False):
+            idx = pd.Index(g["time_s"].to_numpy(dtype=np.float64), name="time_s")
+            self._s[(str(kind), str(entity), str(metric))] = pd.Series(g["value"].to_numpy(dtype=np.float64), index=idx)
+
+    def series(self, entity: str, metric: str, kind: str | None = None) -> pd.Series:
+        """One sampled series indexed by time (as `Result.series`)."""
+        for (k, e, m), s in self._s.items():
+            if e == entity and m == metric and (kind is None or k == kind):
+                return s
+        raise KeyError(f"no series {metric!r} for {entity!r}")
+
+    def binned(self, entity: str, metric: str, width: float, kind: str | None = None) -> pd.Series:
+        """Mean of a series over bins (k w, (k + 1) w], indexed by the bin's end."""
+        s = self.series(entity, metric, kind)
+        return s.groupby(_bin_end(s.index, width)).mean()
+
+    def binned_drop_rate(self, link: str, width: float) -> pd.Series:
+        """The pooled drop rate (drops / arrivals) of a queue per bin (0 where nothing arrived)."""
+        d = self.series(link, "drops", "queue")
+        a = self.series(link, "arrivals", "queue")
+        bins = _bin_end(d.index, width)
+        drops, arrivals = d.groupby(bins).sum(), a.groupby(bins).sum()
+        return (drops / arrivals.where(arrivals > 0)).fillna(0.0)
+
+
+def _bin_end(index: pd.Index, width: float) -> np.ndarray:
+    t = index.to_numpy(dtype=np.float64)
+    return np.round(np.ceil(t / width - 1e-9) * width, 9)
+
+
+@lru_cache(maxsize=256)
+def _read(path: str) -> Series:
+    return Series(pd.read_parquet(path))
+
+
+def series(res: SweepResults, run_id: str) -> Series:
+    """A run's time series (cached: the tables and the figures read the same runs)."""
+    row = res.runs.loc[res.runs.run_id == run_id]
+    rel = row["timeseries"].iloc[0]
+    if not isinstance(rel, str):
+        raise KeyError(f"run {run_id!r} has no time series")
+    return _read(str(res.out_dir / rel))
+
+
+def ok_runs(res: SweepResults) -> pd.DataFrame:
+    """The successful runs."""
+    return res.runs[res.runs.status == "ok"]
