@@ -17,7 +17,7 @@ DEPS_STAMP := $(VENV)/.deps-installed
 # end to end: its runs, tables, claims and report.html.
 demo: ext
 	$(BIN)/ccsim run $(DEMO)
-	$(BIN)/ccsim reproduce $(DEMO_STUDY) --quick --quiet --out results/$(DEMO_STUDY)-quick
+	$(BIN)/ccsim reproduce $(DEMO_STUDY) --quick --quiet --overwrite --out results/$(DEMO_STUDY)-quick
 	@echo "The study's report: results/$(DEMO_STUDY)-quick/report.html (tables: summary.md; figures: figures/)"
 
 # The full run of every built-in study (docs/studies/): results in results/NAME/
