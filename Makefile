@@ -23,12 +23,14 @@ demo: ext
 # The full run of every built-in study (docs/studies/): results in results/NAME/
 # (kept: --resume runs only what is missing), the report, figures, tables and
 # claims copied into docs/studies/NAME/ where the documentation shows them.
+# After a study's scenario changed, `make studies STUDY_FLAGS=--overwrite` starts afresh.
 STUDIES := patel-red-sfq-rem bisoy-aqm vyshnavi-tcp ramachendra-modred mehta-slowcc
+STUDY_FLAGS ?= --resume
 
 studies: $(addprefix study-,$(STUDIES))
 
 study-%: ext
-	$(BIN)/ccsim reproduce $* --out results/$* --resume --quiet
+	$(BIN)/ccsim reproduce $* --out results/$* $(STUDY_FLAGS) --quiet
 	rm -rf docs/studies/$* && mkdir -p docs/studies/$*/figures
 	cp results/$*/report.html results/$*/*.md results/$*/*.csv docs/studies/$*/
 	cp results/$*/figures/*.png docs/studies/$*/figures/
