@@ -239,3 +239,16 @@ def check_ramachendra(long: pd.DataFrame) -> None:
         # x% load of n nodes is n x / 100 active connections
         assert (wide.nodes * wide.load_pct == wide["flows[0].count"] * 100).all()
         assert set(wide.nodes) <= {16, 32, 64}
+
+
+def test_a_study_on_a_dask_cluster_equals_the_local_pool(tmp_path: Path) -> None:
+    """`--cluster` runs the same runs: the tables, claims and figures are byte-identical to `--jobs 2`'s."""
+    name = "ramachendra-modred"
+    outs = {"pool": tmp_path / "pool", "dask": tmp_path / "dask"}
+    for how, flag in (("pool", ["--jobs", "2"]), ("dask", ["--cluster", "local:2"])):
+        status = cli.main(["reproduce", name, "--quick", "--quiet", "--out", str(outs[how]), *flag])
+        assert status == 0, how
+    files = sorted(p.relative_to(outs["pool"]) for p in outs["pool"].rglob("*") if p.suffix in (".csv", ".md", ".png"))
+    assert any(f.suffix == ".png" for f in files)
+    for f in files:
+        assert (outs["pool"] / f).read_bytes() == (outs["dask"] / f).read_bytes(), f
