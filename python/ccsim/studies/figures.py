@@ -137,8 +137,19 @@ def bars_ci(
     return Plot(name, title, caption, paths)
 
 
+def mean_over_runs(frames: Sequence[pd.Series]) -> pd.DataFrame:
+    """Mean and 95% t interval across runs of series indexed by time: columns time_s, n, mean, ci_low, ci_high."""
+    if not frames:
+        return pd.DataFrame(columns=["time_s", "n", "mean", "ci_low", "ci_high"])
+    data = pd.concat(
+        [pd.DataFrame({"time_s": s.index.to_numpy(), "value": s.to_numpy()}) for s in frames], ignore_index=True
+    ).assign(**{CASE: "x"})
+    table = stats.describe(data, ["time_s"], ["value"])
+    return table[["time_s", "n", "mean", "ci_low", "ci_high"]].sort_values("time_s").reset_index(drop=True)
+
+
 def series(res: SweepResults, run_ids: Sequence[str], entity_kind: str, entity: str, metric: str) -> pd.DataFrame:
-    """One time series of several runs (e.g. the replicates of a point): columns time_s, mean, ci_low, ci_high, n.
+    """One time series of several runs (e.g. the replicates of a point): columns time_s, n, mean, ci_low, ci_high.
 
     The runs share their sampling times (same scenario, same interval);
     at each time the mean and the 95% t interval are over the runs.
@@ -147,12 +158,8 @@ def series(res: SweepResults, run_ids: Sequence[str], entity_kind: str, entity: 
     for rid in run_ids:
         ts = res.timeseries(rid)
         sel = ts[(ts.entity_kind == entity_kind) & (ts.entity == entity) & (ts.metric == metric)]
-        frames.append(sel[["time_s", "value"]].assign(run_id=rid))
-    if not frames:
-        return pd.DataFrame(columns=["time_s", "mean", "ci_low", "ci_high", "n"])
-    data = pd.concat(frames, ignore_index=True).assign(**{CASE: "x"})
-    table = stats.describe(data, ["time_s"], ["value"])
-    return table[["time_s", "n", "mean", "ci_low", "ci_high"]].sort_values("time_s").reset_index(drop=True)
+        frames.append(sel.set_index("time_s")["value"])
+    return mean_over_runs(frames)
 
 
 def series_plot(

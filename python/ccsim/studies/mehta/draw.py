@@ -23,25 +23,6 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 
-def _mean_ci(frames: Sequence[pd.Series]) -> pd.DataFrame:
-    """Mean and 95% t interval across runs of series sharing their index: columns time_s, mean, ci_low, ci_high, n."""
-    if not frames:
-        return pd.DataFrame(columns=["time_s", "mean", "ci_low", "ci_high", "n"])
-    data = pd.concat(
-        [pd.DataFrame({"time_s": s.index.to_numpy(), "value": s.to_numpy()}) for s in frames], ignore_index=True
-    ).assign(**{CASE: "x"})
-    table = stats.describe(data, ["time_s"], ["value"])
-    return table[["time_s", "n", "mean", "ci_low", "ci_high"]].sort_values("time_s").reset_index(drop=True)
-
-
-def _runs_of(res: SweepResults, case: str, **point: object) -> list[str]:
-    runs = ok_runs(res)
-    runs = runs[runs[CASE] == case]
-    for k, v in point.items():
-        runs = runs[runs[k] == v]
-    return list(runs.sort_values("replicate").run_id)
-
-
 def _cases(res: SweepResults, wanted: Sequence[str] | None = None, sweep_order: bool = False) -> list[str]:
     present = list(dict.fromkeys(ok_runs(res)[CASE].astype(str)))
     first = list(res.cases) if sweep_order else list(LABELS)

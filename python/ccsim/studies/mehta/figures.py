@@ -13,7 +13,8 @@ from ccsim.plots import style
 from ccsim.plots.run import Plot
 from ccsim.studies.claims import num
 from ccsim.studies.core import BOTTLENECK, CASE, StudyData
-from ccsim.studies.mehta.draw import _band_text, _bars, _best, _cases, _mean_ci, _panels, _period_axis, _reps, _runs_of
+from ccsim.studies.figures import mean_over_runs, point_runs
+from ccsim.studies.mehta.draw import _band_text, _bars, _best, _cases, _panels, _period_axis, _reps
 from ccsim.studies.mehta.flash import crowd, flash_rows
 from ccsim.studies.mehta.kinds import CBR, CROWD, FLASH, LONG, MAIN, OTHER, SQUARE, TABLE1, TCP_GROUP, label, look
 from ccsim.studies.mehta.reading import ok_runs, seconds, series, setup
@@ -38,8 +39,8 @@ def main_figures(res: SweepResults, out: Path, pdf: bool) -> list[Plot]:
     lo, hi = sch.on - (sch.end - sch.on) / 10, sch.on + (sch.end - sch.on) / 2
     curves: dict[str, tuple[pd.DataFrame, str, str]] = {}
     for case in _cases(res, TABLE1):
-        frames = [series(res, r).binned_drop_rate(BOTTLENECK, width) for r in _runs_of(res, case)]
-        g = _mean_ci([f[(f.index > lo) & (f.index <= hi)] for f in frames])
+        frames = [series(res, r).binned_drop_rate(BOTTLENECK, width) for r in point_runs(res, case)]
+        g = mean_over_runs([f[(f.index > lo) & (f.index <= hi)] for f in frames])
         curves[label(case)] = (g, *look(case))
     reps = _reps([c for c, _, _ in curves.values()])
     peak = {k: float(v[0]["mean"].max()) for k, v in curves.items() if not v[0].empty}
@@ -66,9 +67,9 @@ def main_figures(res: SweepResults, out: Path, pdf: bool) -> list[Plot]:
 
     panels: dict[str, dict[str, tuple[pd.DataFrame, str, str]]] = {}
     for case in cases:
-        runs = _runs_of(res, case)
-        long = _mean_ci([series(res, r).binned(LONG, "throughput_bps", width, "group") for r in runs])
-        cbr = _mean_ci([series(res, r).binned(CBR, "throughput_bps", width, "group") for r in runs])
+        runs = point_runs(res, case)
+        long = mean_over_runs([series(res, r).binned(LONG, "throughput_bps", width, "group") for r in runs])
+        cbr = mean_over_runs([series(res, r).binned(CBR, "throughput_bps", width, "group") for r in runs])
         color, _ = look(case)
         panels[label(case)] = {"15 long-lived flows": (long, color, "-"), "CBR source": (cbr, style.GREY, ":")}
     reps = _reps([c for p in panels.values() for c, _, _ in p.values()])
@@ -172,9 +173,9 @@ def flash_figures(res: SweepResults, out: Path, pdf: bool) -> list[Plot]:
     cases = _cases(res)
     panels: dict[str, dict[str, tuple[pd.DataFrame, str, str]]] = {}
     for case in cases:
-        runs = _runs_of(res, case)
-        long = _mean_ci([series(res, r).binned(LONG, "throughput_bps", width, "group") for r in runs])
-        web = _mean_ci([series(res, r).binned(CROWD, "throughput_bps", width, "group") for r in runs])
+        runs = point_runs(res, case)
+        long = mean_over_runs([series(res, r).binned(LONG, "throughput_bps", width, "group") for r in runs])
+        web = mean_over_runs([series(res, r).binned(CROWD, "throughput_bps", width, "group") for r in runs])
         color, _ = look(case)
         panels[label(case)] = {"15 long-lived flows": (long, color, "-"), "flash crowd": (web, style.GREY, "--")}
     reps = _reps([g for p in panels.values() for g, _, _ in p.values()])
@@ -308,7 +309,7 @@ def square_time_figure(res: SweepResults, runs: pd.DataFrame, out: Path, pdf: bo
             for rid in ids:
                 x = series(res, rid).series(grp, "throughput_bps", "group") / n / fair
                 frames.append(x[(x.index > lo) & (x.index <= hi)])
-            lines[name] = (_mean_ci(frames), color, ls)
+            lines[name] = (mean_over_runs(frames), color, ls)
         panels[f"7 TCP + 7 {label(case)}"] = lines
     reps = _reps([g for p in panels.values() for g, _, _ in p.values()])
     interval = float(np.diff(series(res, ids[0]).series(TCP_GROUP, "throughput_bps", "group").index[:2])[0])
