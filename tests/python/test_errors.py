@@ -53,7 +53,7 @@ def edit(text: str, old: str, new: str) -> str:
 
 
 TOP_FIELDS = (
-    "`name`, `description`, `duration`, `warmup`, `seed`, `topology`, `nodes`, `links`, `wlans`, `flows`, "
+    "`name`, `description`, `duration`, `warmup`, `seed`, `compat`, `tie_order`, `topology`, `nodes`, `links`, `wlans`, `flows`, "
     "`output`, `limits`"
 )
 

@@ -5,6 +5,7 @@
 
 use crate::app::web::SizeDist;
 use crate::app::{Application, Bulk, Dist, Finite, OnOff, Paced, Schedule};
+use crate::compat::Profile;
 use crate::error::{Error, Result};
 use crate::link::{Link, Loss, LossModel};
 use crate::meter::TokenBucket;
@@ -82,6 +83,8 @@ struct WebPlan {
 struct Builder<'a> {
     file: &'a str,
     seed: u64,
+    /// The scenario's compatibility profile.
+    compat: Profile,
     names: HashMap<String, NodeId>,
     nodes: Vec<Node>,
     links: Vec<Link>,
@@ -150,6 +153,7 @@ impl<'a> Builder<'a> {
     ) -> Result<Box<dyn QueueDisc>> {
         let default = QueueSpec {
             kind: None,
+            compat: None,
             limit: None,
             limit_bytes: None,
             params: Params::new(),
@@ -181,6 +185,7 @@ impl<'a> Builder<'a> {
             limit: Limit { packets, bytes },
             params: &spec.params,
             link_rate_bps: rate,
+            compat: spec.compat.unwrap_or(self.compat),
         };
         queues::build(&kind, &args).map_err(|mut e| {
             if e.message.starts_with("unknown key") {
@@ -280,6 +285,7 @@ impl<'a> Builder<'a> {
             loss,
             busy_until: SimTime::ZERO,
             free_pending: false,
+            free_seq: 0,
             stats: Default::default(),
             notify_reverse: None,
             medium: None,
@@ -337,6 +343,7 @@ impl<'a> Builder<'a> {
         // The reverse direction defaults to DropTail with the forward queue's limit.
         let rev_default = b.queue.as_ref().map(|q| QueueSpec {
             kind: None,
+            compat: q.compat,
             limit: q.limit,
             limit_bytes: q.limit_bytes,
             params: Params::new(),
@@ -1161,6 +1168,7 @@ fn add_flows(
             let args = TransportArgs {
                 params: &rest,
                 app: &app,
+                compat: g.compat.unwrap_or(b.compat),
             };
             let (sender, receiver) = transports::build(&transport, &args).map_err(|e| {
                 let p = if e.path == "transport" || e.path == "app" {
@@ -1265,6 +1273,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
     let mut b = Builder {
         file,
         seed,
+        compat: spec.compat.unwrap_or_default(),
         names: HashMap::new(),
         nodes: Vec::new(),
         links: Vec::new(),
@@ -1383,6 +1392,8 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
     );
     sim.trace_plan = trace;
     sim.wlans = wlans;
+    let tie_order = spec.tie_order.unwrap_or(b.compat.tie_order());
+    sim.set_tie_order(tie_order);
     Ok(sim)
 }
 

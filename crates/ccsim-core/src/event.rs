@@ -11,6 +11,16 @@
 //! 4. timers (flow, queue and MAC timers), by insertion order;
 //! 5. `Sample`: observation comes after everything else at its instant.
 //!
+//! With the tie order `fifo` (the `ns2` and `ns3` compatibility profiles)
+//! every event between the window's opening and the samples is instead taken
+//! in the order it was scheduled, as ns-2's and ns-3's schedulers do; a
+//! transmitter becoming free then takes the place in that order of the
+//! moment its transmission started (ns-2's `LinkDelay::recv` schedules the
+//! queue's resume event then, even when ccsim schedules `LinkFree` later):
+//! see [`EventQueue::reserve`]. Decisive in small buffers, where a packet
+//! arriving at the instant the link frees up meets a full or an empty buffer
+//! depending on this order.
+//!
 //! Because the key of links and packets does not depend on insertion order,
 //! the kernel's FIFO fast path (which schedules a packet's arrival when it is
 //! accepted, not when it starts transmitting) takes simultaneous events in
@@ -127,18 +137,32 @@ const RANK_LINK_FREE: u64 = 1 << 61;
 const RANK_ARRIVE: u64 = 2 << 61;
 const RANK_TIMER: u64 = 3 << 61;
 const RANK_SAMPLE: u64 = 4 << 61;
+/// Every event but the window's opening and the samples, under `fifo`.
+const RANK_FIFO: u64 = RANK_LINK_FREE;
 
 /// The pending events of a simulation.
 #[derive(Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Event>,
     seq: u64,
+    /// Ties in scheduling order (`fifo`) instead of by kind.
+    fifo: bool,
 }
 
 impl EventQueue {
     /// An empty queue.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Take simultaneous events in scheduling order (`true`) or by kind.
+    pub fn set_fifo(&mut self, fifo: bool) {
+        self.fifo = fifo;
+    }
+
+    /// Whether simultaneous events are taken in scheduling order.
+    pub fn is_fifo(&self) -> bool {
+        self.fifo
     }
 
     /// Schedule `kind` at `time`. Packet arrivals should go through
@@ -148,9 +172,10 @@ impl EventQueue {
         self.seq += 1;
         let tie = match kind {
             EventKind::WindowStart => RANK_WINDOW | self.seq,
+            EventKind::Sample => RANK_SAMPLE | self.seq,
+            _ if self.fifo => RANK_FIFO | self.seq,
             EventKind::LinkFree { link } => RANK_LINK_FREE | link.0 as u64,
             EventKind::Arrive { .. } => RANK_ARRIVE | self.seq,
-            EventKind::Sample => RANK_SAMPLE | self.seq,
             _ => RANK_TIMER | self.seq,
         };
         self.heap.push(Event { time, seq: tie, kind });
@@ -159,11 +184,40 @@ impl EventQueue {
     /// Schedule the arrival of packet `uid` over `link` at `time`.
     #[inline]
     pub fn push_arrival(&mut self, time: SimTime, link: LinkId, pkt: PacketRef, uid: u64) {
+        let seq = if self.fifo {
+            self.seq += 1;
+            RANK_FIFO | self.seq
+        } else {
+            RANK_ARRIVE | (uid & SUB_MASK)
+        };
         self.heap.push(Event {
             time,
-            seq: RANK_ARRIVE | (uid & SUB_MASK),
+            seq,
             kind: EventKind::Arrive { link, pkt },
         });
+    }
+
+    /// A place in the scheduling order, taken now for an event that may be
+    /// scheduled later with [`EventQueue::push_reserved`].
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    /// Schedule `kind` at `time` in the place `reserved` (under the `fifo`
+    /// order; by kind otherwise, as [`EventQueue::push`]).
+    #[inline]
+    pub fn push_reserved(&mut self, time: SimTime, kind: EventKind, reserved: u64) {
+        if self.fifo {
+            self.heap.push(Event {
+                time,
+                seq: RANK_FIFO | (reserved & SUB_MASK),
+                kind,
+            });
+        } else {
+            self.push(time, kind);
+        }
     }
 
     /// Remove and return the earliest event.
@@ -237,5 +291,28 @@ mod tests {
                 "3 sample"
             ]
         );
+    }
+
+    #[test]
+    fn fifo_ties_follow_scheduling_order() {
+        let mut q = EventQueue::new();
+        q.set_fifo(true);
+        q.push(SimTime(3), EventKind::Sample);
+        q.push_arrival(SimTime(3), LinkId(0), PacketRef(0), 9);
+        // A transmission starts: its free event's place is taken now...
+        let place = q.reserve();
+        q.push_arrival(SimTime(3), LinkId(0), PacketRef(1), 4);
+        q.push(SimTime(3), EventKind::WindowStart);
+        // ... and the event is scheduled later.
+        q.push_reserved(SimTime(3), EventKind::LinkFree { link: LinkId(1) }, place);
+        let order: Vec<String> = std::iter::from_fn(|| q.pop())
+            .map(|e| match e.kind {
+                EventKind::WindowStart => "window".to_string(),
+                EventKind::LinkFree { link } => format!("free{}", link.0),
+                EventKind::Arrive { pkt, .. } => format!("arrive{}", pkt.0),
+                _ => "sample".to_string(),
+            })
+            .collect();
+        assert_eq!(order, ["window", "arrive0", "free1", "arrive1", "sample"]);
     }
 }

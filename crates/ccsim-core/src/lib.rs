@@ -11,6 +11,7 @@
 pub mod app;
 pub mod build;
 pub mod cc;
+pub mod compat;
 pub mod error;
 pub mod event;
 pub mod histogram;

@@ -113,6 +113,9 @@ pub struct Link {
     pub busy_until: SimTime,
     /// A LinkFree event is scheduled.
     pub free_pending: bool,
+    /// Under the `fifo` tie order: the place in the scheduling order of
+    /// this transmission's end, taken when it started.
+    pub free_seq: u64,
     /// Counters over the window.
     pub stats: LinkStats,
     /// The opposite direction of the same duplex pair, if its queue wants to

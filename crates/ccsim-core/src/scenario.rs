@@ -5,6 +5,7 @@
 //! checks the meaning (routes exist, warmup < duration, ...) and builds the
 //! simulation. docs/scenarios.md documents every key.
 
+use crate::compat::{Profile, TieOrder};
 use crate::error::{Error, Result};
 use crate::params::Params;
 use crate::units::{Bytes, Rate, Time};
@@ -27,6 +28,13 @@ pub struct ScenarioSpec {
     /// Seed of all random streams (default 1).
     #[serde(default)]
     pub seed: Option<u64>,
+    /// Compatibility profile: "ccsim" (default), "ns2", "ns3", "linux" or
+    /// "rfc" (docs/compat.md).
+    #[serde(default)]
+    pub compat: Option<Profile>,
+    /// Order of simultaneous events: "kind" or "fifo" (default from `compat`).
+    #[serde(default)]
+    pub tie_order: Option<TieOrder>,
     /// A generated topology (`kind = "dumbbell"`).
     #[serde(default)]
     pub topology: Option<TopologySpec>,
@@ -105,6 +113,9 @@ pub struct QueueSpec {
     /// Discipline name (default "droptail").
     #[serde(default)]
     pub kind: Option<String>,
+    /// Compatibility profile of this queue (default: the scenario's).
+    #[serde(default)]
+    pub compat: Option<Profile>,
     /// Limit in packets waiting.
     #[serde(default)]
     pub limit: Option<i64>,
@@ -256,6 +267,9 @@ pub struct FlowGroupSpec {
     /// Dumbbell: run d -> s instead of s -> d.
     #[serde(default)]
     pub reverse: Option<bool>,
+    /// Compatibility profile of this group (default: the scenario's).
+    #[serde(default)]
+    pub compat: Option<Profile>,
     /// "udp" (default), "tcp", ...
     #[serde(default)]
     pub transport: Option<String>,

@@ -17,6 +17,7 @@
 //! schedules its own `Mac` events and the packet's `Arrive` at the next hop.
 
 use crate::app::Application;
+use crate::compat::TieOrder;
 use crate::error::{Error, Result};
 use crate::event::{Endpoint, EventKind, EventQueue};
 use crate::link::Link;
@@ -212,6 +213,20 @@ impl Simulation {
             self.tracer = Some(Box::new(Tracer::open(plan, dir)?));
         }
         Ok(())
+    }
+
+    /// How simultaneous events are ordered (see [`crate::event`]). Under
+    /// `fifo` every queue takes the general path: the FIFO fast path fixes
+    /// departures in advance, which is exact only when departures come
+    /// before same-instant arrivals. Call before [`Simulation::run`].
+    pub fn set_tie_order(&mut self, order: TieOrder) {
+        let fifo = order == TieOrder::Fifo;
+        self.events.set_fifo(fifo);
+        if fifo {
+            for l in &mut self.links {
+                l.queue.disable_fast_path();
+            }
+        }
     }
 
     /// Current simulated time.
@@ -505,7 +520,7 @@ impl Simulation {
         } else if !l.free_pending {
             l.free_pending = true;
             let at = l.busy_until;
-            self.events.push(at, EventKind::LinkFree { link });
+            self.events.push_reserved(at, EventKind::LinkFree { link }, l.free_seq);
         }
     }
 
@@ -589,6 +604,8 @@ impl Simulation {
         if l.queue.len_pkts() > 0 {
             l.free_pending = true;
             self.events.push(l.busy_until, EventKind::LinkFree { link });
+        } else if self.events.is_fifo() {
+            l.free_seq = self.events.reserve();
         }
     }
 

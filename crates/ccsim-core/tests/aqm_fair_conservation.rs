@@ -116,6 +116,7 @@ fn check(kind: &str, params: &Value, limit: Limit, ops: &[Op]) -> Result<(), Tes
             limit,
             params: p,
             link_rate_bps: 10_000_000,
+            compat: ccsim_core::compat::Profile::Ccsim,
         },
     )
     .map_err(|e| TestCaseError::fail(format!("{kind} {params}: {e:?}")))?;
@@ -248,6 +249,7 @@ fn drop_paths_are_reached() {
                 limit,
                 params: p,
                 link_rate_bps: 10_000_000,
+                compat: ccsim_core::compat::Profile::Ccsim,
             },
         )
         .unwrap();

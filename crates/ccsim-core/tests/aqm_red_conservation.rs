@@ -112,6 +112,7 @@ fn run(kind: &str, json: &str, ops: &[Op], limit: u64) -> Result<QueueStats, Tes
         },
         params: &params,
         link_rate_bps: RATE,
+        compat: ccsim_core::compat::Profile::Ccsim,
     };
     let disc = registry::build(kind, &args).map_err(|e| TestCaseError::fail(format!("{kind}: {e:?}")))?;
     let mut q = Queue::new(disc, stream(9, kind));

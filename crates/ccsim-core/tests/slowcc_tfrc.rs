@@ -89,15 +89,19 @@ fn window_of(out: &ccsim_core::RunOutput, flow: &str) -> Vec<f64> {
 
 /// 4 flows under test and 4 NewReno flows on a gentle-RED bottleneck of
 /// 6 Mbit/s (RTT ~100 ms, min_th 15, max_th 45, buffer 300 packets), 300 s
-/// with 20 s of warmup.
-fn red_mix(test_flow: &str, seed: u64) -> ccsim_core::RunOutput {
+/// with 20 s of warmup; `red_compat` is the queue's compatibility profile.
+fn red_mix_with(test_flow: &str, seed: u64, red_compat: &str) -> ccsim_core::RunOutput {
     run(&against_newreno(
         "red-mix",
         seed,
-        "queue = { kind = \"gred\", limit = 300, min_th = 15, max_th = 45 }",
+        &format!("queue = {{ kind = \"gred\", limit = 300, min_th = 15, max_th = 45, compat = \"{red_compat}\" }}"),
         test_flow,
         "[output]\nsample_flows = false",
     ))
+}
+
+fn red_mix(test_flow: &str, seed: u64) -> ccsim_core::RunOutput {
+    red_mix_with(test_flow, seed, "ccsim")
 }
 
 fn ratio_to_newreno(out: &ccsim_core::RunOutput) -> f64 {
@@ -118,20 +122,33 @@ fn tfrc_and_tcp_share_a_red_bottleneck() {
     }
 }
 
-/// RAP on the same RED bottleneck: rate-based AIMD without self-clocking
-/// takes more than NewReno (measured 1.68 and 1.60 times); fine-grain
-/// adaptation, which stretches the gap as the RTT grows, cuts that excess
-/// (measured 1.23 and 1.27) and brings RAP within the friendliness bound
-/// [0.67, 1.5] used for the TCP variants.
+/// RAP on the same RED bottleneck: rate-based AIMD without self-clocking.
+/// Under RED as Floyd and Jacobson's Figure 2 writes it (the queue's
+/// `compat = "rfc"`: early drops even at an empty queue, the first arrival
+/// over min_th not spared) plain RAP takes far more than NewReno (measured
+/// 1.8-2.1 times over seeds 1-6 with RFC TCP timers, more than 1.5 here) and
+/// fine-grain adaptation, which stretches the gap as the RTT grows, cuts
+/// that excess into the friendliness bound [0.67, 1.5] used for the TCP
+/// variants. Under the peers' RED rules (ccsim's default) plain RAP is
+/// already within it (1.25-1.36 over seeds 1-6) and fine-grain adaptation
+/// changes little (1.25-1.29): both are checked against the bound.
 #[test]
 fn rap_fine_grain_adaptation_is_friendlier() {
     for seed in [1, 2] {
-        let plain = ratio_to_newreno(&red_mix("transport = \"rap\"", seed));
-        let fine = ratio_to_newreno(&red_mix("transport = \"rap\"\nfine_grain = true", seed));
+        let plain = ratio_to_newreno(&red_mix_with("transport = \"rap\"", seed, "rfc"));
+        let fine = ratio_to_newreno(&red_mix_with("transport = \"rap\"\nfine_grain = true", seed, "rfc"));
+        assert!(
+            plain > 1.5,
+            "seed {seed}: plain RAP/NewReno over Figure-2 RED {plain:.3}"
+        );
         assert!(fine < plain, "seed {seed}: fine-grain {fine:.3}, plain {plain:.3}");
         assert!(
             (0.67..=1.5).contains(&fine),
             "seed {seed}: fine-grain RAP/NewReno {fine:.3}"
         );
+        for fg in ["", "\nfine_grain = true"] {
+            let r = ratio_to_newreno(&red_mix(&format!("transport = \"rap\"{fg}"), seed));
+            assert!((0.67..=1.5).contains(&r), "seed {seed}{fg}: RAP/NewReno {r:.3}");
+        }
     }
 }

@@ -186,7 +186,7 @@ impl CongestionControl for Cubic {
         let s = self.decrease(ev);
         self.w.reduce(s, ev);
         if let Some(h) = self.hystart.as_mut() {
-            h.restart();
+            h.finish();
         }
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
@@ -194,7 +194,7 @@ impl CongestionControl for Cubic {
         self.after_rto = true;
         self.w.timeout(ev.flight * self.cfg.beta, ev);
         if let Some(h) = self.hystart.as_mut() {
-            h.restart();
+            h.finish();
         }
     }
 }
@@ -248,6 +248,26 @@ mod tests {
         let kk = k(100.0, 70.0, 0.4);
         let target = w_cubic(0.2, kk, 100.0, 0.4);
         assert!((c.cwnd() - (cwnd1 + (target - cwnd1) / cwnd1)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn hystart_only_in_the_initial_slow_start() {
+        // After a timeout, slow start is RFC 5681's (one segment per ACK),
+        // not HyStart++'s min(newly delivered, L) (RFC 9406 section 4.3).
+        let mut rng = stream(1, "t");
+        let cfg = CubicConfig {
+            hystart: true,
+            ..CubicConfig::default()
+        };
+        let mut c = Cubic::new(cfg, &init(20.0)).unwrap();
+        c.on_rto(&loss(0, 20.0));
+        let before = c.cwnd();
+        assert!(c.w.in_slow_start());
+        let mut a = ack(100, 100);
+        a.acked = 6;
+        a.newly_delivered = 6;
+        c.on_ack(&a, &mut rng);
+        assert_eq!(c.cwnd(), before + 1.0);
     }
 
     #[test]

@@ -5,6 +5,17 @@
 //! cumulative ACK reaches the snd_max recorded at its start. Constants are the
 //! RFC's recommended values (section 4.3). L, the cap on the per-ACK
 //! increase, is 8 segments (the RFC's value for non-paced senders).
+//!
+//! Two readings of the RFC, each checked by a test below:
+//! - The increase counts newly delivered data only ("N is the number of
+//!   previously unacknowledged bytes acknowledged in the incoming ACK",
+//!   section 4.2): a cumulative ACK that covers segments already SACKed
+//!   adds only what it newly delivers.
+//! - HyStart++ runs in the initial slow start only (section 4.3: "An
+//!   implementation SHOULD use HyStart++ only for the initial slow start
+//!   ... and SHOULD use the standard slow start for subsequent slow
+//!   starts"): after the first loss, ECN reduction or timeout it is done,
+//!   and later slow starts are RFC 5681's.
 
 use super::{AckInfo, Window};
 use crate::time::SimTime;
@@ -64,10 +75,10 @@ impl HyStart {
         matches!(self.phase, Phase::Css { .. })
     }
 
-    /// A loss or timeout ends HyStart++ for this slow start; a later slow
-    /// start (after a timeout) may use it again.
-    pub fn restart(&mut self) {
-        *self = HyStart::new();
+    /// A loss, ECN reduction or timeout ends HyStart++ for good: later
+    /// slow starts are RFC 5681's (RFC 9406 section 4.3).
+    pub fn finish(&mut self) {
+        self.phase = Phase::Done;
     }
 
     /// Handle a slow-start ACK (the caller checked cwnd < ssthresh and that
@@ -99,7 +110,7 @@ impl HyStart {
             self.cur_round_min = Some(self.cur_round_min.map_or(r, |m| m.min(r)));
             self.samples += 1;
         }
-        let inc = ack.acked.min(L) as f64;
+        let inc = ack.newly_delivered.min(L) as f64;
         match self.phase {
             Phase::SlowStart => {
                 w.cwnd += inc;
@@ -160,5 +171,42 @@ mod tests {
         assert!(h.in_css());
         // 8 slow-start ACKs (+8), then 2 CSS ACKs (+0.25 each)
         assert_eq!(w.cwnd, 38.5);
+    }
+
+    #[test]
+    fn counts_newly_delivered_segments_only() {
+        let mut h = HyStart::new();
+        let mut w = Window {
+            cwnd: 10.0,
+            ssthresh: f64::INFINITY,
+        };
+        // A cumulative ACK over 10 segments of which 9 were SACKed before.
+        let mut a = ack(0, 100);
+        a.acked = 10;
+        a.newly_delivered = 1;
+        h.on_ack(&mut w, &a);
+        assert_eq!(w.cwnd, 11.0);
+        // Ten newly delivered: capped at L = 8.
+        a.newly_delivered = 10;
+        h.on_ack(&mut w, &a);
+        assert_eq!(w.cwnd, 19.0);
+    }
+
+    #[test]
+    fn only_the_initial_slow_start() {
+        let mut h = HyStart::new();
+        let mut w = Window {
+            cwnd: 10.0,
+            ssthresh: f64::INFINITY,
+        };
+        h.finish();
+        // After a loss, slow start is RFC 5681's: one segment per ACK,
+        // however many it delivers.
+        let mut a = ack(0, 100);
+        a.acked = 5;
+        a.newly_delivered = 5;
+        h.on_ack(&mut w, &a);
+        assert_eq!(w.cwnd, 11.0);
+        assert!(!h.in_css());
     }
 }

@@ -20,6 +20,7 @@ use super::droptail::Limit;
 use super::flowq::over_limit;
 use super::registry::{self, QueueArgs};
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
+use crate::compat::Profile;
 use crate::packet::{Packet, PacketRef};
 use crate::params::{ParamError, Params};
 use crate::time::SimTime;
@@ -44,12 +45,13 @@ pub struct ClassSpec {
     kind: String,
     limit: Limit,
     params: Params,
+    compat: Profile,
     link_rate_bps: u64,
 }
 
 impl ClassSpec {
     /// Parse and validate a nested table (errors carry the `class_queue.` prefix).
-    pub fn parse(table: &Params, outer: Limit, link_rate_bps: u64) -> Result<Self, ParamError> {
+    pub fn parse(table: &Params, outer: Limit, link_rate_bps: u64, compat: Profile) -> Result<Self, ParamError> {
         let pfx = |e: ParamError| {
             let path = if e.path.is_empty() {
                 "class_queue".to_string()
@@ -96,6 +98,7 @@ impl ClassSpec {
             kind,
             limit,
             params,
+            compat,
             link_rate_bps,
         };
         spec.build().map_err(pfx)?;
@@ -110,6 +113,7 @@ impl ClassSpec {
                 limit: self.limit,
                 params: &self.params,
                 link_rate_bps: self.link_rate_bps,
+                compat: self.compat,
             },
         )
     }

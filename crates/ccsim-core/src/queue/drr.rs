@@ -22,6 +22,7 @@
 use super::classq::{ClassSpec, Classes, Classify};
 use super::droptail::Limit;
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
+use crate::compat::Profile;
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
 use crate::time::SimTime;
@@ -61,13 +62,13 @@ pub struct Drr {
 
 impl Drr {
     /// Build from scenario parameters.
-    pub fn from_params(limit: Limit, params: &Params, link_rate_bps: u64) -> Result<Self, ParamError> {
+    pub fn from_params(limit: Limit, params: &Params, link_rate_bps: u64, compat: Profile) -> Result<Self, ParamError> {
         let cfg: DrrConfig = params::parse(params)?;
         if cfg.quantum.0 == 0 {
             return Err(ParamError::at("quantum", "must be at least 1 byte"));
         }
         let spec = match &cfg.class_queue {
-            Some(t) => Some(ClassSpec::parse(t, limit, link_rate_bps)?),
+            Some(t) => Some(ClassSpec::parse(t, limit, link_rate_bps, compat)?),
             None => None,
         };
         Ok(Drr::new(limit, cfg.quantum.0, cfg.classify, spec))

@@ -290,6 +290,13 @@ impl Queue {
         q
     }
 
+    /// Take the general path from now on (the scenario's tie order is
+    /// `fifo`, under which the fast path's precomputed departures would not
+    /// meet same-instant arrivals in scheduling order).
+    pub fn disable_fast_path(&mut self) {
+        self.fast = None;
+    }
+
     /// The discipline's name.
     pub fn kind(&self) -> &'static str {
         self.disc.kind()

@@ -20,7 +20,7 @@
 use super::ared::{self, MaxPController};
 use super::droptail::Limit;
 use super::red_buffer::RedBuffer;
-use super::red_core::{check, Curve, Ewma, RedTest, Shape};
+use super::red_core::{check, Curve, Ewma, RedRules, RedTest, Shape};
 use super::registry::QueueArgs;
 use super::{QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
@@ -52,6 +52,8 @@ pub struct RedParams {
     pub ecn: bool,
     /// Adaptive RED's max_p controller.
     pub adaptive: Option<MaxPController>,
+    /// The peers' small-queue and first-arrival rules.
+    pub rules: RedRules,
 }
 
 impl RedParams {
@@ -69,6 +71,7 @@ impl RedParams {
             mean_pkt_size: 500,
             ecn: false,
             adaptive: None,
+            rules: RedRules::resolve(crate::compat::Profile::Ccsim, None, None),
         }
     }
 }
@@ -92,7 +95,7 @@ impl Red {
         let unit = if p.bytes { p.mean_pkt_size as f64 } else { 1.0 };
         Red {
             kind,
-            buf: RedBuffer::new(limit, p.wait, p.bytes, p.mean_pkt_size, p.ecn),
+            buf: RedBuffer::new(limit, p.wait, p.bytes, p.mean_pkt_size, p.ecn, p.rules),
             ewma: Ewma::new(p.weight, p.mean_pkt_size),
             curve: Curve {
                 min_th: p.min_th * unit,
@@ -192,6 +195,8 @@ struct RedConfig {
     target_delay: Option<Time>,
     top: Option<f64>,
     bottom: Option<f64>,
+    small_queue_rule: Option<bool>,
+    spare_first: Option<bool>,
 }
 
 /// Kinds built here.
@@ -218,19 +223,20 @@ pub fn params_for(kind: &str, args: &QueueArgs) -> Result<RedParams, ParamError>
             }
         }
     }
-    if kind == "nlred" && c.gentle.is_some() {
-        return Err(ParamError::at(
-            "gentle",
-            "nlred has no gentle variant (its curve is fixed by the paper)",
-        ));
-    }
     let mut p = RedParams::classic();
+    p.rules = RedRules::resolve(args.compat, c.small_queue_rule, c.spare_first);
     p.mean_pkt_size = check::pkt_size("mean_pkt_size", c.mean_pkt_size.unwrap_or(p.mean_pkt_size))?;
     p.wait = c.wait.unwrap_or(true);
     p.bytes = c.bytes.unwrap_or(false);
     p.ecn = c.ecn.unwrap_or(false);
-    let gentle = c.gentle.unwrap_or(matches!(kind, "gred" | "ared"));
+    // NLRED is not gentle in the paper; ns-3's NLRED is RED's `NLRED`
+    // option and takes RED's `Gentle` (true by default there).
+    let nlred_gentle = args.compat == crate::compat::Profile::Ns3;
+    let gentle = c
+        .gentle
+        .unwrap_or(matches!(kind, "gred" | "ared") || (kind == "nlred" && nlred_gentle));
     p.shape = match kind {
+        "nlred" if gentle => Shape::QuadraticGentle,
         "nlred" => Shape::Quadratic,
         _ if gentle => Shape::Gentle,
         _ => Shape::Linear,
@@ -297,6 +303,17 @@ mod tests {
     use crate::queue::DropReason;
     use crate::rng::stream;
 
+    impl<'a> QueueArgs<'a> {
+        fn clone_with(&self, compat: crate::compat::Profile) -> QueueArgs<'a> {
+            QueueArgs {
+                limit: self.limit,
+                params: self.params,
+                link_rate_bps: self.link_rate_bps,
+                compat,
+            }
+        }
+    }
+
     fn args(params: &Params) -> QueueArgs<'_> {
         QueueArgs {
             limit: Limit {
@@ -305,6 +322,7 @@ mod tests {
             },
             params,
             link_rate_bps: 10_000_000,
+            compat: crate::compat::Profile::Ccsim,
         }
     }
 
@@ -338,8 +356,6 @@ mod tests {
         assert_eq!(e.path, "interval");
         let e = params_for("red", &args(&params(r#"{"weigth": 0.1}"#))).unwrap_err();
         assert!(e.message.contains("unknown key"), "{}", e.message);
-        let e = params_for("nlred", &args(&params(r#"{"gentle": true}"#))).unwrap_err();
-        assert_eq!(e.path, "gentle");
         let e = params_for("ared", &args(&params(r#"{"beta": 1.0}"#))).unwrap_err();
         assert_eq!(e.path, "beta");
     }
@@ -414,6 +430,92 @@ mod tests {
         q.ewma.avg = 16.0;
         let r = pkt(ctx.arena, 1000, Ecn::Ect);
         assert_eq!(q.enqueue(r, &mut ctx), Verdict::Dropped(DropReason::Forced));
+    }
+
+    #[test]
+    fn nlred_takes_a_gentle_region() {
+        let p = params_for("nlred", &args(&params(r#"{"gentle": true}"#))).unwrap();
+        assert_eq!(p.shape, Shape::QuadraticGentle);
+        let q = Red::new(
+            "nlred",
+            Limit {
+                packets: Some(100),
+                bytes: None,
+            },
+            p,
+        );
+        // Above max_th the gentle region rises linearly from max_p to 1 at
+        // 2 max_th instead of dropping everything (ns-3's NLRED with Gentle).
+        let c = q.curve();
+        assert_eq!(c.forced_above(), 30.0);
+        assert!((c.pb(15.0) - 0.1).abs() < 1e-12);
+        assert!((c.pb(22.5) - 0.55).abs() < 1e-12);
+        // Below max_th the curve is still the quadratic one.
+        assert!((c.pb(10.0) - 0.0375).abs() < 1e-12);
+        // The paper's NLRED, the default outside the ns3 profile, is not gentle.
+        let empty = Params::new();
+        let plain = params_for("nlred", &args(&empty)).unwrap();
+        assert_eq!(plain.shape, Shape::Quadratic);
+        let ns3 = args(&empty).clone_with(crate::compat::Profile::Ns3);
+        assert_eq!(params_for("nlred", &ns3).unwrap().shape, Shape::QuadraticGentle);
+    }
+
+    /// Offer `n` packets to `q` with its average held at `avg`; the verdicts.
+    fn offer_at_avg(q: &mut Red, avg: f64, n: usize) -> Vec<Verdict> {
+        let mut arena = PacketArena::new();
+        let mut rng = stream(6, "red");
+        let mut dropped = Vec::new();
+        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
+        (0..n)
+            .map(|_| {
+                q.ewma.avg = avg;
+                q.ewma.on_accept();
+                let r = pkt(ctx.arena, 1000, Ecn::NotEct);
+                q.enqueue(r, &mut ctx)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn no_test_while_at_most_one_packet_waits() {
+        // ns-2 red.cc and ns-3 red-queue-disc.cc test an arrival only when
+        // qlen > 1: with the average in the forced region, the first two
+        // arrivals (queue 0 and 1) are queued, the third is dropped.
+        let limit = Limit {
+            packets: Some(100),
+            bytes: None,
+        };
+        let empty = Params::new();
+        let p = params_for("red", &args(&empty)).unwrap();
+        assert!(p.rules.small_queue && p.rules.spare_first);
+        let mut q = Red::new("red", limit, p);
+        let v = offer_at_avg(&mut q, 20.0, 3);
+        assert_eq!(v[..2], [Verdict::Enqueued, Verdict::Enqueued]);
+        assert_eq!(v[2], Verdict::Dropped(DropReason::Forced));
+        // Floyd and Jacobson's Figure 2 (the rfc profile) drops at once.
+        let rfc = params_for("red", &args(&empty).clone_with(crate::compat::Profile::Rfc)).unwrap();
+        let mut q = Red::new("red", limit, rfc);
+        assert_eq!(offer_at_avg(&mut q, 20.0, 1)[0], Verdict::Dropped(DropReason::Forced));
+    }
+
+    #[test]
+    fn first_arrival_over_min_th_is_spared() {
+        // max_p = 1 and avg just below max_th: pb ~ 1, so every tested
+        // arrival but the spared one is dropped early (wait off).
+        let limit = Limit {
+            packets: Some(100),
+            bytes: None,
+        };
+        let mut p = params_for("red", &args(&params(r#"{"max_p": 1.0, "wait": false}"#))).unwrap();
+        let mut q = Red::new("red", limit, p);
+        // Two arrivals pass the small-queue rule, the third is the first tested.
+        let v = offer_at_avg(&mut q, 14.99, 4);
+        assert_eq!(v[2], Verdict::Enqueued, "the first tested arrival is spared");
+        assert_eq!(v[3], Verdict::Dropped(DropReason::Early));
+        p.rules.spare_first = false;
+        let mut q = Red::new("red", limit, p);
+        let v = offer_at_avg(&mut q, 14.99, 3);
+        assert_eq!(v[2], Verdict::Dropped(DropReason::Early));
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! `red.cc`).
 
 use super::droptail::{Fifo, Limit};
-use super::red_core::{Curve, EarlyOpts, Ewma, Outcome, RedTest};
+use super::red_core::{Curve, EarlyOpts, Ewma, Outcome, RedRules, RedTest};
 use super::{DropReason, QueueCtx, Verdict};
 use crate::packet::PacketRef;
 use crate::rng::uniform01;
@@ -28,9 +28,9 @@ pub struct RedBuffer {
 }
 
 impl RedBuffer {
-    /// An empty buffer; `wait`, `byte_mode` and `mean_pkt_size` are the
-    /// early test's options (see [`EarlyOpts`]).
-    pub fn new(limit: Limit, wait: bool, byte_mode: bool, mean_pkt_size: u32, ecn: bool) -> Self {
+    /// An empty buffer; `wait`, `byte_mode`, `mean_pkt_size` and `rules`
+    /// are the early test's options (see [`EarlyOpts`]).
+    pub fn new(limit: Limit, wait: bool, byte_mode: bool, mean_pkt_size: u32, ecn: bool, rules: RedRules) -> Self {
         RedBuffer {
             limit,
             fifo: Fifo::default(),
@@ -38,6 +38,7 @@ impl RedBuffer {
                 wait,
                 byte_mode,
                 mean_pkt_size,
+                rules,
             },
             ecn,
         }
@@ -56,7 +57,7 @@ impl RedBuffer {
     /// `avg` (one uniform draw from `ctx.rng`, only in the early region).
     pub fn decide(&self, test: &mut RedTest, curve: &Curve, avg: f64, size: u32, ctx: &mut QueueCtx) -> Outcome {
         let rng = &mut *ctx.rng;
-        test.decide(curve, avg, size, &self.opts, || uniform01(rng))
+        test.decide(curve, avg, self.qlen(), size, &self.opts, || uniform01(rng))
     }
 
     /// Act on `outcome` for the arrival `pkt` of `size` bytes; a queued

@@ -113,6 +113,17 @@ pub enum Shape {
     /// the thresholds (Zhou et al. 2006, Section 3; the factor 1.5 makes the
     /// mean of pb over the range equal RED's); forced drops at and above max_th.
     Quadratic,
+    /// NLRED's quadratic curve below max_th with gentle RED's linear rise
+    /// from max_p to 1 between max_th and 2 max_th (ns-3's `RedQueueDisc`
+    /// with `NLRED` and `Gentle`, `CalculatePNew`).
+    QuadraticGentle,
+}
+
+impl Shape {
+    /// Whether the curve has the gentle region above max_th.
+    pub fn is_gentle(self) -> bool {
+        matches!(self, Shape::Gentle | Shape::QuadraticGentle)
+    }
 }
 
 /// A drop-probability curve: thresholds (in queue units), max_p and shape.
@@ -131,9 +142,10 @@ pub struct Curve {
 impl Curve {
     /// The average at and above which every arrival is dropped.
     pub fn forced_above(&self) -> f64 {
-        match self.shape {
-            Shape::Gentle => 2.0 * self.max_th,
-            Shape::Linear | Shape::Quadratic => self.max_th,
+        if self.shape.is_gentle() {
+            2.0 * self.max_th
+        } else {
+            self.max_th
         }
     }
 
@@ -153,7 +165,7 @@ impl Curve {
         } else {
             let x = if span > 0.0 { (avg - self.min_th) / span } else { 1.0 };
             match self.shape {
-                Shape::Quadratic => 1.5 * self.max_p * x * x,
+                Shape::Quadratic | Shape::QuadraticGentle => 1.5 * self.max_p * x * x,
                 Shape::Linear | Shape::Gentle => self.max_p * x,
             }
         };
@@ -212,6 +224,41 @@ pub struct EarlyOpts {
     pub byte_mode: bool,
     /// Mean packet size for byte-mode scaling.
     pub mean_pkt_size: u32,
+    /// The peers' rules for small queues and the first arrival tested.
+    pub rules: RedRules,
+}
+
+/// Two rules of ns-2's `queue/red.cc` (`REDQueue::enque`) and ns-3's
+/// `red-queue-disc.cc` (`DoEnqueue`) that Floyd and Jacobson's Figure 2
+/// does not have (compatibility semantics, docs/compat.md).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RedRules {
+    /// No early or forced test while the queue holds at most one packet (at
+    /// most 1 byte in byte mode: `qlen > 1` in both peers), so an early drop
+    /// never idles the link; the next arrival tested counts as the first.
+    pub small_queue: bool,
+    /// The first arrival tested after the average rose over min_th (or
+    /// after the small-queue rule held) is never dropped and sets count to
+    /// 1 (the peers' `old` flag). Without it that arrival has count 0 and
+    /// is dropped with probability pb (Figure 2).
+    pub spare_first: bool,
+}
+
+impl RedRules {
+    /// The rules of a compatibility profile, each overridden by its key
+    /// (`small_queue_rule`, `spare_first`) when given.
+    pub fn resolve(profile: crate::compat::Profile, small_queue: Option<bool>, spare_first: Option<bool>) -> Self {
+        RedRules {
+            small_queue: small_queue.unwrap_or(profile.red_small_queue_rule()),
+            spare_first: spare_first.unwrap_or(profile.red_spare_first()),
+        }
+    }
+
+    /// Figure 2 as written: every arrival tested, none spared.
+    pub const PAPER: RedRules = RedRules {
+        small_queue: false,
+        spare_first: false,
+    };
 }
 
 /// The per-curve state of the early test: `count` of Figure 2 (-1 while
@@ -238,13 +285,23 @@ impl Default for RedTest {
 
 impl RedTest {
     /// Floyd and Jacobson's Figure 2 for one arrival of `size` bytes with
-    /// average `avg`; `u` is a uniform draw in [0, 1), taken only in the
-    /// early region. As in Figure 2 the first packet above min_th has
-    /// count 0 and may be dropped with pb (ns-2 instead sets count to 1 and
-    /// never drops it); byte mode scales pb before the uniformisation, as
-    /// the paper's Section 4 does (ns-2 scales after, with a byte count).
-    pub fn decide(&mut self, curve: &Curve, avg: f64, size: u32, opts: &EarlyOpts, u: impl FnOnce() -> f64) -> Outcome {
-        if avg < curve.min_th {
+    /// average `avg` that finds `qlen` packets (bytes in byte mode) waiting;
+    /// `u` is a uniform draw in [0, 1), taken only in the early region.
+    /// Without `opts.rules`, as in Figure 2, the first packet above min_th
+    /// has count 0 and may be dropped with pb; with them, the peers' rules
+    /// apply (see [`RedRules`]). Byte mode scales pb before the
+    /// uniformisation, as the paper's Section 4 does (ns-2 scales after,
+    /// with a byte count).
+    pub fn decide(
+        &mut self,
+        curve: &Curve,
+        avg: f64,
+        qlen: f64,
+        size: u32,
+        opts: &EarlyOpts,
+        u: impl FnOnce() -> f64,
+    ) -> Outcome {
+        if avg < curve.min_th || (opts.rules.small_queue && qlen <= 1.0) {
             self.count = -1;
             self.last_pb = 0.0;
             self.last_pa = 0.0;
@@ -255,6 +312,12 @@ impl RedTest {
             self.last_pb = 1.0;
             self.last_pa = 1.0;
             return Outcome::Forced;
+        }
+        if opts.rules.spare_first && self.count < 0 {
+            self.count = 1;
+            self.last_pb = curve.pb(avg);
+            self.last_pa = 0.0;
+            return Outcome::Pass;
         }
         self.count += 1;
         let mut pb = curve.pb(avg);
@@ -464,18 +527,22 @@ mod tests {
             wait: false,
             byte_mode: false,
             mean_pkt_size: 500,
+            rules: RedRules::PAPER,
         };
         let mut t = RedTest::default();
-        assert_eq!(t.decide(&c, 3.0, 500, &opts, || 0.0), Outcome::Pass);
+        assert_eq!(t.decide(&c, 3.0, 10.0, 500, &opts, || 0.0), Outcome::Pass);
         assert_eq!(t.count, -1);
         // first packet over min_th: count 0, pa = pb = 0.05
-        assert_eq!(t.decide(&c, 10.0, 500, &opts, || 0.06), Outcome::Pass);
+        assert_eq!(t.decide(&c, 10.0, 10.0, 500, &opts, || 0.06), Outcome::Pass);
         assert_eq!(t.count, 0);
         assert!(close(t.last_pa, 0.05));
         // second: count 1, pa = 0.05 / 0.95 = 0.05263; u = 0.052 drops
-        assert_eq!(t.decide(&c, 10.0, 500, &opts, || 0.052), Outcome::Early);
+        assert_eq!(t.decide(&c, 10.0, 10.0, 500, &opts, || 0.052), Outcome::Early);
         assert_eq!(t.count, 0);
-        assert_eq!(t.decide(&c, 15.0, 500, &opts, || panic!("no draw")), Outcome::Forced);
+        assert_eq!(
+            t.decide(&c, 15.0, 10.0, 500, &opts, || panic!("no draw")),
+            Outcome::Forced
+        );
         assert_eq!(t.count, 0);
     }
 
@@ -491,12 +558,13 @@ mod tests {
             wait: false,
             byte_mode: true,
             mean_pkt_size: 1000,
+            rules: RedRules::PAPER,
         };
         let mut t = RedTest::default();
-        t.decide(&c, 10.0, 250, &opts, || 1.0);
+        t.decide(&c, 10.0, 5000.0, 250, &opts, || 1.0);
         // pb = 0.05 * 250 / 1000
         assert!(close(t.last_pb, 0.0125));
-        t.decide(&c, 10.0, 1500, &opts, || 1.0);
+        t.decide(&c, 10.0, 5000.0, 1500, &opts, || 1.0);
         assert!(close(t.last_pb, 0.075));
         // count 1 now: pa = 0.075 / (1 - 0.075)
         assert!(close(t.last_pa, 0.075 / 0.925));

@@ -3,6 +3,7 @@
 
 use super::droptail::{DropTail, Limit};
 use super::QueueDisc;
+use crate::compat::Profile;
 use crate::params::{parse, ParamError, Params};
 use serde::Deserialize;
 
@@ -15,6 +16,8 @@ pub struct QueueArgs<'a> {
     pub params: &'a Params,
     /// Rate of the link the queue feeds.
     pub link_rate_bps: u64,
+    /// The compatibility profile in force for this queue.
+    pub compat: Profile,
 }
 
 /// A built discipline, or a parameter error.
@@ -110,8 +113,8 @@ fn build_fair_and_delay(kind: &str, args: &QueueArgs) -> Option<Built> {
         "fred" => boxed(fred::Fred::from_params(l, p, rate)),
         "choke" => boxed(choke::Choke::from_params(l, p, rate)),
         "sfq" => boxed(sfq::Sfq::from_params(l, p)),
-        "drr" => boxed(drr::Drr::from_params(l, p, rate)),
-        "rr" => boxed(rr::RoundRobin::from_params(l, p, rate)),
+        "drr" => boxed(drr::Drr::from_params(l, p, rate, args.compat)),
+        "rr" => boxed(rr::RoundRobin::from_params(l, p, rate, args.compat)),
         "codel" => boxed(codel::Codel::from_params(l, p)),
         "fq_codel" => boxed(fq_codel::FqCodel::from_params(l, p)),
         "pie" => boxed(pie::Pie::from_params(l, p)),

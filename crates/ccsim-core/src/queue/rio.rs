@@ -20,7 +20,7 @@
 
 use super::droptail::Limit;
 use super::red_buffer::RedBuffer;
-use super::red_core::{check, Curve, Ewma, Outcome, RedTest, Shape};
+use super::red_core::{check, Curve, Ewma, Outcome, RedRules, RedTest, Shape};
 use super::registry::QueueArgs;
 use super::{QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
@@ -57,6 +57,8 @@ pub struct RioParams {
     pub mean_pkt_size: u32,
     /// ECN marking instead of early drops.
     pub ecn: bool,
+    /// The peers' small-queue and first-arrival rules.
+    pub rules: RedRules,
 }
 
 impl Default for RioParams {
@@ -78,6 +80,7 @@ impl Default for RioParams {
             bytes: false,
             mean_pkt_size: 500,
             ecn: false,
+            rules: RedRules::resolve(crate::compat::Profile::Ccsim, None, None),
         }
     }
 }
@@ -120,7 +123,7 @@ impl Rio {
         };
         Rio {
             kind,
-            buf: RedBuffer::new(limit, p.wait, p.bytes, p.mean_pkt_size, p.ecn),
+            buf: RedBuffer::new(limit, p.wait, p.bytes, p.mean_pkt_size, p.ecn, p.rules),
             total: Ewma::new(p.weight, p.mean_pkt_size),
             inq: Ewma::new(p.weight, p.mean_pkt_size),
             in_pkts: 0,
@@ -264,6 +267,8 @@ pub(crate) struct RioConfig {
     bytes: Option<bool>,
     mean_pkt_size: Option<u32>,
     ecn: Option<bool>,
+    small_queue_rule: Option<bool>,
+    spare_first: Option<bool>,
     /// ModRED only.
     pub(crate) early_drops: Option<bool>,
 }
@@ -296,6 +301,7 @@ pub(crate) fn parse_params(args: &QueueArgs, modred: bool) -> Result<(RioParams,
         bytes: c.bytes.unwrap_or(d.bytes),
         mean_pkt_size: check::pkt_size("mean_pkt_size", c.mean_pkt_size.unwrap_or(d.mean_pkt_size))?,
         ecn: c.ecn.unwrap_or(d.ecn),
+        rules: RedRules::resolve(args.compat, c.small_queue_rule, c.spare_first),
     };
     Ok((p, c.early_drops))
 }
@@ -336,7 +342,11 @@ mod tests {
         let mut rng = stream(2, "rio");
         let mut dropped = Vec::new();
         let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
-        let mut q = Rio::new("rio", limit(), &RioParams::default(), true);
+        let paper = RioParams {
+            rules: RedRules::PAPER,
+            ..RioParams::default()
+        };
+        let mut q = Rio::new("rio", limit(), &paper, true);
         // Total average 20 (above OUT's max_th 15), IN average 3 (below IN's min_th 15).
         q.set_avgs(20.0, 3.0);
         for _ in 0..10 {

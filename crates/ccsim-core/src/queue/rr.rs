@@ -15,6 +15,7 @@
 use super::classq::{ClassSpec, Classes, Classify};
 use super::droptail::Limit;
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
+use crate::compat::Profile;
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
 use crate::time::SimTime;
@@ -56,10 +57,10 @@ pub struct RoundRobin {
 
 impl RoundRobin {
     /// Build from scenario parameters.
-    pub fn from_params(limit: Limit, params: &Params, link_rate_bps: u64) -> Result<Self, ParamError> {
+    pub fn from_params(limit: Limit, params: &Params, link_rate_bps: u64, compat: Profile) -> Result<Self, ParamError> {
         let cfg: RrConfig = params::parse(params)?;
         let spec = match &cfg.class_queue {
-            Some(t) => Some(ClassSpec::parse(t, limit, link_rate_bps)?),
+            Some(t) => Some(ClassSpec::parse(t, limit, link_rate_bps, compat)?),
             None => None,
         };
         Ok(RoundRobin::new(limit, cfg.classify, spec))

@@ -17,7 +17,7 @@
 
 use super::droptail::Limit;
 use super::red_buffer::RedBuffer;
-use super::red_core::{check, Curve, Ewma, RedTest, Shape};
+use super::red_core::{check, Curve, Ewma, RedRules, RedTest, Shape};
 use super::registry::QueueArgs;
 use super::{QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
@@ -59,6 +59,8 @@ struct WredConfig {
     bytes: Option<bool>,
     mean_pkt_size: Option<u32>,
     ecn: Option<bool>,
+    small_queue_rule: Option<bool>,
+    spare_first: Option<bool>,
 }
 
 /// One precedence level's thresholds, packets.
@@ -113,7 +115,7 @@ impl Wred {
         let unit = if bytes { mean_pkt_size as f64 } else { 1.0 };
         let shape = if gentle { Shape::Gentle } else { Shape::Linear };
         Wred {
-            buf: RedBuffer::new(limit, wait, bytes, mean_pkt_size, ecn),
+            buf: RedBuffer::new(limit, wait, bytes, mean_pkt_size, ecn, RedRules::PAPER),
             ewma: Ewma::new(weight, mean_pkt_size),
             curves: levels
                 .iter()
@@ -126,6 +128,12 @@ impl Wred {
                 .collect(),
             tests: vec![RedTest::default(); levels.len()],
         }
+    }
+
+    /// With the peers' small-queue and first-arrival rules set to `rules`.
+    pub fn with_rules(mut self, rules: RedRules) -> Self {
+        self.buf.opts.rules = rules;
+        self
     }
 
     /// The shared average.
@@ -222,16 +230,19 @@ pub fn build(args: &QueueArgs) -> Result<Box<dyn QueueDisc>, ParamError> {
     }
     let weight = check::prob("weight", c.weight.unwrap_or(1.0 / 512.0))?;
     let mean = check::pkt_size("mean_pkt_size", c.mean_pkt_size.unwrap_or(500))?;
-    Ok(Box::new(Wred::new(
-        args.limit,
-        &levels,
-        weight,
-        c.gentle.unwrap_or(false),
-        c.wait.unwrap_or(true),
-        c.bytes.unwrap_or(false),
-        mean,
-        c.ecn.unwrap_or(false),
-    )))
+    Ok(Box::new(
+        Wred::new(
+            args.limit,
+            &levels,
+            weight,
+            c.gentle.unwrap_or(false),
+            c.wait.unwrap_or(true),
+            c.bytes.unwrap_or(false),
+            mean,
+            c.ecn.unwrap_or(false),
+        )
+        .with_rules(RedRules::resolve(args.compat, c.small_queue_rule, c.spare_first)),
+    ))
 }
 
 #[cfg(test)]
@@ -252,6 +263,7 @@ mod tests {
             },
             params: &params,
             link_rate_bps: 10_000_000,
+            compat: crate::compat::Profile::Ccsim,
         })
     }
 

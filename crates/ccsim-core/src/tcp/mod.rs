@@ -34,6 +34,7 @@ pub mod sender;
 mod tests;
 
 use crate::cc::{self, CcInit};
+use crate::compat::{Profile, RtoFloor};
 use crate::packet::MAX_SACK_BLOCKS;
 use crate::params::{parse, ParamError, Params};
 use crate::time::SimTime;
@@ -41,6 +42,7 @@ use crate::transport::registry::{Endpoints, TransportArgs};
 use crate::units::Time;
 use receiver::{DelAck, TcpReceiver};
 use recovery::Recovery;
+use rtt::RtoRules;
 use sender::TcpSender;
 use serde::Deserialize;
 
@@ -78,12 +80,22 @@ pub struct TcpConfig {
     pub max_sack_blocks: u32,
     /// ECN (RFC 3168; default false).
     pub ecn: bool,
-    /// Lower bound of the RTO (default 200 ms).
-    pub min_rto: Time,
+    /// Lower bound of the RTO (default from the compatibility profile:
+    /// 200 ms; 1 s under `ns3` and `rfc`).
+    pub min_rto: Option<Time>,
     /// Upper bound of the RTO (default 60 s).
     pub max_rto: Time,
-    /// RTO before the first RTT sample (default 1 s, RFC 6298).
-    pub initial_rto: Time,
+    /// RTO before the first RTT sample (default from the profile: 1 s,
+    /// RFC 6298; 3 s under `ns2`).
+    pub initial_rto: Option<Time>,
+    /// What `min_rto` bounds: "variance" or "whole" (default from the profile).
+    pub rto_floor: Option<RtoFloor>,
+    /// Clock granularity G of the RTO (default from the profile: 0; 10 ms
+    /// ticks under `ns2`, 1 ms under `ns3`).
+    pub clock_granularity: Option<Time>,
+    /// RTT samples: "every_ack" (RFC 6298 with every ACK, as Linux) or
+    /// "timed" (one timed segment per RTT, ns-2) (default from the profile).
+    pub rtt_sampling: Option<RttSampling>,
     /// Initial congestion window, segments (default 2, as ns-2).
     pub initial_cwnd: f64,
     /// Initial ssthresh, segments (default: unbounded).
@@ -112,9 +124,12 @@ impl Default for TcpConfig {
             sack: None,
             max_sack_blocks: 3,
             ecn: false,
-            min_rto: Time(SimTime::from_millis(200)),
+            min_rto: None,
             max_rto: Time(SimTime::from_secs(60)),
-            initial_rto: Time(SimTime::from_secs(1)),
+            initial_rto: None,
+            rto_floor: None,
+            clock_granularity: None,
+            rtt_sampling: None,
             initial_cwnd: DEFAULT_INITIAL_CWND,
             initial_ssthresh: None,
             dupthresh: 3,
@@ -150,11 +165,41 @@ pub struct SenderConfig {
     pub max_rto: SimTime,
     /// Initial RTO.
     pub initial_rto: SimTime,
+    /// How the RTO is computed.
+    pub rto_rules: RtoRules,
+    /// One timed segment per RTT (ns-2) instead of a sample per ACK.
+    pub timed_rtt: bool,
+}
+
+/// How the sender takes RTT samples.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSampling {
+    /// A sample from every ACK of new data (RFC 6298 section 3 allows it;
+    /// Linux, ns-3).
+    EveryAck,
+    /// One segment timed at a time (ns-2's `rtt_active_` / `rtt_seq_`).
+    Timed,
 }
 
 impl TcpConfig {
-    /// Check the values and resolve the defaults that depend on `cc`.
-    pub fn resolve(&self) -> Result<(SenderConfig, Recovery, bool), ParamError> {
+    /// Check the values and resolve the defaults that depend on `cc` and
+    /// on the flow group's compatibility profile.
+    pub fn resolve(&self, profile: Profile) -> Result<(SenderConfig, Recovery, bool), ParamError> {
+        let min_rto = self.min_rto.map_or(SimTime(profile.min_rto_ns()), |t| t.0);
+        let initial_rto = self.initial_rto.map_or(SimTime(profile.initial_rto_ns()), |t| t.0);
+        let granularity = self
+            .clock_granularity
+            .map_or(SimTime(profile.clock_granularity_ns()), |t| t.0);
+        let rto_rules = RtoRules {
+            floor: self.rto_floor.unwrap_or(profile.rto_floor()),
+            granularity,
+            ticks: profile.rtt_in_ticks() && self.rto_floor.is_none_or(|f| f == RtoFloor::Whole),
+        };
+        let timed_rtt = match self.rtt_sampling {
+            Some(s) => s == RttSampling::Timed,
+            None => profile == Profile::Ns2,
+        };
         if !cc::KINDS.contains(&self.cc.as_str()) {
             return Err(ParamError::at(
                 "cc",
@@ -224,13 +269,13 @@ impl TcpConfig {
                 format!("expected 1 to {MAX_SACK_BLOCKS}, got {}", self.max_sack_blocks),
             ));
         }
-        if self.min_rto.0 == SimTime::ZERO {
+        if min_rto == SimTime::ZERO {
             return Err(ParamError::at("min_rto", "the minimum RTO must be positive"));
         }
-        if self.max_rto.0 < self.min_rto.0 {
+        if self.max_rto.0 < min_rto {
             return Err(ParamError::at("max_rto", "max_rto must not be below min_rto"));
         }
-        if self.initial_rto.0 == SimTime::ZERO {
+        if initial_rto == SimTime::ZERO {
             return Err(ParamError::at("initial_rto", "the initial RTO must be positive"));
         }
         if !(self.initial_cwnd.is_finite() && self.initial_cwnd >= 1.0 && self.initial_cwnd <= 1e6) {
@@ -259,9 +304,11 @@ impl TcpConfig {
             dupthresh: self.dupthresh,
             limited_transmit: self.limited_transmit,
             pacing: self.pacing,
-            min_rto: self.min_rto.0,
+            min_rto,
             max_rto: self.max_rto.0,
-            initial_rto: self.initial_rto.0,
+            initial_rto,
+            rto_rules,
+            timed_rtt,
         };
         Ok((sc, recovery, sack))
     }
@@ -270,12 +317,13 @@ impl TcpConfig {
 /// Build a TCP flow's two ends from its flow-group keys.
 pub fn build(args: &TransportArgs) -> Result<Endpoints, ParamError> {
     let cfg: TcpConfig = parse(args.params)?;
-    build_from(&cfg)
+    build_from(&cfg, args.compat)
 }
 
-/// Build a TCP flow's two ends from a parsed config.
-pub fn build_from(cfg: &TcpConfig) -> Result<Endpoints, ParamError> {
-    let (sc, _recovery, sack) = cfg.resolve()?;
+/// Build a TCP flow's two ends from a parsed config under the scenario's
+/// compatibility profile.
+pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamError> {
+    let (sc, _recovery, sack) = cfg.resolve(profile)?;
     let init = CcInit {
         initial_cwnd: cfg.initial_cwnd,
         initial_ssthresh: cfg.initial_ssthresh.unwrap_or(f64::INFINITY),

@@ -184,6 +184,8 @@ impl TcpSender {
         self.lt_sent = 0;
         self.recovery_point = self.snd_max;
         self.note_reduction();
+        // ns-2's `reset_rtx_timer` on a fast retransmit stops the RTT timing.
+        self.rtt_timing = None;
         let head = self.snd_una;
         match variant {
             Recovery::Tahoe => {

@@ -5,21 +5,63 @@
 //!   SRTT = 7/8 SRTT + 1/8 R' (section 2.3).
 //! - RTO = SRTT + max(G, 4 RTTVAR) (section 2.3), at most max_rto; before
 //!   any sample RTO = initial_rto (1 s, section 2.1).
-//!
-//! The minimum RTO: ccsim takes `min_rto` as G, the floor of the variance
-//! term, as Linux does (`tcp_rto_min` bounds `rttvar`, so RTO >= SRTT +
-//! 200 ms), rather than as a floor of the whole RTO (section 2.4's reading,
-//! ns-2's `minrto_`). The sender samples the RTT on every ACK, so on a
-//! stable path RTTVAR decays to almost nothing; with the floor on the whole
-//! RTO, any path with SRTT above min_rto would then time out before a fast
-//! retransmission could be acknowledged (it leaves a few packet times after
-//! the last ACK of new data). On paths with SRTT + 4 RTTVAR below min_rto
-//! the two readings differ by at most SRTT.
 //! - Each expiry doubles the RTO (section 5.5, capped at max_rto) and the
 //!   backed-off value is kept until a valid sample arrives (Karn's
 //!   algorithm; the sender never samples retransmitted segments, section 3).
+//!
+//! What the minimum RTO bounds is a compatibility semantic ([`RtoFloor`],
+//! docs/compat.md):
+//! - `variance` (ccsim's and Linux's reading): `min_rto` is G, the floor of
+//!   the variance term (`tcp_rto_min` bounds `rttvar`), so RTO >= SRTT +
+//!   200 ms. With an RTT sample on every ACK, RTTVAR decays to almost
+//!   nothing on a stable path; a floor on the whole RTO would then let any
+//!   path with SRTT above min_rto time out before a fast retransmission
+//!   could be acknowledged.
+//! - `whole` (section 2.4's reading; ns-2's `minrto_`, ns-3's `MinRto`):
+//!   RTO = max(min_rto, SRTT + max(G, 4 RTTVAR)), G the clock granularity
+//!   (ns-3's `ClockGranularity`).
+//!
+//! With `ticks` (ns-2, `tcp/tcp.cc` `rtt_update` and `rtt_timeout`) the
+//! estimator counts in whole ticks of `granularity` as ns-2 does: a sample
+//! is `floor((R + tickoff) / tick)` ticks (at least 1; tickoff is the send
+//! time's offset into its tick, ns-2's `boot_time_` taken as 0), SRTT and
+//! RTTVAR are integers scaled by 8 and 4, the RTO is `(8 SRTT + 32 RTTVAR)
+//! >> 3` ticks, recomputed only on a sample, at least 2 ticks, and after
+//! more than three backoffs SRTT is folded into RTTVAR and the next sample
+//! starts afresh (ns-2's `rtt_backoff`).
 
+use crate::compat::RtoFloor;
 use crate::time::SimTime;
+
+/// How the RTO is computed from the estimates (see the module documentation).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct RtoRules {
+    /// What `min_rto` bounds.
+    pub floor: RtoFloor,
+    /// The clock granularity G (0: none).
+    pub granularity: SimTime,
+    /// Count in whole ticks of `granularity` (ns-2).
+    pub ticks: bool,
+}
+
+impl Default for RtoRules {
+    fn default() -> Self {
+        RtoRules {
+            floor: RtoFloor::Variance,
+            granularity: SimTime::ZERO,
+            ticks: false,
+        }
+    }
+}
+
+/// ns-2's integer estimator: tick counts, SRTT scaled by 8, RTTVAR by 4.
+#[derive(Clone, Debug, Default)]
+struct TickState {
+    srtt8: i64,
+    rttvar4: i64,
+    /// The RTO in ticks, recomputed on each sample (ns-2's `t_rtxcur_`).
+    rtxcur: Option<i64>,
+}
 
 /// RFC 6298 state.
 #[derive(Clone, Debug)]
@@ -32,11 +74,22 @@ pub struct RttEstimator {
     min_rto: SimTime,
     max_rto: SimTime,
     initial_rto: SimTime,
+    rules: RtoRules,
+    tick: TickState,
 }
 
 impl RttEstimator {
-    /// An estimator with the given RTO bounds.
+    /// An estimator with the given RTO bounds and ccsim's default rules.
     pub fn new(min_rto: SimTime, max_rto: SimTime, initial_rto: SimTime) -> Self {
+        Self::with_rules(min_rto, max_rto, initial_rto, RtoRules::default())
+    }
+
+    /// An estimator with the given bounds and rules.
+    pub fn with_rules(min_rto: SimTime, max_rto: SimTime, initial_rto: SimTime, rules: RtoRules) -> Self {
+        let rules = RtoRules {
+            ticks: rules.ticks && rules.granularity > SimTime::ZERO,
+            ..rules
+        };
         RttEstimator {
             srtt: None,
             rttvar: 0.0,
@@ -46,20 +99,26 @@ impl RttEstimator {
             min_rto,
             max_rto,
             initial_rto,
+            rules,
+            tick: TickState::default(),
         }
     }
 
-    /// Take an RTT sample (from a segment transmitted once).
-    pub fn on_sample(&mut self, r: SimTime) {
-        let rn = r.0 as f64;
-        match self.srtt {
-            None => {
-                self.srtt = Some(rn);
-                self.rttvar = rn / 2.0;
-            }
-            Some(s) => {
-                self.rttvar = 0.75 * self.rttvar + 0.25 * (s - rn).abs();
-                self.srtt = Some(0.875 * s + 0.125 * rn);
+    /// Take an RTT sample `r` of a segment sent at `sent_at` (transmitted once).
+    pub fn on_sample(&mut self, r: SimTime, sent_at: SimTime) {
+        if self.rules.ticks {
+            self.on_tick_sample(r, sent_at);
+        } else {
+            let rn = r.0 as f64;
+            match self.srtt {
+                None => {
+                    self.srtt = Some(rn);
+                    self.rttvar = rn / 2.0;
+                }
+                Some(s) => {
+                    self.rttvar = 0.75 * self.rttvar + 0.25 * (s - rn).abs();
+                    self.srtt = Some(0.875 * s + 0.125 * rn);
+                }
             }
         }
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
@@ -67,9 +126,42 @@ impl RttEstimator {
         self.backoff = 0;
     }
 
+    /// ns-2's `rtt_update` in ticks.
+    fn on_tick_sample(&mut self, r: SimTime, sent_at: SimTime) {
+        let g = self.rules.granularity.0;
+        let tickoff = sent_at.0 % g;
+        let rtt = (((r.0 + tickoff) / g) as i64).max(1);
+        let t = &mut self.tick;
+        if t.srtt8 != 0 {
+            let mut delta = rtt - (t.srtt8 >> 3);
+            t.srtt8 += delta;
+            if t.srtt8 <= 0 {
+                t.srtt8 = 1;
+            }
+            delta = delta.abs() - (t.rttvar4 >> 2);
+            t.rttvar4 += delta;
+            if t.rttvar4 <= 0 {
+                t.rttvar4 = 1;
+            }
+        } else {
+            t.srtt8 = rtt << 3;
+            t.rttvar4 = rtt << 1;
+        }
+        t.rtxcur = Some(((t.rttvar4 << 3) + t.srtt8) >> 3);
+        self.srtt = Some((t.srtt8 * g as i64) as f64 / 8.0);
+        self.rttvar = (t.rttvar4 * g as i64) as f64 / 4.0;
+    }
+
     /// The timer expired: double the RTO.
     pub fn back_off(&mut self) {
         self.backoff = (self.backoff + 1).min(30);
+        if self.rules.ticks && self.backoff > 3 {
+            // ns-2 `rtt_backoff`: "if backed off this far, clobber the srtt
+            // value, storing it in the mean deviation instead".
+            let t = &mut self.tick;
+            t.rttvar4 += t.srtt8 >> 3;
+            t.srtt8 = 0;
+        }
     }
 
     /// Consecutive backoffs since the last valid sample.
@@ -79,11 +171,25 @@ impl RttEstimator {
 
     /// The RTO without backoff.
     pub fn base_rto(&self) -> SimTime {
+        if self.rules.ticks {
+            let g = self.rules.granularity;
+            let rto = match self.tick.rtxcur {
+                None => self.initial_rto,
+                Some(ticks) => SimTime(ticks.max(0) as u64 * g.0).max(self.min_rto),
+            };
+            return rto.min(self.max_rto).max(SimTime(2 * g.0));
+        }
         match self.srtt {
             None => self.initial_rto.min(self.max_rto),
             Some(s) => {
-                let var = (4.0 * self.rttvar).max(self.min_rto.0 as f64);
-                SimTime::from_nanos((s + var).round() as u64).min(self.max_rto)
+                let rto = match self.rules.floor {
+                    RtoFloor::Variance => s + (4.0 * self.rttvar).max(self.min_rto.0 as f64),
+                    RtoFloor::Whole => {
+                        let g = self.rules.granularity.0 as f64;
+                        (s + (4.0 * self.rttvar).max(g)).max(self.min_rto.0 as f64)
+                    }
+                };
+                SimTime::from_nanos(rto.round() as u64).min(self.max_rto)
             }
         }
     }
@@ -127,19 +233,19 @@ mod tests {
     fn rfc6298_updates() {
         let mut e = est();
         assert_eq!(e.rto(), SimTime::from_secs(1));
-        e.on_sample(SimTime::from_millis(100));
+        e.on_sample(SimTime::from_millis(100), SimTime::ZERO);
         assert_eq!(e.srtt(), Some(SimTime::from_millis(100)));
         assert_eq!(e.rttvar(), SimTime::from_millis(50));
         // 100 + max(200, 4 * 50) = 300 ms
         assert_eq!(e.rto(), SimTime::from_millis(300));
-        e.on_sample(SimTime::from_millis(200));
+        e.on_sample(SimTime::from_millis(200), SimTime::ZERO);
         // rttvar = 0.75*50 + 0.25*100 = 62.5; srtt = 87.5 + 25 = 112.5
         assert_eq!(e.rttvar(), SimTime::from_micros(62_500));
         assert_eq!(e.srtt(), Some(SimTime::from_micros(112_500)));
         assert_eq!(e.rto(), SimTime::from_micros(362_500));
         // many equal samples: rttvar decays, min_rto bounds the variance term
         for _ in 0..200 {
-            e.on_sample(SimTime::from_millis(400));
+            e.on_sample(SimTime::from_millis(400), SimTime::ZERO);
         }
         assert_eq!(e.rto(), SimTime::from_millis(600));
     }
@@ -147,7 +253,7 @@ mod tests {
     #[test]
     fn backoff_until_valid_sample() {
         let mut e = est();
-        e.on_sample(SimTime::from_millis(100));
+        e.on_sample(SimTime::from_millis(100), SimTime::ZERO);
         e.back_off();
         e.back_off();
         // (100 + 200) * 4
@@ -156,7 +262,7 @@ mod tests {
             e.back_off();
         }
         assert_eq!(e.rto(), SimTime::from_secs(60), "capped at max_rto");
-        e.on_sample(SimTime::from_millis(100));
+        e.on_sample(SimTime::from_millis(100), SimTime::ZERO);
         assert_eq!(e.backoff(), 0);
     }
 }

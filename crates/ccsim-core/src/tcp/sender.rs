@@ -99,6 +99,9 @@ pub struct TcpSender {
     pub(super) lt_sent: u64,
     /// Consecutive timeouts without progress.
     rto_streak: u32,
+    /// With `timed_rtt` (ns-2): the one segment being timed and when it
+    /// was sent (ns-2's `rtt_seq_` and `rtt_ts_` while `rtt_active_`).
+    pub(super) rtt_timing: Option<(u64, SimTime)>,
     ecn_recover: Option<u64>,
     cwr_pending: bool,
     cwnd_limited: bool,
@@ -115,7 +118,8 @@ impl TcpSender {
     /// A sender with the given settings and controller.
     pub fn new(cfg: SenderConfig, cc: Box<dyn CongestionControl>) -> Self {
         TcpSender {
-            rtt: RttEstimator::new(cfg.min_rto, cfg.max_rto, cfg.initial_rto),
+            rtt: RttEstimator::with_rules(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.rto_rules),
+            rtt_timing: None,
             rwnd: cfg.window as u64,
             cfg,
             cc,
@@ -263,6 +267,9 @@ impl TcpSender {
             });
             self.board.push();
             self.snd_max += 1;
+            if self.cfg.timed_rtt && self.rtt_timing.is_none() {
+                self.rtt_timing = Some((seq, now));
+            }
         }
         let in_flight = self.in_flight();
         let tx = self.rate.on_send(now, in_flight);
@@ -444,6 +451,9 @@ impl TcpSender {
         let ev = self.congestion_event(ctx.now, flight, hold, false);
         self.cc.on_rto(&ev);
         self.rtt.back_off();
+        // Karn: nothing sent before the timeout is timed any more (ns-2's
+        // `reset_rtx_timer` clears `rtt_active_`).
+        self.rtt_timing = None;
         self.rto_streak += 1;
         self.state = CaState::Loss;
         self.recover = self.snd_max;
@@ -525,9 +535,23 @@ impl TcpSender {
             self.snd_nxt = self.snd_nxt.max(ack);
             self.rto_streak = 0;
         }
-        let rtt_sample = if retrans_acked { sack_rtt } else { cum_rtt.or(sack_rtt) };
+        let rtt_sample = if self.cfg.timed_rtt {
+            // ns-2 (`recv_newack_helper`): one timed segment at a time,
+            // sampled when the cumulative ACK covers it.
+            match self.rtt_timing {
+                Some((seq, at)) if ack > seq => {
+                    self.rtt_timing = None;
+                    Some(now - at)
+                }
+                _ => None,
+            }
+        } else if retrans_acked {
+            sack_rtt
+        } else {
+            cum_rtt.or(sack_rtt)
+        };
         if let Some(r) = rtt_sample {
-            self.rtt.on_sample(r);
+            self.rtt.on_sample(r, now - r);
         }
 
         let mut losses = if self.uses_sack() {

@@ -50,7 +50,7 @@ const ACKS: LinkId = LinkId(1);
 
 impl Harness {
     pub fn new(cfg: &TcpConfig, rate_bps: u64, delay: SimTime, drops: &[u64]) -> Self {
-        let (sender, receiver) = build_from(cfg).expect("valid config");
+        let (sender, receiver) = build_from(cfg, crate::compat::Profile::Ccsim).expect("valid config");
         let mut stats = FlowStats::default();
         stats.open_window();
         Harness {
@@ -364,7 +364,7 @@ fn delayed_acks_every_second_segment_or_timer() {
     // the retransmission timer (the same clash exists in real stacks).
     let c = TcpConfig {
         delayed_ack: true,
-        min_rto: crate::units::Time(SimTime::from_secs(1)),
+        min_rto: Some(crate::units::Time(SimTime::from_secs(1))),
         ..cfg("newreno")
     };
     let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[]);

@@ -3,6 +3,7 @@
 
 use super::udp::{UdpReceiver, UdpSender};
 use super::{Receiver, Sender};
+use crate::compat::Profile;
 use crate::params::{parse, ParamError, Params};
 use serde::Deserialize;
 
@@ -15,6 +16,8 @@ pub struct TransportArgs<'a> {
     pub params: &'a Params,
     /// Whether the application is message-oriented (UDP-style writes).
     pub app: &'a str,
+    /// The compatibility profile in force for this flow group.
+    pub compat: Profile,
 }
 
 #[derive(Deserialize, Default)]

@@ -1,0 +1,195 @@
+//! Compatibility profiles: one key, `compat`, that selects the semantics of
+//! a peer simulator or of the standards where implementations differ.
+//!
+//! A profile is only a bundle of defaults: every semantic it sets is also a
+//! key of its own (on the scenario, the flow group or the queue), and an
+//! explicit key always wins. The profile is given at the top of a scenario
+//! and may be overridden per flow group and per queue (`compat = "ns3"` in
+//! the group's or the queue's table). docs/compat.md has one row per
+//! semantic with each peer's value and its source (file in the peer, or
+//! the RFC section).
+//!
+//! The profiles:
+//! - `ccsim` (the default): Linux's RTO (min_rto bounds the variance term)
+//!   and the peers' RED rules (no early test while at most one packet waits,
+//!   the first packet over min_th is spared): chosen because they are what
+//!   both peers and deployed stacks agree on, and because an early drop at
+//!   an empty queue idles the link for nothing. Simultaneous events are taken
+//!   departures first (queueing theory's convention, which makes the FIFO
+//!   fast path exact).
+//! - `ns2`: ns-2.35 (`tcl/lib/ns-default.tcl`, `tcp/tcp.cc`, `queue/red.cc`):
+//!   the whole RTO floored at `minrto_` 0.2 s, RTT samples and the RTO in
+//!   `tcpTick_` 10 ms ticks, initial RTO `rtxcur_init_` 3 s, events at the
+//!   same time served in the order they were scheduled.
+//! - `ns3`: ns-3.44 (`tcp-socket-base.cc`, `red-queue-disc.cc`): the whole
+//!   RTO floored at `MinRto` 1 s, `ClockGranularity` 1 ms as RFC 6298's G,
+//!   initial RTO 1 s, events at the same time in scheduling order.
+//! - `linux`: as `ccsim`, but RED tests every arrival (Linux's `red_action`
+//!   has no small-queue rule).
+//! - `rfc`: RFC 6298 (whole RTO floored at 1 s, G = 0, initial RTO 1 s) and
+//!   Floyd and Jacobson's Figure 2 for RED (every arrival tested, the first
+//!   one over min_th may be dropped).
+
+use serde::Deserialize;
+
+/// A named bundle of semantics.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// ccsim's own choices (see the module documentation).
+    #[default]
+    Ccsim,
+    /// ns-2.35.
+    Ns2,
+    /// ns-3.44.
+    Ns3,
+    /// Linux.
+    Linux,
+    /// The RFCs and papers as written.
+    Rfc,
+}
+
+/// The names accepted by `compat`.
+pub const PROFILES: &[&str] = &["ccsim", "ns2", "ns3", "linux", "rfc"];
+
+/// How the minimum RTO bounds the retransmission timeout.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoFloor {
+    /// RTO = SRTT + max(min_rto, 4 RTTVAR) (Linux: `tcp_rto_min` bounds rttvar).
+    Variance,
+    /// RTO = max(min_rto, SRTT + max(G, 4 RTTVAR)) (RFC 6298 section 2.4,
+    /// ns-2's `minrto_`, ns-3's `MinRto`).
+    Whole,
+}
+
+/// The order of events due at the same nanosecond.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TieOrder {
+    /// By kind: the window's opening, transmitters becoming free, packet
+    /// arrivals, timers, samples (departures before arrivals).
+    Kind,
+    /// In the order the events were scheduled (ns-2's and ns-3's schedulers).
+    Fifo,
+}
+
+impl Profile {
+    /// Parse a profile name; the error lists the names.
+    pub fn parse(s: &str) -> Result<Profile, String> {
+        match s {
+            "ccsim" => Ok(Profile::Ccsim),
+            "ns2" => Ok(Profile::Ns2),
+            "ns3" => Ok(Profile::Ns3),
+            "linux" => Ok(Profile::Linux),
+            "rfc" => Ok(Profile::Rfc),
+            _ => Err(format!(
+                "unknown compatibility profile \"{s}\"; expected one of: {}",
+                PROFILES.join(", ")
+            )),
+        }
+    }
+
+    /// The profile's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Ccsim => "ccsim",
+            Profile::Ns2 => "ns2",
+            Profile::Ns3 => "ns3",
+            Profile::Linux => "linux",
+            Profile::Rfc => "rfc",
+        }
+    }
+
+    /// Order of simultaneous events (scenario key `tie_order`).
+    pub fn tie_order(self) -> TieOrder {
+        match self {
+            Profile::Ns2 | Profile::Ns3 => TieOrder::Fifo,
+            Profile::Ccsim | Profile::Linux | Profile::Rfc => TieOrder::Kind,
+        }
+    }
+
+    /// TCP: what `min_rto` bounds (key `rto_floor`).
+    pub fn rto_floor(self) -> RtoFloor {
+        match self {
+            Profile::Ccsim | Profile::Linux => RtoFloor::Variance,
+            Profile::Ns2 | Profile::Ns3 | Profile::Rfc => RtoFloor::Whole,
+        }
+    }
+
+    /// TCP: the minimum RTO in nanoseconds (key `min_rto`). ns-2: `minrto_`
+    /// 0.2; ns-3: `TcpSocketBase::MinRto` 1 s; Linux `TCP_RTO_MIN` 200 ms;
+    /// RFC 6298 section 2.4: 1 s.
+    pub fn min_rto_ns(self) -> u64 {
+        match self {
+            Profile::Ccsim | Profile::Linux | Profile::Ns2 => 200_000_000,
+            Profile::Ns3 | Profile::Rfc => 1_000_000_000,
+        }
+    }
+
+    /// TCP: the RTO before the first sample, ns (key `initial_rto`). ns-2:
+    /// `rtxcur_init_` 3 s; ns-3: `RttEstimator::InitialEstimation` 1 s;
+    /// RFC 6298 section 2.1: 1 s.
+    pub fn initial_rto_ns(self) -> u64 {
+        match self {
+            Profile::Ns2 => 3_000_000_000,
+            _ => 1_000_000_000,
+        }
+    }
+
+    /// TCP: the clock granularity G, ns (key `clock_granularity`). ns-2:
+    /// `tcpTick_` 10 ms, and RTT samples and the RTO are counted in whole
+    /// ticks; ns-3: `ClockGranularity` 1 ms, used as RFC 6298's G; 0 for
+    /// ccsim, Linux (its jiffies are finer than any sample it matters for)
+    /// and the RFC (G -> 0).
+    pub fn clock_granularity_ns(self) -> u64 {
+        match self {
+            Profile::Ns2 => 10_000_000,
+            Profile::Ns3 => 1_000_000,
+            _ => 0,
+        }
+    }
+
+    /// TCP: RTT samples and the RTO are whole clock ticks (ns-2's
+    /// `t_rtt_`, `t_srtt_` and `t_rttvar_` are tick counts).
+    pub fn rtt_in_ticks(self) -> bool {
+        self == Profile::Ns2
+    }
+
+    /// RED family: no early or forced test while at most one packet waits
+    /// (ns-2 `red.cc` and ns-3 `red-queue-disc.cc`: `qlen > 1`) (key
+    /// `small_queue_rule`).
+    pub fn red_small_queue_rule(self) -> bool {
+        matches!(self, Profile::Ccsim | Profile::Ns2 | Profile::Ns3)
+    }
+
+    /// RED family: the first arrival tested after the average rose over
+    /// min_th is never dropped and starts the count at 1 (ns-2's and ns-3's
+    /// `old` flag; Linux's `qcount` from -1 to 0) (key `spare_first`).
+    pub fn red_spare_first(self) -> bool {
+        self != Profile::Rfc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for n in PROFILES {
+            assert_eq!(Profile::parse(n).unwrap().name(), *n);
+        }
+        let e = Profile::parse("ns-2").unwrap_err();
+        assert!(e.contains("ns2, ns3"), "{e}");
+    }
+
+    #[test]
+    fn peers_floor_the_whole_rto() {
+        assert_eq!(Profile::Ns2.rto_floor(), RtoFloor::Whole);
+        assert_eq!(Profile::Ns3.rto_floor(), RtoFloor::Whole);
+        assert_eq!(Profile::Ccsim.rto_floor(), RtoFloor::Variance);
+        assert_eq!(Profile::Ns2.tie_order(), TieOrder::Fifo);
+        assert_eq!(Profile::default(), Profile::Ccsim);
+    }
+}
