@@ -17,10 +17,11 @@
 //!   an empty queue idles the link for nothing. Simultaneous events are taken
 //!   departures first (queueing theory's convention, which makes the FIFO
 //!   fast path exact).
-//! - `ns2`: ns-2.35 (`tcl/lib/ns-default.tcl`, `tcp/tcp.cc`, `queue/red.cc`):
-//!   the whole RTO floored at `minrto_` 0.2 s, RTT samples and the RTO in
-//!   `tcpTick_` 10 ms ticks, initial RTO `rtxcur_init_` 3 s, events at the
-//!   same time served in the order they were scheduled.
+//! - `ns2`: ns-2.35 (`tcl/lib/ns-default.tcl`, `tcp/tcp.cc`, `queue/red.cc`,
+//!   `queue/drop-tail.cc`): the whole RTO floored at `minrto_` 0.2 s, RTT
+//!   samples and the RTO in `tcpTick_` 10 ms ticks, initial RTO
+//!   `rtxcur_init_` 3 s, events at the same time served in the order they
+//!   were scheduled, DropTail holding one packet fewer than its limit.
 //! - `ns3`: ns-3.44 (`tcp-socket-base.cc`, `red-queue-disc.cc`): the whole
 //!   RTO floored at `MinRto` 1 s, `ClockGranularity` 1 ms as RFC 6298's G,
 //!   initial RTO 1 s, events at the same time in scheduling order.
@@ -154,6 +155,17 @@ impl Profile {
     /// `t_rtt_`, `t_srtt_` and `t_rttvar_` are tick counts).
     pub fn rtt_in_ticks(self) -> bool {
         self == Profile::Ns2
+    }
+
+    /// DropTail: what `limit` counts (key `limit_mode`). ns-2's DropTail
+    /// drops when `length + 1 >= qlim_` (`queue/drop-tail.cc`), so one place
+    /// fewer waits than the limit says.
+    pub fn droptail_limit_mode(self) -> crate::queue::registry::LimitMode {
+        use crate::queue::registry::LimitMode;
+        match self {
+            Profile::Ns2 => LimitMode::Ns2,
+            _ => LimitMode::Waiting,
+        }
     }
 
     /// RED family: no early or forced test while at most one packet waits

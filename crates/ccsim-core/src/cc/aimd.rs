@@ -112,6 +112,9 @@ impl CongestionControl for Aimd {
         };
         self.w.timeout(f * ev.window, ev);
     }
+    fn deflate(&mut self, segments: f64) {
+        self.w.deflate(segments);
+    }
 }
 
 #[cfg(test)]

@@ -169,6 +169,9 @@ impl CongestionControl for Binomial {
         };
         self.w.timeout(target, ev);
     }
+    fn deflate(&mut self, segments: f64) {
+        self.w.deflate(segments);
+    }
 }
 
 #[cfg(test)]

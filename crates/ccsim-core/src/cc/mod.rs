@@ -161,6 +161,20 @@ pub struct CongestionEvent {
     pub repeated: bool,
     /// Smoothed RTT, if known.
     pub srtt: Option<SimTime>,
+    /// ssthresh is a whole number of segments, rounded down (ns-2 keeps
+    /// `ssthresh_` in an int).
+    pub int_ssthresh: bool,
+}
+
+impl CongestionEvent {
+    /// `ssthresh` as the sender stores it (rounded down with `int_ssthresh`).
+    pub fn whole(&self, ssthresh: f64) -> f64 {
+        if self.int_ssthresh {
+            ssthresh.floor()
+        } else {
+            ssthresh
+        }
+    }
 }
 
 /// How a controller is initialised.
@@ -200,6 +214,11 @@ pub trait CongestionControl: Send {
     /// Recovery ended (the sender has already set nothing; a controller that
     /// saved state at the congestion event restores it here).
     fn on_recovery_exit(&mut self, _now: SimTime) {}
+    /// A NewReno partial ACK deflated the window by more than the
+    /// inflation held: take `segments` off cwnd itself (ns-2's
+    /// `partialnewack` with `partial_window_deflation_`). Window-based
+    /// controllers override it; the default ignores it.
+    fn deflate(&mut self, _segments: f64) {}
     /// Pacing rate in bits per second on the wire, for rate-based
     /// controllers (BBR); None lets the sender decide.
     fn pacing_rate_bps(&self) -> Option<f64> {
@@ -251,15 +270,28 @@ impl Window {
     /// A loss or ECN reduction to `ssthresh` (floored at 2 segments); the
     /// window becomes ssthresh, or one segment for Tahoe.
     pub fn reduce(&mut self, ssthresh: f64, ev: &CongestionEvent) {
-        self.ssthresh = ssthresh.max(MIN_SSTHRESH);
-        self.cwnd = if ev.collapse { 1.0 } else { self.ssthresh };
+        self.ssthresh = ev.whole(ssthresh).max(MIN_SSTHRESH);
+        self.cwnd = if ev.collapse {
+            1.0
+        } else if ev.int_ssthresh {
+            // ns-2's `slowdown(CLOSE_CWND_HALF)`: cwnd_ = halfwin, neither
+            // rounded nor raised to the 2-segment floor of ssthresh_.
+            ssthresh.max(1.0)
+        } else {
+            self.ssthresh
+        };
+    }
+
+    /// Take `segments` off cwnd (at least one segment remains).
+    pub fn deflate(&mut self, segments: f64) {
+        self.cwnd = (self.cwnd - segments).max(1.0);
     }
 
     /// A timeout: ssthresh becomes `ssthresh` (unless the timeout repeats an
     /// earlier one) and cwnd the loss window of one segment (RFC 5681 section 3.1).
     pub fn timeout(&mut self, ssthresh: f64, ev: &CongestionEvent) {
         if !ev.repeated {
-            self.ssthresh = ssthresh.max(MIN_SSTHRESH);
+            self.ssthresh = ev.whole(ssthresh).max(MIN_SSTHRESH);
         }
         self.cwnd = 1.0;
     }
@@ -384,6 +416,7 @@ pub(crate) mod testutil {
             collapse: false,
             repeated: false,
             srtt: Some(SimTime::from_millis(100)),
+            int_ssthresh: false,
         }
     }
 }

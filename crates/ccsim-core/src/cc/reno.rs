@@ -70,6 +70,9 @@ impl CongestionControl for Reno {
     fn on_rto(&mut self, ev: &CongestionEvent) {
         self.w.timeout(ev.flight / 2.0, ev);
     }
+    fn deflate(&mut self, segments: f64) {
+        self.w.deflate(segments);
+    }
 }
 
 #[cfg(test)]

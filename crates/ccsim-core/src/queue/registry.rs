@@ -46,17 +46,48 @@ pub fn build(kind: &str, args: &QueueArgs) -> Built {
 
 const BASIC_KINDS: &[&str] = &["droptail", "dropfront"];
 
-/// DropTail's only parameter.
+/// DropTail's parameters.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, default)]
 struct DropTailConfig {
     /// Let the kernel bypass the queue (identical results, fewer events).
     fast_path: bool,
+    /// What the limit counts (default from the compatibility profile).
+    limit_mode: Option<LimitMode>,
 }
 
 impl Default for DropTailConfig {
     fn default() -> Self {
-        DropTailConfig { fast_path: true }
+        DropTailConfig {
+            fast_path: true,
+            limit_mode: None,
+        }
+    }
+}
+
+/// How a DropTail queue reads its `limit` (a compatibility semantic).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LimitMode {
+    /// `limit` packets (or `limit_bytes` bytes) may wait; the packet on the
+    /// wire does not count (ns-3's queue disc limit, ccsim's default).
+    Waiting,
+    /// ns-2's `queue/drop-tail.cc`: an arrival is dropped when `length + 1
+    /// >= qlim_` (bytes: `byteLength + size >= qlim_ * mean_pktsize_`), so
+    /// at most `limit - 1` packets wait; a limit of 1 drops everything.
+    Ns2,
+}
+
+impl LimitMode {
+    /// The limit on waiting packets and bytes that `limit` means in this mode.
+    pub fn waiting(self, limit: Limit) -> Limit {
+        match self {
+            LimitMode::Waiting => limit,
+            LimitMode::Ns2 => Limit {
+                packets: limit.packets.map(|l| l.saturating_sub(1)),
+                bytes: limit.bytes.map(|b| b.saturating_sub(1)),
+            },
+        }
     }
 }
 
@@ -66,10 +97,10 @@ fn build_basic(kind: &str, args: &QueueArgs) -> Option<Built> {
         "dropfront" => true,
         _ => return None,
     };
-    Some(
-        parse::<DropTailConfig>(args.params)
-            .map(|c| Box::new(DropTail::new(args.limit, drop_front).with_fast_path(c.fast_path)) as Box<dyn QueueDisc>),
-    )
+    Some(parse::<DropTailConfig>(args.params).map(|c| {
+        let mode = c.limit_mode.unwrap_or(args.compat.droptail_limit_mode());
+        Box::new(DropTail::new(mode.waiting(args.limit), drop_front).with_fast_path(c.fast_path)) as Box<dyn QueueDisc>
+    }))
 }
 
 /// RED family and price/rate-based AQMs. (`lired` is not here: its
@@ -120,4 +151,28 @@ fn build_fair_and_delay(kind: &str, args: &QueueArgs) -> Option<Built> {
         "pie" => boxed(pie::Pie::from_params(l, p)),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ns2_droptail_holds_one_packet_fewer() {
+        // ns-2 drop-tail.cc drops when length + 1 >= qlim_.
+        let l = Limit {
+            packets: Some(2),
+            bytes: Some(4000),
+        };
+        let w = LimitMode::Ns2.waiting(l);
+        assert_eq!((w.packets, w.bytes), (Some(1), Some(3999)));
+        assert!(w.fits(0, 0, 1000) && !w.fits(1, 1000, 1000));
+        // A limit of 1 drops everything, as in ns-2.
+        let one = LimitMode::Ns2.waiting(Limit {
+            packets: Some(1),
+            bytes: None,
+        });
+        assert!(!one.fits(0, 0, 1000));
+        assert_eq!(LimitMode::Waiting.waiting(l), l);
+    }
 }

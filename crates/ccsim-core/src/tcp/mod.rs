@@ -104,6 +104,29 @@ pub struct TcpConfig {
     pub dupthresh: u32,
     /// Limited Transmit (RFC 3042; default true).
     pub limited_transmit: bool,
+    /// Limited Transmit also after a timeout or Tahoe's fast retransmit,
+    /// for go-back-N segments too (ns-2's `send_one`; default from the
+    /// profile: true under `ns2`).
+    pub limited_transmit_after_loss: Option<bool>,
+    /// Restart the retransmission timer on a fast retransmit (ns-2's
+    /// `reset_rtx_timer` in every variant's `dupack_action`; RFC 6298
+    /// leaves a running timer alone) (default from the profile: true
+    /// under `ns2`).
+    pub rto_restart_on_fast_retransmit: Option<bool>,
+    /// Open the connection with a SYN: a header-only segment (seq 0), and
+    /// data only once it is acknowledged, one RTT later (ns-2's one-way
+    /// `Agent/TCP` with `syn_ 1`; ns-3's handshake) (default from the
+    /// profile: true under `ns2` and `ns3`).
+    pub syn: Option<bool>,
+    /// Grow cwnd only while the sender is using it (RFC 7661, Linux's
+    /// `tcp_is_cwnd_limited`); ns-2 grows it on every new ACK (default from
+    /// the profile: false under `ns2`).
+    pub cwnd_validation: Option<bool>,
+    /// ssthresh after a loss or timeout: "flight" (RFC 5681: FlightSize / 2,
+    /// held on a repeated timeout) or "window" (ns-2's `slowdown`:
+    /// min(cwnd, wnd) / 2 rounded down, on every timeout) (default
+    /// from the profile: "window" under `ns2`).
+    pub ssthresh_basis: Option<SsthreshBasis>,
     /// Pace transmissions (default false; BBR always paces).
     pub pacing: bool,
     /// The congestion controller's own parameters.
@@ -134,6 +157,11 @@ impl Default for TcpConfig {
             initial_ssthresh: None,
             dupthresh: 3,
             limited_transmit: true,
+            limited_transmit_after_loss: None,
+            rto_restart_on_fast_retransmit: None,
+            syn: None,
+            cwnd_validation: None,
+            ssthresh_basis: None,
             pacing: false,
             cc_params: Params::new(),
         }
@@ -157,6 +185,21 @@ pub struct SenderConfig {
     pub dupthresh: u32,
     /// Limited Transmit.
     pub limited_transmit: bool,
+    /// Limited Transmit outside fast recovery in any state (ns-2).
+    pub lt_after_loss: bool,
+    /// Restart the RTO timer on a fast retransmit (ns-2).
+    pub rto_restart_on_frx: bool,
+    /// Send a SYN first.
+    pub syn: bool,
+    /// RFC 7661: grow cwnd only when cwnd-limited.
+    pub cwnd_validation: bool,
+    /// ssthresh from ns-2's window rule instead of FlightSize.
+    pub ssthresh_from_window: bool,
+    /// ns-2's Reno/NewReno recovery window: cwnd = min(cwnd, wnd) / 2
+    /// unrounded at the fast retransmit, partial-ACK deflation beyond the
+    /// inflation taken off cwnd, and cwnd opened on the ACK that ends
+    /// recovery (`tcp-reno.cc`, `tcp-newreno.cc`).
+    pub ns2_recovery: bool,
     /// Pacing for window-based controllers.
     pub pacing: bool,
     /// Lower bound of the RTO.
@@ -169,6 +212,16 @@ pub struct SenderConfig {
     pub rto_rules: RtoRules,
     /// One timed segment per RTT (ns-2) instead of a sample per ACK.
     pub timed_rtt: bool,
+}
+
+/// What ssthresh is computed from after a loss or timeout.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshBasis {
+    /// FlightSize (RFC 5681 eq. 4).
+    Flight,
+    /// min(cwnd, receiver window), whole segments (ns-2).
+    Window,
 }
 
 /// How the sender takes RTT samples.
@@ -303,6 +356,16 @@ impl TcpConfig {
             ecn: self.ecn,
             dupthresh: self.dupthresh,
             limited_transmit: self.limited_transmit,
+            lt_after_loss: self.limited_transmit_after_loss.unwrap_or(profile == Profile::Ns2),
+            rto_restart_on_frx: self.rto_restart_on_fast_retransmit.unwrap_or(profile == Profile::Ns2),
+            syn: self.syn.unwrap_or(matches!(profile, Profile::Ns2 | Profile::Ns3)),
+            cwnd_validation: self.cwnd_validation.unwrap_or(profile != Profile::Ns2),
+            ssthresh_from_window: self
+                .ssthresh_basis
+                .map_or(profile == Profile::Ns2, |b| b == SsthreshBasis::Window),
+            ns2_recovery: self
+                .ssthresh_basis
+                .map_or(profile == Profile::Ns2, |b| b == SsthreshBasis::Window),
             pacing: self.pacing,
             min_rto,
             max_rto: self.max_rto.0,

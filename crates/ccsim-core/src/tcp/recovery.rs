@@ -113,7 +113,16 @@ impl TcpSender {
                         let hole = self.snd_una;
                         self.transmit(ctx, hole);
                         out.losses += 1;
-                        self.inflation += 1.0 - acked as f64;
+                        let deflate = acked as f64;
+                        if self.cfg.ns2_recovery && self.inflation <= deflate {
+                            // ns-2 `partialnewack`: what the inflation
+                            // (`dupwnd_`) cannot absorb comes off cwnd, and
+                            // one segment of inflation is left.
+                            self.cc.deflate(deflate - self.inflation);
+                            self.inflation = 1.0;
+                        } else {
+                            self.inflation += 1.0 - deflate;
+                        }
                         out.restart_timer = self.partial_acks == 0;
                         self.partial_acks += 1;
                     }
@@ -184,8 +193,13 @@ impl TcpSender {
         self.lt_sent = 0;
         self.recovery_point = self.snd_max;
         self.note_reduction();
-        // ns-2's `reset_rtx_timer` on a fast retransmit stops the RTT timing.
+        // ns-2's `reset_rtx_timer` on a fast retransmit stops the RTT timing
+        // and, with `rto_restart_on_fast_retransmit`, restarts the timer.
         self.rtt_timing = None;
+        if self.cfg.rto_restart_on_frx {
+            let at = ctx.now + self.rtt.rto();
+            self.arm_rto(ctx, at);
+        }
         let head = self.snd_una;
         match variant {
             Recovery::Tahoe => {

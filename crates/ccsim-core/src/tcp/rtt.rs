@@ -250,6 +250,71 @@ mod tests {
         assert_eq!(e.rto(), SimTime::from_millis(600));
     }
 
+    fn ns2() -> RttEstimator {
+        RttEstimator::with_rules(
+            SimTime::from_millis(200),
+            SimTime::from_secs(60),
+            SimTime::from_secs(3),
+            RtoRules {
+                floor: RtoFloor::Whole,
+                granularity: SimTime::from_millis(10),
+                ticks: true,
+            },
+        )
+    }
+
+    #[test]
+    fn ns2_tick_arithmetic() {
+        // ns-2 tcp.cc: before a sample the RTO is rtxcur_init_ (3 s).
+        let mut e = ns2();
+        assert_eq!(e.rto(), SimTime::from_secs(3));
+        // 120 ms sent at a tick boundary: 12 ticks; srtt8 = 96, rttvar4 =
+        // 24, t_rtxcur_ = ((24 << 3) + 96) >> 3 = 36 ticks.
+        e.on_sample(SimTime::from_millis(120), SimTime::from_secs(1));
+        assert_eq!(e.rto(), SimTime::from_millis(360));
+        // Sent 7 ms into a tick, 125 ms: (125 + 7) / 10 = 13 ticks; delta =
+        // 13 - 12 = 1: srtt8 = 97; |delta| - (24 >> 2) = -5: rttvar4 = 19;
+        // ((19 << 3) + 97) >> 3 = 31 ticks.
+        e.on_sample(SimTime::from_millis(125), SimTime::from_millis(1007));
+        assert_eq!(e.rto(), SimTime::from_millis(310));
+        // A short path: the whole RTO is floored at minrto_ (0.2 s).
+        let mut f = ns2();
+        f.on_sample(SimTime::from_millis(10), SimTime::ZERO);
+        assert_eq!(f.rto(), SimTime::from_millis(200));
+        // Backoff doubles; after the fourth, SRTT is folded into RTTVAR and
+        // the next sample starts afresh (rtt_backoff).
+        for _ in 0..4 {
+            e.back_off();
+        }
+        assert_eq!(e.rto(), SimTime::from_millis(310 * 16));
+        e.on_sample(SimTime::from_millis(200), SimTime::from_secs(10));
+        // Fresh: 20 ticks, srtt8 = 160, rttvar4 = 40 -> (320 + 160) >> 3 = 60.
+        assert_eq!(e.rto(), SimTime::from_millis(600));
+    }
+
+    #[test]
+    fn whole_floor_with_granularity() {
+        // ns-3 / RFC 6298 2.4: RTO = max(min_rto, SRTT + max(G, 4 RTTVAR)).
+        let mut e = RttEstimator::with_rules(
+            SimTime::from_secs(1),
+            SimTime::from_secs(60),
+            SimTime::from_secs(1),
+            RtoRules {
+                floor: RtoFloor::Whole,
+                granularity: SimTime::from_millis(1),
+                ticks: false,
+            },
+        );
+        e.on_sample(SimTime::from_millis(100), SimTime::ZERO);
+        assert_eq!(e.rto(), SimTime::from_secs(1));
+        for _ in 0..10 {
+            e.on_sample(SimTime::from_millis(1500), SimTime::ZERO);
+        }
+        let srtt = e.srtt().unwrap().0 as f64;
+        let want = srtt + (4.0 * e.rttvar().0 as f64).max(1e6);
+        assert!((e.rto().0 as f64 - want).abs() < 2.0);
+    }
+
     #[test]
     fn backoff_until_valid_sample() {
         let mut e = est();

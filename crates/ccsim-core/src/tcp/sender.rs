@@ -102,6 +102,9 @@ pub struct TcpSender {
     /// With `timed_rtt` (ns-2): the one segment being timed and when it
     /// was sent (ns-2's `rtt_seq_` and `rtt_ts_` while `rtt_active_`).
     pub(super) rtt_timing: Option<(u64, SimTime)>,
+    /// With `syn`: the connection-opening segment (seq 0, no payload) has
+    /// not been acknowledged yet.
+    syn_pending: bool,
     ecn_recover: Option<u64>,
     cwr_pending: bool,
     cwnd_limited: bool,
@@ -120,6 +123,7 @@ impl TcpSender {
         TcpSender {
             rtt: RttEstimator::with_rules(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.rto_rules),
             rtt_timing: None,
+            syn_pending: cfg.syn,
             rwnd: cfg.window as u64,
             cfg,
             cc,
@@ -257,7 +261,11 @@ impl TcpSender {
     pub(super) fn transmit(&mut self, ctx: &mut FlowCtx, seq: u64) {
         let now = ctx.now;
         if seq == self.snd_max {
-            let payload = (self.app_bytes - self.app_assigned).min(self.cfg.mss as u64) as u32;
+            let payload = if self.syn_pending {
+                0
+            } else {
+                (self.app_bytes - self.app_assigned).min(self.cfg.mss as u64) as u32
+            };
             self.app_assigned += payload as u64;
             self.segs.push_back(Seg {
                 payload,
@@ -314,6 +322,11 @@ impl TcpSender {
     /// application allow.
     pub(super) fn send_much(&mut self, ctx: &mut FlowCtx) {
         loop {
+            if self.syn_pending && self.snd_nxt > 0 {
+                // Nothing but the SYN (and its retransmissions after a
+                // timeout) until it is acknowledged.
+                return;
+            }
             if self.state == CaState::Recovery && self.uses_sack() {
                 if !self.sack_recovery_step(ctx) {
                     return;
@@ -332,12 +345,15 @@ impl TcpSender {
                 return;
             }
             let cwnd = self.window();
-            let lt = if self.cfg.limited_transmit
-                && self.state == CaState::Open
-                && !go_back
-                && self.dupacks > 0
-                && self.dupacks < self.cfg.dupthresh
-            {
+            // ns-2's `send_one` runs on every first and second duplicate
+            // ACK outside fast recovery, also after a timeout or Tahoe's
+            // fast retransmit and for go-back-N segments.
+            let lt_state = if self.cfg.lt_after_loss {
+                self.state != CaState::Recovery
+            } else {
+                self.state == CaState::Open && !go_back
+            };
+            let lt = if self.cfg.limited_transmit && lt_state && self.dupacks > 0 && self.dupacks < self.cfg.dupthresh {
                 (self.dupacks as u64).min(2)
             } else {
                 0
@@ -424,13 +440,18 @@ impl TcpSender {
     }
 
     fn congestion_event(&self, now: SimTime, flight: u64, repeated: bool, collapse: bool) -> CongestionEvent {
+        let window = self.cc.cwnd().min(self.rwnd as f64);
+        let ns2 = self.cfg.ssthresh_from_window;
         CongestionEvent {
             now,
-            flight: flight as f64,
-            window: self.cc.cwnd().min(self.rwnd as f64),
+            // ns-2's `slowdown` halves `windowd()` = min(cwnd, wnd), not
+            // FlightSize, and does so again on a repeated timeout.
+            flight: if ns2 { window } else { flight as f64 },
+            window,
             collapse,
-            repeated,
+            repeated: repeated && !ns2,
             srtt: self.rtt.srtt(),
+            int_ssthresh: ns2,
         }
     }
 
@@ -584,6 +605,14 @@ impl TcpSender {
             self.cwr_pending = true;
         }
 
+        // The ACK of the SYN opens the connection: the window starts at its
+        // initial value (ns-2 sets cwnd = initial_window() when `last_ack_`
+        // becomes 0 with `delay_growth_`), so the controller does not see it.
+        if self.syn_pending && self.snd_una >= 1 {
+            self.syn_pending = false;
+            self.send_much(ctx);
+            return;
+        }
         let info = AckInfo {
             now,
             acked,
@@ -595,9 +624,10 @@ impl TcpSender {
             min_rtt: self.rtt.min_rtt(),
             prior_in_flight,
             in_flight: self.in_flight(),
-            cwnd_limited: self.cwnd_limited,
+            cwnd_limited: self.cwnd_limited || !self.cfg.cwnd_validation,
             state: self.state,
-            exited_recovery: out.exited_recovery,
+            // ns-2 opens cwnd on the ACK that ends fast recovery too.
+            exited_recovery: out.exited_recovery && !self.cfg.ns2_recovery,
             ece,
             ack: self.snd_una,
             snd_max: self.snd_max,
