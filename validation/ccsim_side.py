@@ -17,7 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from params import access_delays, resolve  # noqa: E402
+from params import access_delays, resolve
+
+import ccsim
 
 CC = {"tahoe", "reno", "newreno", "sack", "vegas", "cubic", "bic", "highspeed", "bbr"}
 
@@ -132,12 +134,12 @@ def scenario(params: dict, seed: int, compat: str | None = "ns2") -> dict:
     return sc
 
 
-def _num(x) -> float:
+def _num(x: object) -> float:
     x = float(x)
     return x if math.isfinite(x) else float("nan")
 
 
-def metrics(result, two_way: bool = False) -> dict:
+def metrics(result: ccsim.Result, two_way: bool = False) -> dict:
     """The twin metrics of a ccsim.Result (docs/results.md)."""
     links = result.links.set_index("link")
     queues = result.queues.set_index("link")
@@ -168,8 +170,6 @@ def metrics(result, two_way: bool = False) -> dict:
 
 def run(params: dict, seed: int, compat: str | None = "ns2") -> dict:
     """Run the ccsim side of a twin for one seed: its metrics."""
-    import ccsim
-
     p = resolve(params)
     result = ccsim.run(scenario(params, seed, compat))
     return metrics(result, two_way=bool(int(p["two_way"])))

@@ -9,6 +9,7 @@ shown in docs/validation.md instead.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # metric -> (kind, value[, floor]):
@@ -31,12 +32,12 @@ TOLERANCES: dict[str, tuple] = {
 INFO = ("goodput_bps", "rev_goodput_bps")
 
 
-def mean(xs) -> float:
+def mean(xs: Iterable) -> float:
     xs = [float(x) for x in xs if x is not None and not math.isnan(float(x))]
     return sum(xs) / len(xs) if xs else float("nan")
 
 
-def sd(xs) -> float:
+def sd(xs: Iterable) -> float:
     xs = [float(x) for x in xs if x is not None and not math.isnan(float(x))]
     if len(xs) < 2:
         return 0.0
@@ -56,7 +57,7 @@ def correlation(a: list[float], b: list[float]) -> float:
     if n < 3:
         return float("nan")
     ma, mb = sum(a) / n, sum(b) / n
-    sab = sum((x - ma) * (y - mb) for x, y in zip(a, b))
+    sab = sum((x - ma) * (y - mb) for x, y in zip(a, b, strict=False))
     saa = sum((x - ma) ** 2 for x in a)
     sbb = sum((y - mb) ** 2 for y in b)
     if saa == 0 or sbb == 0:
@@ -106,9 +107,7 @@ def within(metric: str, c: float, p: float) -> bool:
     return ok
 
 
-def compare(
-    ccsim_runs: list[dict], peer_runs: list[dict], transient: bool = False
-) -> list[Row]:
+def compare(ccsim_runs: list[dict], peer_runs: list[dict], transient: bool = False) -> list[Row]:
     """Compare the per-seed metrics of the two sides: one Row per metric."""
     rows = []
     keys = [k for k in TOLERANCES if k != "goodput_series"] + list(INFO)
@@ -118,10 +117,7 @@ def compare(
         cs = [r[m] for r in ccsim_runs]
         ps = [r[m] for r in peer_runs]
         c, p = mean(cs), mean(ps)
-        if m in INFO:
-            verdict = "info"
-        else:
-            verdict = "ok" if within(m, c, p) else "OUT"
+        verdict = "info" if m in INFO else "ok" if within(m, c, p) else "OUT"
         rows.append(Row(m, c, p, sd(cs), sd(ps), verdict, tolerance_text(m)))
     if all("goodput_series" in r for r in ccsim_runs + peer_runs):
         a = mean_series([r["goodput_series"] for r in ccsim_runs])

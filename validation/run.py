@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
 import tomllib
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
@@ -32,6 +34,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
+import ccsim_side  # noqa: E402
 import compare  # noqa: E402
 import peers  # noqa: E402
 
@@ -90,12 +93,18 @@ def _peer_job(peer: str, params: dict, seed: int) -> dict:
 
 
 def _ccsim_job(params: dict, seed: int, compat: str | None) -> dict:
-    import ccsim_side
-
     return ccsim_side.run(params, seed, compat)
 
 
-def run_all(twins, peer_names, jobs, refresh, compat_mode, log=print):
+def run_all(  # noqa: PLR0912
+    twins: list[dict],
+    peer_names: list[str],
+    *,
+    jobs: int,
+    refresh: bool,
+    compat_mode: str,
+    log: Callable[[str], None] = print,
+) -> dict:
     """Run what is needed; return {twin: {"ccsim:<peer>": [...], "<peer>": [...]}}."""
     results: dict[str, dict[str, list]] = {t["name"]: {} for t in twins}
     todo = []  # (key, fn, args)
@@ -135,7 +144,7 @@ def run_all(twins, peer_names, jobs, refresh, compat_mode, log=print):
             if i % 10 == 0 or i == len(todo):
                 log(f"  {i}/{len(todo)} done ({time.time() - t0:.0f} s)")
     by_twin = {t["name"]: t for t in twins}
-    for (name, side, seed), m in sorted(raw.items(), key=lambda kv: kv[0][2]):
+    for (name, side, _seed), m in sorted(raw.items(), key=lambda kv: kv[0][2]):
         if m is None:
             continue
         results[name].setdefault(side, []).append(m)
@@ -149,8 +158,7 @@ def run_all(twins, peer_names, jobs, refresh, compat_mode, log=print):
             continue
         f = peer_file(side, name)
         f.parent.mkdir(parents=True, exist_ok=True)
-        data = {"twin": name, "peer": side, "version": peer_meta[side],
-                "params": t["params"], "seeds": runs}
+        data = {"twin": name, "peer": side, "version": peer_meta[side], "params": t["params"], "seeds": runs}
         f.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
     # keep ccsim's runs for inspection (results/ is not committed)
     CCSIM_RESULTS.mkdir(parents=True, exist_ok=True)
@@ -158,7 +166,7 @@ def run_all(twins, peer_names, jobs, refresh, compat_mode, log=print):
     return results
 
 
-def comparisons(twins, results, peer_names, compat_mode):
+def comparisons(twins: list[dict], results: dict, peer_names: list[str], compat_mode: str) -> list[tuple]:
     """[(twin, peer, compat, rows)] for every twin and peer with results on both sides."""
     out = []
     for t in twins:
@@ -174,7 +182,7 @@ def comparisons(twins, results, peer_names, compat_mode):
 
 # ---- docs -------------------------------------------------------------------
 def fmt(metric: str, x: float) -> str:
-    if x != x:
+    if math.isnan(x):
         return "—"
     if metric.endswith("_bps"):
         return f"{x / 1e6:.3f} M"
@@ -185,11 +193,11 @@ def fmt(metric: str, x: float) -> str:
     return f"{x:.3f}"
 
 
-def write_figures(comps, results):
-    import matplotlib
+def write_figures(comps: list[tuple]) -> list[tuple]:
+    import matplotlib  # noqa: PLC0415 (only for the figures)
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415
 
     FIGURES.mkdir(parents=True, exist_ok=True)
     families: dict[str, list] = {}
@@ -201,7 +209,7 @@ def write_figures(comps, results):
         fig, axes = plt.subplots(2, 3, figsize=(13, 6.5))
         labels = [f"{t['name']}\n({peer})" for t, peer, _, _ in items]
         x = range(len(items))
-        for ax, m in zip(axes.flat, metrics):
+        for ax, m in zip(axes.flat, metrics, strict=False):
             cv, ce, pv, pe = [], [], [], []
             for _, _, _, rows in items:
                 r = next((r for r in rows if r.metric == m), None)
@@ -225,7 +233,7 @@ def write_figures(comps, results):
     return written
 
 
-def write_doc(twins, comps, results, compat_mode, figures):
+def write_doc(twins: list[dict], comps: list[tuple], compat_mode: str, figures: list[tuple]) -> None:
     n_twins = len(comps)
     judged = [r for _, _, _, rows in comps for r in rows if r.verdict in ("ok", "OUT")]
     n_ok = sum(r.verdict == "ok" for r in judged)
@@ -237,8 +245,11 @@ def write_doc(twins, comps, results, compat_mode, figures):
         "The twins, the peers' programs and how to add a twin: validation/README.md.",
         "Each twin is run with seeds 1..n on each side; the table compares the means",
         "(± the standard deviation over seeds). ccsim runs under "
-        + ("the peer's compatibility profile (`compat = \"ns2\"` against ns-2, docs/compat.md)."
-           if compat_mode == "peer" else f"`--compat {compat_mode}`."),
+        + (
+            'the peer\'s compatibility profile (`compat = "ns2"` against ns-2, docs/compat.md).'
+            if compat_mode == "peer"
+            else f"`--compat {compat_mode}`."
+        ),
         "Tolerances (issue 13; never widened to hide a difference): utilization ±0.02",
         "absolute, drop rate ±15 %, average queue ±15 % or ±2 packets, Jain's index ±0.03,",
         "timeouts and retransmissions ±30 %, goodput time series correlated ≥ 0.9 (transient",
@@ -255,15 +266,18 @@ def write_doc(twins, comps, results, compat_mode, figures):
     for t, peer, _, rows in comps:
         bad = [r.metric for r in rows if not r.ok]
         lines.append(
-            f"| {t['name']} | {t['family']} | {peer} | {t['seeds']} | "
-            f"{'ok' if not bad else 'OUT'} | {', '.join(bad)} |"
+            f"| {t['name']} | {t['family']} | {peer} | {t['seeds']} | {'ok' if not bad else 'OUT'} | {', '.join(bad)} |"
         )
     missing = [t["name"] for t in twins if not any(c[0] is t for c in comps)]
     if missing:
         lines += ["", "Not compared (a side has no results): " + ", ".join(missing) + "."]
-    lines += ["", "## Every metric", "",
-              "| twin | metric | ccsim | peer | spread (sd ccsim / peer) | tolerance | verdict |",
-              "|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Every metric",
+        "",
+        "| twin | metric | ccsim | peer | spread (sd ccsim / peer) | tolerance | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for t, peer, _, rows in comps:
         for r in rows:
             if r.metric == "goodput_series":
@@ -271,10 +285,7 @@ def write_doc(twins, comps, results, compat_mode, figures):
             else:
                 c, p = fmt(r.metric, r.ccsim), fmt(r.metric, r.peer)
                 spread = f"{fmt(r.metric, r.ccsim_sd)} / {fmt(r.metric, r.peer_sd)}"
-            lines.append(
-                f"| {t['name']} ({peer}) | {r.metric} | {c} | {p} | {spread} | "
-                f"{r.tolerance} | {r.verdict} |"
-            )
+            lines.append(f"| {t['name']} ({peer}) | {r.metric} | {c} | {p} | {spread} | {r.tolerance} | {r.verdict} |")
     lines += ["", "## Figures", ""]
     for fam, path in figures:
         lines += [f"### {fam}", "", f"![{fam}]({path.relative_to(DOC.parent).as_posix()})", ""]
@@ -282,13 +293,12 @@ def write_doc(twins, comps, results, compat_mode, figures):
     for t in twins:
         ps = ", ".join(f"{k}={v}" for k, v in t["params"].items())
         lines.append(
-            f"| {t['name']} | {t['family']} | {', '.join(t['peers'])} | "
-            f"{'yes' if t['regression'] else ''} | {ps} |"
+            f"| {t['name']} | {t['family']} | {', '.join(t['peers'])} | {'yes' if t['regression'] else ''} | {ps} |"
         )
     DOC.write_text("\n".join(lines) + "\n")
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--peers", default="ns2,ns3")
     ap.add_argument("--twins", default="", help="comma-separated names (default: all)")
@@ -311,14 +321,14 @@ def main(argv=None) -> int:
     peer_names = [p for p in a.peers.split(",") if p]
     for p in peer_names:
         peers.get(p)
-    results = run_all(twins, peer_names, a.jobs, a.refresh_peers, a.compat)
+    results = run_all(twins, peer_names, jobs=a.jobs, refresh=a.refresh_peers, compat_mode=a.compat)
     comps = comparisons(twins, results, peer_names, a.compat)
     for t, peer, _, rows in comps:
         bad = [f"{r.metric} {fmt(r.metric, r.ccsim)} vs {fmt(r.metric, r.peer)}" for r in rows if not r.ok]
         print(f"{t['name']:28s} {peer}: {'ok' if not bad else 'OUT: ' + '; '.join(bad)}")
     if not a.no_docs:
-        figs = write_figures(comps, results)
-        write_doc(load_twins() if not a.twins and not a.regression else twins, comps, results, a.compat, figs)
+        figs = write_figures(comps)
+        write_doc(load_twins() if not a.twins and not a.regression else twins, comps, a.compat, figs)
         print(f"wrote {DOC.relative_to(ROOT)} and {len(figs)} figures")
     out = any(not r.ok for _, _, _, rows in comps for r in rows)
     return 1 if a.strict and out else 0

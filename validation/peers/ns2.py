@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from params import peer_args  # noqa: E402
+from params import peer_args
 
 NAME = "ns2"
 SCRIPT = Path(__file__).resolve().parents[1] / "ns2" / "dumbbell.tcl"
@@ -30,7 +30,7 @@ def version() -> str:
     # `ns -version` prints nothing in Debian's build: ask dpkg
     try:
         out = subprocess.run(
-            ["dpkg-query", "-W", "-f=${Version}", "ns2"], capture_output=True, text=True, timeout=10
+            ["dpkg-query", "-W", "-f=${Version}", "ns2"], capture_output=True, text=True, timeout=10, check=False
         )
         return f"ns-2 (Debian ns2 {out.stdout.strip()})" if out.returncode == 0 else "ns-2"
     except OSError:
@@ -43,10 +43,8 @@ def run(params: dict, seed: int) -> dict:
     cmd = ["ns", str(SCRIPT), *peer_args(params, seed)]
     # ns writes nothing to the working directory, but run it in a scratch one
     with tempfile.TemporaryDirectory(prefix="ccsim-ns2-") as tmp:
-        out = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, timeout=600)
+        out = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, timeout=600, check=False)
     lines = [ln for ln in out.stdout.strip().splitlines() if ln.startswith("{")]
     if out.returncode != 0 or not lines:
-        raise RuntimeError(
-            f"ns-2 failed ({out.returncode}): {' '.join(cmd)}\n{out.stderr[-2000:]}"
-        )
+        raise RuntimeError(f"ns-2 failed ({out.returncode}): {' '.join(cmd)}\n{out.stderr[-2000:]}")
     return json.loads(lines[-1])
