@@ -103,6 +103,7 @@ def run_all(  # noqa: PLR0912
     jobs: int,
     refresh: bool,
     compat_mode: str,
+    baseline: bool = False,
     log: Callable[[str], None] = print,
 ) -> dict:
     """Run what is needed; return {twin: {"ccsim:<peer>": [...], "<peer>": [...]}}."""
@@ -123,12 +124,13 @@ def run_all(  # noqa: PLR0912
             else:
                 log(f"  {t['name']}: {peer} has no stored results and is not installed: skipped")
                 continue
-            compat = ccsim_compat(compat_mode, peer)
-            key = f"ccsim:{compat or 'none'}"
-            if key not in results[t["name"]]:
-                results[t["name"]][key] = []
-                for s in seeds:
-                    todo.append(((t["name"], key, s), _ccsim_job, (t["params"], s, compat)))
+            compats = [ccsim_compat(compat_mode, peer)] + ([None] if baseline else [])
+            for compat in compats:
+                key = f"ccsim:{compat or 'none'}"
+                if key not in results[t["name"]]:
+                    results[t["name"]][key] = []
+                    for s in seeds:
+                        todo.append(((t["name"], key, s), _ccsim_job, (t["params"], s, compat)))
     log(f"{len(todo)} runs on {jobs} processes")
     raw: dict = {}
     t0 = time.time()
@@ -177,6 +179,18 @@ def comparisons(twins: list[dict], results: dict, peer_names: list[str], compat_
             if not c or not p:
                 continue
             out.append((t, peer, compat, compare.compare(c, p, t["transient"])))
+    return out
+
+
+def baseline_rows(twins: list[dict], results: dict, peer_names: list[str]) -> dict:
+    """{(twin, peer): {metric: Row}} of ccsim without a profile against the peer."""
+    out = {}
+    for t in twins:
+        for peer in [p for p in t["peers"] if p in peer_names]:
+            c = results[t["name"]].get("ccsim:none")
+            p = results[t["name"]].get(peer)
+            if c and p:
+                out[(t["name"], peer)] = {r.metric: r for r in compare.compare(c, p, t["transient"])}
     return out
 
 
@@ -233,7 +247,9 @@ def write_figures(comps: list[tuple]) -> list[tuple]:
     return written
 
 
-def write_doc(twins: list[dict], comps: list[tuple], compat_mode: str, figures: list[tuple]) -> None:
+def write_doc(  # noqa: PLR0912
+    twins: list[dict], comps: list[tuple], compat_mode: str, figures: list[tuple], base: dict
+) -> None:
     n_twins = len(comps)
     judged = [r for _, _, _, rows in comps for r in rows if r.verdict in ("ok", "OUT")]
     n_ok = sum(r.verdict == "ok" for r in judged)
@@ -260,23 +276,30 @@ def write_doc(twins: list[dict], comps: list[tuple], compat_mode: str, figures: 
         "",
         "## Summary",
         "",
-        "| twin | family | peer | seeds | verdict | metrics out of tolerance |",
-        "|---|---|---|---|---|---|",
+        "| twin | family | peer | seeds | verdict | metrics out of tolerance |"
+        + (" out of tolerance without a profile |" if base else ""),
+        "|---|---|---|---|---|---|" + ("---|" if base else ""),
     ]
     for t, peer, _, rows in comps:
         bad = [r.metric for r in rows if not r.ok]
-        lines.append(
+        line = (
             f"| {t['name']} | {t['family']} | {peer} | {t['seeds']} | {'ok' if not bad else 'OUT'} | {', '.join(bad)} |"
         )
-    missing = [t["name"] for t in twins if not any(c[0] is t for c in comps)]
+        if base:
+            brows = base.get((t["name"], peer), {})
+            line += " " + ", ".join(m for m, r in brows.items() if not r.ok) + " |"
+        lines.append(line)
+    done = {(c[0]["name"], c[1]) for c in comps}
+    missing = [f"{t['name']} ({p})" for t in twins for p in t["peers"] if (t["name"], p) not in done]
     if missing:
-        lines += ["", "Not compared (a side has no results): " + ", ".join(missing) + "."]
+        lines += ["", "Not compared (no stored or fresh results on a side): " + ", ".join(missing) + "."]
     lines += [
         "",
         "## Every metric",
         "",
-        "| twin | metric | ccsim | peer | spread (sd ccsim / peer) | tolerance | verdict |",
-        "|---|---|---|---|---|---|---|",
+        "| twin | metric | ccsim | peer | spread (sd ccsim / peer) | tolerance | verdict |"
+        + (" ccsim, no profile | verdict, no profile |" if base else ""),
+        "|---|---|---|---|---|---|---|" + ("---|---|" if base else ""),
     ]
     for t, peer, _, rows in comps:
         for r in rows:
@@ -285,7 +308,16 @@ def write_doc(twins: list[dict], comps: list[tuple], compat_mode: str, figures: 
             else:
                 c, p = fmt(r.metric, r.ccsim), fmt(r.metric, r.peer)
                 spread = f"{fmt(r.metric, r.ccsim_sd)} / {fmt(r.metric, r.peer_sd)}"
-            lines.append(f"| {t['name']} ({peer}) | {r.metric} | {c} | {p} | {spread} | {r.tolerance} | {r.verdict} |")
+            line = f"| {t['name']} ({peer}) | {r.metric} | {c} | {p} | {spread} | {r.tolerance} | {r.verdict} |"
+            b = base.get((t["name"], peer), {}).get(r.metric)
+            if base:
+                if b is None:
+                    line += " | |"
+                elif r.metric == "goodput_series":
+                    line += f" r = {b.ccsim:.3f} | {b.verdict} |"
+                else:
+                    line += f" {fmt(r.metric, b.ccsim)} | {b.verdict} |"
+            lines.append(line)
     lines += ["", "## Figures", ""]
     for fam, path in figures:
         lines += [f"### {fam}", "", f"![{fam}]({path.relative_to(DOC.parent).as_posix()})", ""]
@@ -307,6 +339,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--compat", default="peer", help="peer (default), none, or a profile name")
     ap.add_argument("--regression", action="store_true", help="only the regression twins")
     ap.add_argument("--no-docs", action="store_true")
+    ap.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="do not also run ccsim without a profile (the docs' 'no profile' columns)",
+    )
     ap.add_argument("--strict", action="store_true", help="exit 1 if a metric is out of tolerance")
     a = ap.parse_args(argv)
     twins = load_twins()
@@ -321,14 +358,16 @@ def main(argv: list[str] | None = None) -> int:
     peer_names = [p for p in a.peers.split(",") if p]
     for p in peer_names:
         peers.get(p)
-    results = run_all(twins, peer_names, jobs=a.jobs, refresh=a.refresh_peers, compat_mode=a.compat)
+    baseline = not a.no_baseline and a.compat != "none"
+    results = run_all(twins, peer_names, jobs=a.jobs, refresh=a.refresh_peers, compat_mode=a.compat, baseline=baseline)
     comps = comparisons(twins, results, peer_names, a.compat)
+    base = baseline_rows(twins, results, peer_names) if baseline else {}
     for t, peer, _, rows in comps:
         bad = [f"{r.metric} {fmt(r.metric, r.ccsim)} vs {fmt(r.metric, r.peer)}" for r in rows if not r.ok]
         print(f"{t['name']:28s} {peer}: {'ok' if not bad else 'OUT: ' + '; '.join(bad)}")
     if not a.no_docs:
         figs = write_figures(comps)
-        write_doc(load_twins() if not a.twins and not a.regression else twins, comps, a.compat, figs)
+        write_doc(load_twins() if not a.twins and not a.regression else twins, comps, a.compat, figs, base)
         print(f"wrote {DOC.relative_to(ROOT)} and {len(figs)} figures")
     out = any(not r.ok for _, _, _, rows in comps for r in rows)
     return 1 if a.strict and out else 0
