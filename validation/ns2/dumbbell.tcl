@@ -216,6 +216,12 @@ for {set i 0} {$i < $N} {incr i} {
 }
 
 # ---- monitors --------------------------------------------------------------
+# --trace=FILE (not a twin parameter: for investigations) writes the r1->r2
+# queue's events in ns-2's trace format, as ccsim's `[output] trace = "ns2"`.
+if {[info exists P(trace)]} {
+    set tf [open $P(trace) w]
+    $ns trace-queue $r1 $r2 $tf
+}
 set qmf [new QueueMonitor]
 set qmr [new QueueMonitor]
 set devnull [open /dev/null w]
@@ -273,8 +279,9 @@ proc jsonnum {x} {
 }
 
 proc finish {} {
-    global ns W P payload series
+    global ns W P payload series tf
     sample_goodput
+    if {[info exists tf]} { flush $tf }
     set E [snapshot]
     set win [expr {$P(duration) - $P(warmup)}]
     set rate [expr {$P(bottleneck_rate) * 1e6}]
