@@ -318,6 +318,9 @@ def write_doc(  # noqa: PLR0912
                 else:
                     line += f" {fmt(r.metric, b.ccsim)} | {b.verdict} |"
             lines.append(line)
+    findings = HERE / "findings.md"
+    if findings.exists():
+        lines += ["", findings.read_text().rstrip()]
     lines += ["", "## Figures", ""]
     for fam, path in figures:
         lines += [f"### {fam}", "", f"![{fam}]({path.relative_to(DOC.parent).as_posix()})", ""]
