@@ -692,7 +692,7 @@ impl Simulation {
         let (mut ctx, sender, receiver, _) = flow_ctx!(self, flow, fi);
         match p.kind {
             PacketKind::Data => {
-                ctx.stats.on_data_received(p.size, (ctx.now - p.sent_at).0);
+                ctx.stats.on_data_received(p.size, p.payload, (ctx.now - p.sent_at).0);
                 receiver.on_packet(&mut ctx, &p);
             }
             PacketKind::Ack => sender.on_packet(&mut ctx, &p),

@@ -144,7 +144,7 @@ impl Harness {
                     self.arena.free(pkt);
                     match p.kind {
                         PacketKind::Data => {
-                            self.stats.on_data_received(p.size, (self.now - p.sent_at).0);
+                            self.stats.on_data_received(p.size, p.payload, (self.now - p.sent_at).0);
                             self.with_ctx(|ctx, _, r| r.on_packet(ctx, &p));
                         }
                         PacketKind::Ack => {
