@@ -11,7 +11,7 @@ DEMO_STUDY ?= patel-red-sfq-rem
 # The stamp is newer than the lock file once the locked versions are installed.
 DEPS_STAMP := $(VENV)/.deps-installed
 
-.PHONY: demo test studies venv ext rust-test clippy fmt-check lint pytest fmt clean clean-venv
+.PHONY: demo test studies validate venv ext rust-test clippy fmt-check lint pytest fmt clean clean-venv
 
 # One scenario run (its summary table), then a built-in study's quick variant
 # end to end: its runs, tables, claims and report.html.
@@ -34,6 +34,22 @@ study-%: ext
 	rm -rf docs/studies/$* && mkdir -p docs/studies/$*/figures
 	cp results/$*/report.html results/$*/*.md results/$*/*.csv docs/studies/$*/
 	cp results/$*/figures/*.png docs/studies/$*/figures/
+
+# The differential validation suite (validation/README.md): installs the peers
+# (ns-2 with apt-get when `ns` is missing; ns-3 through
+# validation/peers/install_ns3.sh when it exists), runs every twin on ccsim and
+# on the peers on the machine's cores, stores the peers' results in
+# validation/peer_results/ and writes docs/validation.md and its figures.
+# VALIDATE_FLAGS: e.g. --refresh-peers, --twins NAME,..., --peers ns2.
+VALIDATE_JOBS ?= $(shell nproc)
+VALIDATE_FLAGS ?=
+
+validate: ext
+	@command -v ns >/dev/null || { echo "installing ns-2 (Debian's ns2)"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y ns2; \
+		else sudo apt-get update -qq && sudo apt-get install -y ns2; fi; }
+	@if [ -x validation/peers/install_ns3.sh ]; then validation/peers/install_ns3.sh; fi
+	nice $(BIN)/python validation/run.py --jobs $(VALIDATE_JOBS) $(VALIDATE_FLAGS)
 
 test: rust-test clippy fmt-check ext lint pytest
 
@@ -62,8 +78,8 @@ fmt-check:
 	cargo fmt --all -- --check
 
 lint: $(DEPS_STAMP)
-	$(BIN)/ruff check python tests
-	$(BIN)/ruff format --check python tests
+	$(BIN)/ruff check python tests validation
+	$(BIN)/ruff format --check python tests validation
 
 pytest: ext
 	$(BIN)/python -m pytest tests/python
@@ -71,8 +87,8 @@ pytest: ext
 # Apply formatting (not part of `make test`, which only checks).
 fmt: $(DEPS_STAMP)
 	cargo fmt --all
-	$(BIN)/ruff format python tests
-	$(BIN)/ruff check --fix python tests
+	$(BIN)/ruff format python tests validation
+	$(BIN)/ruff check --fix python tests validation
 
 clean:
 	rm -rf results build python/ccsim/*.so

@@ -1,0 +1,140 @@
+"""The differential validation suite (validation/): its comparison code, and
+the fast regression subset of twins against the stored peer results.
+
+The regression test runs ccsim's side of every twin with `regression = true`
+(under the peer's compatibility profile) and compares it with the peer's
+per-seed metrics stored in validation/peer_results/, so no peer is needed.
+The metrics known to be out of tolerance are listed in
+validation/known_out.toml; the test requires exactly that set, so a
+regression and a fix both show (a fix: remove the entry).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+VALIDATION = Path(__file__).resolve().parents[2] / "validation"
+sys.path.insert(0, str(VALIDATION))
+
+import ccsim_side  # noqa: E402
+import compare  # noqa: E402
+import run as runner  # noqa: E402
+from params import DEFAULTS, access_delays, peer_args, resolve  # noqa: E402
+
+
+def _runs(**metrics: float) -> list[dict]:
+    """Three seeds of made-up metrics: each value x becomes x * (0.98, 1, 1.02)."""
+    return [{k: v * f for k, v in metrics.items()} for f in (0.98, 1.0, 1.02)]
+
+
+BASE = {
+    "utilization": 0.95,
+    "drop_rate": 0.02,
+    "avg_queue_pkts": 20.0,
+    "jain": 0.97,
+    "timeouts": 10.0,
+    "retransmissions": 400.0,
+    "goodput_bps": 9.0e6,
+}
+
+
+def test_identical_results_are_within_tolerance() -> None:
+    rows = compare.compare(_runs(**BASE), _runs(**BASE))
+    assert {r.metric for r in rows} >= set(BASE)
+    assert all(r.ok for r in rows), rows
+
+
+@pytest.mark.parametrize(
+    ("metric", "shifted", "ok"),
+    [
+        ("utilization", 0.95 + 0.019, True),
+        ("utilization", 0.95 - 0.03, False),
+        ("drop_rate", 0.02 * 1.14, True),
+        ("drop_rate", 0.02 * 1.25, False),
+        ("avg_queue_pkts", 20.0 * 1.14, True),
+        ("avg_queue_pkts", 20.0 * 1.20, False),
+        ("jain", 0.97 - 0.05, False),
+        ("timeouts", 10.0 * 1.5, False),
+        ("retransmissions", 400.0 * 0.75, True),
+        ("retransmissions", 400.0 * 0.6, False),
+    ],
+)
+def test_a_shifted_result_fails(metric: str, shifted: float, ok: bool) -> None:
+    ccsim = _runs(**dict(BASE, **{metric: shifted}))
+    rows = {r.metric: r for r in compare.compare(ccsim, _runs(**BASE))}
+    assert rows[metric].ok is ok, rows[metric]
+    assert all(r.ok for m, r in rows.items() if m != metric)
+
+
+def test_small_queues_get_two_packets() -> None:
+    # 15 % of 2 packets is less than the 2-packet floor
+    assert compare.within("avg_queue_pkts", 3.9, 2.0)
+    assert not compare.within("avg_queue_pkts", 4.1, 2.0)
+
+
+def test_goodput_series_judged_for_transient_twins_only() -> None:
+    ramp = [float(i) for i in range(20)]
+    flat = [5.0 + (i % 2) for i in range(20)]
+    c = [dict(BASE, goodput_series=ramp)] * 3
+    p = [dict(BASE, goodput_series=flat)] * 3
+    row = {r.metric: r for r in compare.compare(c, p, transient=True)}["goodput_series"]
+    assert row.verdict == "OUT"
+    row = {r.metric: r for r in compare.compare(c, p, transient=False)}["goodput_series"]
+    assert row.verdict == "n/a"
+    same = [dict(BASE, goodput_series=ramp)] * 3
+    row = {r.metric: r for r in compare.compare(same, same, transient=True)}["goodput_series"]
+    assert row.verdict == "ok"
+
+
+def test_params_vocabulary() -> None:
+    p = resolve({"flows": 3, "access_delay": "1,10"})
+    assert access_delays(p) == [1.0, 10.0, 1.0]
+    args = peer_args({"flows": 3}, 7)
+    assert "--flows=3" in args
+    assert args[-1] == "--seed=7"
+    assert len(args) == len(DEFAULTS) + 1
+    with pytest.raises(ValueError, match="unknown twin parameters"):
+        resolve({"flow": 3})
+
+
+def test_manifest_is_valid() -> None:
+    twins = runner.load_twins()
+    assert len(twins) >= 20
+    for t in twins:
+        resolve(t["params"])
+        assert set(t["peers"]) <= {"ns2", "ns3"}
+        assert t["seeds"] >= 3
+
+
+def _regression_cases() -> list:
+    cases = []
+    for t in runner.load_twins():
+        if not t["regression"]:
+            continue
+        for peer in t["peers"]:
+            if runner.load_peer(peer, t) is not None:
+                cases.append(pytest.param(t, peer, id=f"{t['name']}-{peer}"))
+    return cases
+
+
+KNOWN_OUT = tomllib.loads((VALIDATION / "known_out.toml").read_text())
+
+
+@pytest.mark.parametrize(("twin", "peer"), _regression_cases())
+def test_regression_twin_against_stored_peer(twin: dict, peer: str) -> None:
+    stored = runner.load_peer(peer, twin)
+    seeds = range(1, twin["seeds"] + 1)
+    peer_runs = [stored["seeds"][str(s)] for s in seeds]
+    ccsim_runs = [ccsim_side.run(twin["params"], s, compat=peer) for s in seeds]
+    rows = compare.compare(ccsim_runs, peer_runs, twin["transient"])
+    out = sorted(r.metric for r in rows if not r.ok)
+    known = sorted(KNOWN_OUT.get(twin["name"], {}).get(peer, []))
+    detail = json.dumps({r.metric: [round(r.ccsim, 4), round(r.peer, 4)] for r in rows}, indent=0)
+    assert out == known, (
+        f"{twin['name']} vs {peer}: out of tolerance {out}, expected {known} (validation/known_out.toml)\n{detail}"
+    )

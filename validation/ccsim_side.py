@@ -1,0 +1,187 @@
+"""ccsim side of a twin: the shared parameters -> a ccsim scenario -> metrics.
+
+`scenario(params, seed, compat)` builds the scenario dict (the dumbbell of
+validation/ns2/dumbbell.tcl and validation/ns3/dumbbell.cc); `run` runs it
+and returns the metrics every peer prints (validation/README.md), measured
+on r1->r2 over [warmup, duration].
+
+`compat` is the scenario's compatibility profile ("ns2", "ns3", ...; docs/
+compat.md), or None to run ccsim's own defaults.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from params import access_delays, resolve
+
+import ccsim
+
+CC = {"tahoe", "reno", "newreno", "sack", "vegas", "cubic", "bic", "highspeed", "bbr"}
+
+
+def _queue(p: dict) -> dict:
+    kind = p["queue"]
+    q: dict = {"limit": int(p["buffer"])}
+    size = int(p["packet_size"])
+    if kind == "droptail":
+        q["kind"] = "droptail"
+    elif kind in ("red", "gred", "ared"):
+        q.update(
+            kind=kind,
+            min_th=float(p["min_th"]),
+            max_th=float(p["max_th"]),
+            max_p=float(p["max_p"]),
+            weight=float(p["w_q"]),
+            mean_pkt_size=size,
+        )
+        if kind == "red":
+            q["gentle"] = bool(int(p["gentle"]))
+    elif kind == "rem":
+        q.update(
+            kind="rem",
+            gamma=float(p["rem_gamma"]),
+            phi=float(p["rem_phi"]),
+            b_ref=float(p["rem_b_ref"]),
+            update_interval=f"{float(p['rem_update'])}s",
+            mean_pkt_size=size,
+        )
+    elif kind == "pi":
+        q.update(
+            kind="pi",
+            a=float(p["pi_a"]),
+            b=float(p["pi_b"]),
+            w=float(p["pi_w"]),
+            q_ref=float(p["pi_q_ref"]),
+            mean_pkt_size=size,
+        )
+    elif kind == "sfq":
+        # ns-2's SFQ never perturbs its hash
+        q.update(kind="sfq", buckets=int(p["sfq_buckets"]), perturb="0s")
+    elif kind == "drr":
+        quantum = int(p["drr_quantum"]) or size
+        q.update(kind="drr", quantum=quantum)
+    elif kind in ("avq", "vq"):
+        q.update(
+            kind="avq",
+            gamma=float(p["vq_gamma"]),
+            initial_ratio=float(p["vq_ecnlim"]),
+            mean_pkt_size=size,
+        )
+    else:
+        q["kind"] = kind
+    return q
+
+
+def scenario(params: dict, seed: int, compat: str | None = "ns2") -> dict:
+    """The ccsim scenario (a dict with the TOML structure) of a twin."""
+    p = resolve(params)
+    n = int(p["flows"])
+    if p["cc"] not in CC:
+        raise ValueError(f"unknown cc {p['cc']!r}")
+    delays = [f"{d:g}ms" for d in access_delays(p)]
+    queue = _queue(p)
+    bottleneck: dict = {
+        "rate": f"{float(p['bottleneck_rate']):g}Mbps",
+        "delay": f"{float(p['bottleneck_delay']):g}ms",
+        "queue": queue,
+        "reverse_queue": dict(queue),
+    }
+    if float(p["loss"]) > 0:
+        bottleneck["loss"] = {"model": "bernoulli", "rate": float(p["loss"])}
+    flow = {
+        "count": n,
+        "transport": "tcp",
+        "cc": p["cc"],
+        "mss": int(p["packet_size"]) - 40,
+        "window": int(p["window"]),
+        "app": "bulk",
+        "start": {"uniform": ["0s", f"{float(p['start_max']):g}s"]},
+    }
+    flows = [dict(flow, group="fwd")]
+    if int(p["two_way"]):
+        flows.append(dict(flow, group="rev", reverse=True))
+    sc: dict = {
+        "name": "twin",
+        "duration": f"{float(p['duration']):g}s",
+        "warmup": f"{float(p['warmup']):g}s",
+        "seed": int(seed),
+        "topology": {
+            "kind": "dumbbell",
+            "pairs": n,
+            "access": {
+                "rate": f"{float(p['access_rate']):g}Mbps",
+                "delay": delays[0],
+                "delays": delays,
+                "queue": {"kind": "droptail", "limit": 1000},
+            },
+            "bottleneck": bottleneck,
+        },
+        "flows": flows,
+        "output": {
+            "sample_interval": "1s",
+            "sample_links": ["r1->r2"],
+            "sample_flows": False,
+            "sample_groups": True,
+        },
+    }
+    if compat:
+        sc["compat"] = compat
+    return sc
+
+
+def _num(x: object) -> float:
+    x = float(x)
+    return x if math.isfinite(x) else float("nan")
+
+
+def metrics(result: ccsim.Result, two_way: bool = False) -> dict:
+    """The twin metrics of a ccsim.Result (docs/results.md)."""
+    links = result.links.set_index("link")
+    queues = result.queues.set_index("link")
+    flows = result.flows
+    groups = result.groups.set_index("group")
+    out: dict = {}
+    for pre, link, group in (("", "r1->r2", "fwd"), ("rev_", "r2->r1", "rev")):
+        if pre and not two_way:
+            break
+        mine = flows[flows["group"] == group]
+        out[pre + "utilization"] = _num(links.loc[link, "utilization"])
+        out[pre + "drop_rate"] = _num(queues.loc[link, "loss_rate"])
+        out[pre + "goodput_bps"] = _num(mine["goodput_bps"].sum())
+        if pre:
+            out["rev_avg_queue_pkts"] = _num(queues.loc[link, "avg_len_pkts"])
+            out["rev_timeouts"] = int(mine["timeouts"].sum())
+            out["rev_retransmissions"] = int(mine["retransmits"].sum())
+        else:
+            out["avg_queue_pkts"] = _num(queues.loc[link, "avg_len_pkts"])
+            out["jain"] = _num(groups.loc[group, "jain_index"])
+            out["timeouts"] = int(mine["timeouts"].sum())
+            out["retransmissions"] = int(mine["retransmits"].sum())
+            out["per_flow_goodput_bps"] = [float(g) for g in mine["goodput_bps"]]
+    series = result.series("fwd", "goodput_bps", kind="group")
+    out["goodput_series"] = [float(v) for v in series.to_numpy()]
+    return out
+
+
+def run(params: dict, seed: int, compat: str | None = "ns2") -> dict:
+    """Run the ccsim side of a twin for one seed: its metrics."""
+    p = resolve(params)
+    result = ccsim.run(scenario(params, seed, compat))
+    return metrics(result, two_way=bool(int(p["two_way"])))
+
+
+if __name__ == "__main__":  # quick look: python validation/ccsim_side.py key=value ...
+    import json
+
+    kv = dict(a.split("=", 1) for a in sys.argv[1:])
+    seed = int(kv.pop("seed", 1))
+    compat = kv.pop("compat", "ns2") or None
+    typed = {k: type(resolve({})[k])(v) if k in resolve({}) else v for k, v in kv.items()}
+    m = run(typed, seed, compat)
+    m.pop("goodput_series")
+    print(json.dumps(m))

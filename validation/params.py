@@ -1,0 +1,76 @@
+"""The shared parameter vocabulary of the twins (validation/README.md).
+
+Every key is optional; DEFAULTS holds the documented default of each. Both
+sides of a twin read their parameters through `resolve`, so a twin that omits
+a key gets the same value in ccsim and in every peer.
+"""
+
+from __future__ import annotations
+
+DEFAULTS: dict[str, object] = {
+    "duration": 60,  # s
+    "warmup": 10,  # s: metrics over [warmup, duration]
+    "flows": 10,  # forward flows (and as many reverse ones with two_way)
+    "cc": "newreno",  # tahoe|reno|newreno|sack|vegas|cubic|bic|highspeed|bbr
+    "packet_size": 1040,  # bytes on the wire, 40 header bytes included
+    "bottleneck_rate": 10,  # Mbps
+    "bottleneck_delay": 20,  # ms
+    "access_rate": 100,  # Mbps
+    "access_delay": "2",  # ms, or "1,10,30": cycled over the pairs
+    "queue": "droptail",
+    "buffer": 100,  # packets, both directions of the bottleneck
+    "min_th": 5,  # RED family, packets
+    "max_th": 15,
+    "max_p": 0.1,
+    "w_q": 0.002,
+    "gentle": 0,  # red only: gred and ared are gentle
+    "rem_gamma": 0.001,
+    "rem_phi": 1.001,
+    "rem_b_ref": 20,  # packets
+    "rem_update": 0.002,  # s
+    "pi_a": 1.822e-05,
+    "pi_b": 1.816e-05,
+    "pi_w": 170,  # Hz
+    "pi_q_ref": 50,  # packets
+    "vq_gamma": 0.98,
+    "vq_ecnlim": 0.8,
+    "sfq_buckets": 16,
+    "drr_quantum": 0,  # bytes; 0 = packet_size
+    "two_way": 0,
+    "loss": 0.0,  # random loss probability after the bottleneck r1->r2
+    "start_max": 1,  # s: flows start uniformly in [0, start_max]
+    "window": 20,  # receiver / maximum window, packets
+}
+
+METRICS = (
+    "utilization",
+    "drop_rate",
+    "avg_queue_pkts",
+    "goodput_bps",
+    "jain",
+    "timeouts",
+    "retransmissions",
+)
+REV_METRICS = ("rev_utilization", "rev_drop_rate", "rev_goodput_bps")
+
+
+def resolve(params: dict) -> dict:
+    """The twin's parameters with every default filled in."""
+    unknown = set(params) - set(DEFAULTS)
+    if unknown:
+        raise ValueError(f"unknown twin parameters: {sorted(unknown)}")
+    out = dict(DEFAULTS)
+    out.update(params)
+    return out
+
+
+def access_delays(p: dict) -> list[float]:
+    """Per-pair access delays (ms), the list cycled over the flows."""
+    raw = [float(x) for x in str(p["access_delay"]).split(",") if x.strip()]
+    return [raw[i % len(raw)] for i in range(int(p["flows"]))]
+
+
+def peer_args(params: dict, seed: int) -> list[str]:
+    """`--key=value` arguments for a peer program (ns-3 CommandLine style)."""
+    p = resolve(params)
+    return [f"--{k}={v}" for k, v in sorted(p.items())] + [f"--seed={seed}"]
