@@ -24,7 +24,7 @@ import ccsim
 CC = {"tahoe", "reno", "newreno", "sack", "vegas", "cubic", "bic", "highspeed", "bbr"}
 
 
-def _queue(p: dict) -> dict:
+def _queue(p: dict, compat: str | None) -> dict:
     kind = p["queue"]
     q: dict = {"limit": int(p["buffer"])}
     size = int(p["packet_size"])
@@ -60,8 +60,11 @@ def _queue(p: dict) -> dict:
             mean_pkt_size=size,
         )
     elif kind == "sfq":
-        # ns-2's SFQ never perturbs its hash
+        # ns-2's SFQ never perturbs its hash; under the ns2 profile it is ns-2's
+        # Queue/SFQ, whose buffer is maxqueue_ (the Tcl side sets it to `buffer`).
         q.update(kind="sfq", buckets=int(p["sfq_buckets"]), perturb="0s")
+        if compat == "ns2":
+            q["maxqueue"] = int(p["buffer"])
     elif kind == "drr":
         quantum = int(p["drr_quantum"]) or size
         q.update(kind="drr", quantum=quantum)
@@ -84,7 +87,7 @@ def scenario(params: dict, seed: int, compat: str | None = "ns2") -> dict:
     if p["cc"] not in CC:
         raise ValueError(f"unknown cc {p['cc']!r}")
     delays = [f"{d:g}ms" for d in access_delays(p)]
-    queue = _queue(p)
+    queue = _queue(p, compat)
     bottleneck: dict = {
         "rate": f"{float(p['bottleneck_rate']):g}Mbps",
         "delay": f"{float(p['bottleneck_delay']):g}ms",

@@ -8,10 +8,12 @@ queue must hold the same events (enqueue, dequeue, receive, drop: time to the
 microsecond as ns-2 prints it, packet type, size and sequence number): one
 difference in any rule (the SYN, the RTO's tick arithmetic, DropTail's
 limit, Limited Transmit after a loss, ssthresh rounding, NewReno's partial
-window deflation, the order of simultaneous events) shifts every later
-event. Events at the same printed instant are compared as a multiset: ns-2
-orders near-simultaneous events by floating-point rounding of its clock,
-which integer nanoseconds cannot reproduce.
+window deflation, the order of simultaneous events, down to ns-2's
+floating-point clock breaking ties) shifts every later event. The two-way
+twins put one flow's data and the other's ACKs in the same two-packet
+buffer, where the order of an arrival and a departure at the same instant
+decides every drop. Events at the same printed instant are compared as a
+multiset (ns-2 prints six decimals).
 """
 
 from __future__ import annotations
@@ -28,22 +30,22 @@ import ccsim
 TRACES = Path(__file__).resolve().parents[2] / "validation" / "traces"
 
 
-def twins() -> list[tuple[str, str, int, int]]:
-    """(name, cc, limit, duration) of every twin in twins.txt."""
+def twins() -> list[tuple[str, str, int, int, str]]:
+    """(name, cc, limit, duration, script) of every twin in twins.txt."""
     rows = []
     for line in (TRACES / "twins.txt").read_text().splitlines():
         if line.strip() and not line.startswith("#"):
-            name, _agent, cc, limit, duration = line.split()
-            rows.append((name, cc, int(limit), int(duration)))
+            name, _agent, cc, limit, duration, *script = line.split()
+            rows.append((name, cc, int(limit), int(duration), script[0] if script else "single_flow"))
     return rows
 
 
 def events(lines: list[str]) -> list[tuple[str, Counter[tuple[str, ...]]]]:
-    """Per printed time stamp, the multiset of (event, type, size, seq)."""
+    """Per printed time stamp, the multiset of (event, type, size, flow, seq)."""
     out: list[tuple[str, Counter[tuple[str, ...]]]] = []
     for line in lines:
         f = line.split()
-        key = (f[0], f[4], f[5], f[10])
+        key = (f[0], f[4], f[5], f[7], f[10])
         if out and out[-1][0] == f[1]:
             out[-1][1][key] += 1
         else:
@@ -51,11 +53,12 @@ def events(lines: list[str]) -> list[tuple[str, Counter[tuple[str, ...]]]]:
     return out
 
 
-@pytest.mark.parametrize(("name", "cc", "limit", "duration"), twins())
-def test_ccsim_replays_the_ns2_trace(name: str, cc: str, limit: int, duration: int, tmp_path: Path) -> None:
-    spec = tomllib.loads((TRACES / "single_flow.toml").read_text())
+@pytest.mark.parametrize(("name", "cc", "limit", "duration", "script"), twins())
+def test_ccsim_replays_the_ns2_trace(name: str, cc: str, limit: int, duration: int, script: str, tmp_path: Path) -> None:
+    spec = tomllib.loads((TRACES / f"{script}.toml").read_text())
     spec["duration"] = f"{duration}s"
-    spec["flows"][0]["cc"] = cc
+    for flow in spec["flows"]:
+        flow["cc"] = cc
     spec["links"][0]["queue"]["limit"] = limit
     ccsim.run(spec, trace_dir=tmp_path)
     ours = (tmp_path / "trace.tr").read_text().splitlines()

@@ -286,6 +286,7 @@ impl<'a> Builder<'a> {
             busy_until: SimTime::ZERO,
             free_pending: false,
             free_seq: 0,
+            free_t64: 0.0,
             stats: Default::default(),
             notify_reverse: None,
             medium: None,

@@ -21,6 +21,17 @@
 //! arriving at the instant the link frees up meets a full or an empty buffer
 //! depending on this order.
 //!
+//! ns-2 keeps time in a double, so events that are simultaneous in exact
+//! arithmetic (and in ccsim's integer nanoseconds) often are not there: their
+//! order is decided by how each time stamp was rounded. Under `fifo` the
+//! queue therefore also carries each event's time as ns-2 would compute it
+//! (`clock + delay` in f64, [`EventQueue::now64`]), as an offset in units in
+//! the last place from the nanosecond's own f64 value, and orders equal
+//! nanoseconds by it before scheduling order. The kernel computes a
+//! transmission's arrival and end as ns-2's `LinkDelay::recv` does
+//! (`clock + (txt + delay)` and `clock + txt`, `txt = 8 size / bandwidth`);
+//! other events take `clock + delay`.
+//!
 //! Because the key of links and packets does not depend on insertion order,
 //! the kernel's FIFO fast path (which schedules a packet's arrival when it is
 //! accepted, not when it starts transmitting) takes simultaneous events in
@@ -139,6 +150,17 @@ const RANK_TIMER: u64 = 3 << 61;
 const RANK_SAMPLE: u64 = 4 << 61;
 /// Every event but the window's opening and the samples, under `fifo`.
 const RANK_FIFO: u64 = RANK_LINK_FREE;
+/// Under `fifo`: the low bits of the key hold the scheduling order, the
+/// 16 bits above it the ns-2 clock's offset from the nanosecond, in ulps.
+const ORDER_BITS: u32 = 40;
+const ORDER_MASK: u64 = (1 << ORDER_BITS) - 1;
+const ULP_SPAN: i64 = (1 << 15) - 1;
+
+/// `t` in seconds, correctly rounded (as ns-2 reads "20ms" or a start time).
+#[inline]
+pub fn ns_as_secs(t: SimTime) -> f64 {
+    t.0 as f64 / 1e9
+}
 
 /// The pending events of a simulation.
 #[derive(Default)]
@@ -147,6 +169,10 @@ pub struct EventQueue {
     seq: u64,
     /// Ties in scheduling order (`fifo`) instead of by kind.
     fifo: bool,
+    /// Under `fifo`: the time of the event being processed, in nanoseconds
+    /// and as ns-2's double clock.
+    now: SimTime,
+    now64: f64,
 }
 
 impl EventQueue {
@@ -165,6 +191,20 @@ impl EventQueue {
         self.fifo
     }
 
+    /// Under `fifo`: the current event's time as ns-2's double clock.
+    #[inline]
+    pub fn now64(&self) -> f64 {
+        self.now64
+    }
+
+    /// The `fifo` key of an event at `time` (ns-2 clock `t64`) placed
+    /// `order`-th in scheduling order.
+    #[inline]
+    fn fifo_key(time: SimTime, t64: f64, order: u64) -> u64 {
+        let ulps = (t64.to_bits() as i64 - ns_as_secs(time).to_bits() as i64).clamp(-ULP_SPAN, ULP_SPAN);
+        RANK_FIFO | (((ulps + ULP_SPAN) as u64) << ORDER_BITS) | (order & ORDER_MASK)
+    }
+
     /// Schedule `kind` at `time`. Packet arrivals should go through
     /// [`EventQueue::push_arrival`], which keys them by packet uid.
     #[inline]
@@ -173,7 +213,7 @@ impl EventQueue {
         let tie = match kind {
             EventKind::WindowStart => RANK_WINDOW | self.seq,
             EventKind::Sample => RANK_SAMPLE | self.seq,
-            _ if self.fifo => RANK_FIFO | self.seq,
+            _ if self.fifo => Self::fifo_key(time, self.clock64(time), self.seq),
             EventKind::LinkFree { link } => RANK_LINK_FREE | link.0 as u64,
             EventKind::Arrive { .. } => RANK_ARRIVE | self.seq,
             _ => RANK_TIMER | self.seq,
@@ -181,12 +221,31 @@ impl EventQueue {
         self.heap.push(Event { time, seq: tie, kind });
     }
 
-    /// Schedule the arrival of packet `uid` over `link` at `time`.
+    /// ns-2's `clock + delay` for an event at `time` scheduled now.
     #[inline]
-    pub fn push_arrival(&mut self, time: SimTime, link: LinkId, pkt: PacketRef, uid: u64) {
+    fn clock64(&self, time: SimTime) -> f64 {
+        self.now64 + ns_as_secs(SimTime(time.0.saturating_sub(self.now.0)))
+    }
+
+    /// Schedule `kind` at `time`, at `t64` on ns-2's clock (used under `fifo`).
+    #[inline]
+    pub fn push_at(&mut self, time: SimTime, t64: f64, kind: EventKind) {
+        if self.fifo {
+            self.seq += 1;
+            let seq = Self::fifo_key(time, t64, self.seq);
+            self.heap.push(Event { time, seq, kind });
+        } else {
+            self.push(time, kind);
+        }
+    }
+
+    /// Schedule the arrival of packet `uid` over `link` at `time` (`t64` on
+    /// ns-2's clock, used under `fifo`).
+    #[inline]
+    pub fn push_arrival(&mut self, time: SimTime, t64: f64, link: LinkId, pkt: PacketRef, uid: u64) {
         let seq = if self.fifo {
             self.seq += 1;
-            RANK_FIFO | self.seq
+            Self::fifo_key(time, t64, self.seq)
         } else {
             RANK_ARRIVE | (uid & SUB_MASK)
         };
@@ -205,14 +264,15 @@ impl EventQueue {
         self.seq
     }
 
-    /// Schedule `kind` at `time` in the place `reserved` (under the `fifo`
-    /// order; by kind otherwise, as [`EventQueue::push`]).
+    /// Schedule `kind` at `time` (`t64` on ns-2's clock) in the place
+    /// `reserved` (under the `fifo` order; by kind otherwise, as
+    /// [`EventQueue::push`]).
     #[inline]
-    pub fn push_reserved(&mut self, time: SimTime, kind: EventKind, reserved: u64) {
+    pub fn push_reserved(&mut self, time: SimTime, t64: f64, kind: EventKind, reserved: u64) {
         if self.fifo {
             self.heap.push(Event {
                 time,
-                seq: RANK_FIFO | (reserved & SUB_MASK),
+                seq: Self::fifo_key(time, t64, reserved),
                 kind,
             });
         } else {
@@ -223,7 +283,18 @@ impl EventQueue {
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
-        self.heap.pop()
+        let ev = self.heap.pop()?;
+        if self.fifo {
+            self.now = ev.time;
+            let base = ns_as_secs(ev.time);
+            self.now64 = if ev.seq & !SUB_MASK == RANK_FIFO {
+                let ulps = ((ev.seq & SUB_MASK) >> ORDER_BITS) as i64 - ULP_SPAN;
+                f64::from_bits((base.to_bits() as i64 + ulps) as u64)
+            } else {
+                base
+            };
+        }
+        Some(ev)
     }
 
     /// Time of the earliest event.
@@ -263,8 +334,8 @@ mod tests {
                 kind: 0,
             },
         );
-        q.push_arrival(SimTime(3), LinkId(0), PacketRef(0), 9);
-        q.push_arrival(SimTime(3), LinkId(0), PacketRef(1), 4);
+        q.push_arrival(SimTime(3), 0.0, LinkId(0), PacketRef(0), 9);
+        q.push_arrival(SimTime(3), 0.0, LinkId(0), PacketRef(1), 4);
         q.push(SimTime(3), EventKind::LinkFree { link: LinkId(2) });
         q.push(SimTime(3), EventKind::LinkFree { link: LinkId(1) });
         q.push(SimTime(3), EventKind::WindowStart);
@@ -298,13 +369,14 @@ mod tests {
         let mut q = EventQueue::new();
         q.set_fifo(true);
         q.push(SimTime(3), EventKind::Sample);
-        q.push_arrival(SimTime(3), LinkId(0), PacketRef(0), 9);
+        let t = ns_as_secs(SimTime(3));
+        q.push_arrival(SimTime(3), t, LinkId(0), PacketRef(0), 9);
         // A transmission starts: its free event's place is taken now...
         let place = q.reserve();
-        q.push_arrival(SimTime(3), LinkId(0), PacketRef(1), 4);
+        q.push_arrival(SimTime(3), t, LinkId(0), PacketRef(1), 4);
         q.push(SimTime(3), EventKind::WindowStart);
         // ... and the event is scheduled later.
-        q.push_reserved(SimTime(3), EventKind::LinkFree { link: LinkId(1) }, place);
+        q.push_reserved(SimTime(3), t, EventKind::LinkFree { link: LinkId(1) }, place);
         let order: Vec<String> = std::iter::from_fn(|| q.pop())
             .map(|e| match e.kind {
                 EventKind::WindowStart => "window".to_string(),
@@ -314,5 +386,30 @@ mod tests {
             })
             .collect();
         assert_eq!(order, ["window", "arrive0", "free1", "arrive1", "sample"]);
+    }
+
+    #[test]
+    fn fifo_ties_follow_ns2_clock_rounding() {
+        // Two events at the same nanosecond whose double-clock times differ
+        // in the last place: the earlier double comes first, whatever the
+        // scheduling order; the popped event restores the double clock.
+        let mut q = EventQueue::new();
+        q.set_fifo(true);
+        let t = SimTime::from_micros(299_504);
+        let exact = ns_as_secs(t);
+        let later = f64::from_bits(exact.to_bits() + 1);
+        let earlier = f64::from_bits(exact.to_bits() - 1);
+        q.push_arrival(t, later, LinkId(0), PacketRef(0), 1);
+        q.push_at(t, earlier, EventKind::LinkFree { link: LinkId(0) });
+        let first = q.pop().unwrap();
+        assert!(matches!(first.kind, EventKind::LinkFree { .. }));
+        assert_eq!(q.now64(), earlier);
+        assert!(matches!(q.pop().unwrap().kind, EventKind::Arrive { .. }));
+        assert_eq!(q.now64(), later);
+        // (0.298672 + 0.000832) and (0.29742 + (0.0000832 + 0.002)) are the
+        // same microsecond, but not the same double.
+        let a: f64 = 0.298672 + 8.0 * 1040.0 / 1e7;
+        let b: f64 = 0.29742 + (8.0 * 1040.0 / 1e8 + 0.002);
+        assert_ne!(a.to_bits(), b.to_bits());
     }
 }

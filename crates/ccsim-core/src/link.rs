@@ -116,6 +116,8 @@ pub struct Link {
     /// Under the `fifo` tie order: the place in the scheduling order of
     /// this transmission's end, taken when it started.
     pub free_seq: u64,
+    /// ... and its end on ns-2's double clock.
+    pub free_t64: f64,
     /// Counters over the window.
     pub stats: LinkStats,
     /// The opposite direction of the same duplex pair, if its queue wants to

@@ -112,16 +112,23 @@ impl FlowStats {
         }
     }
 
-    /// A data packet arrived at the receiver after `delay_ns`.
+    /// A data packet arrived at the receiver after `delay_ns`. A packet
+    /// without payload (TCP's SYN) counts as a packet but not in the delay
+    /// statistics, which are the data's.
     #[inline]
-    pub fn on_data_received(&mut self, size: u32, delay_ns: u64) {
+    pub fn on_data_received(&mut self, size: u32, payload: u32, delay_ns: u64) {
         self.in_flight -= 1;
         self.received_total += size as u64;
-        self.delay_sum_total_ns += delay_ns as u128;
-        self.delay_n_total += 1;
         if self.counting {
             self.received_packets += 1;
             self.received_bytes += size as u64;
+        }
+        if payload == 0 {
+            return;
+        }
+        self.delay_sum_total_ns += delay_ns as u128;
+        self.delay_n_total += 1;
+        if self.counting {
             self.delays_ns.record(delay_ns);
             if let Some(last) = self.last_delay_ns {
                 self.jitter_sum_ns += last.abs_diff(delay_ns) as u128;

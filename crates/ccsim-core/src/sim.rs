@@ -19,6 +19,7 @@
 use crate::app::Application;
 use crate::compat::TieOrder;
 use crate::error::{Error, Result};
+use crate::event::ns_as_secs;
 use crate::event::{Endpoint, EventKind, EventQueue};
 use crate::link::Link;
 use crate::metrics::FlowStats;
@@ -520,7 +521,8 @@ impl Simulation {
         } else if !l.free_pending {
             l.free_pending = true;
             let at = l.busy_until;
-            self.events.push_reserved(at, EventKind::LinkFree { link }, l.free_seq);
+            self.events
+                .push_reserved(at, l.free_t64, EventKind::LinkFree { link }, l.free_seq);
         }
     }
 
@@ -550,8 +552,9 @@ impl Simulation {
             l.stats.busy_ns += (l.busy_until.min(self.duration) - start).0;
         }
         self.perf.packets_forwarded += 1;
+        // (The fast path never runs under the `fifo` order, so no ns-2 clock.)
         self.events
-            .push_arrival(l.busy_until + l.delay, link, pkt, self.arena.get(pkt).uid);
+            .push_arrival(l.busy_until + l.delay, 0.0, link, pkt, self.arena.get(pkt).uid);
     }
 
     /// Trace a packet the FIFO fast path just offered to `link`: `+`, then
@@ -599,13 +602,23 @@ impl Simulation {
             l.stats.busy_ns += (l.busy_until.min(self.duration) - now).0;
         }
         self.perf.packets_forwarded += 1;
+        // ns-2's `LinkDelay::recv`: the arrival at clock + (txt + delay),
+        // the link's end of transmission at clock + txt, in doubles.
+        let (arrive64, free64) = if self.events.is_fifo() {
+            let txt = 8.0 * size as f64 / l.rate_bps as f64;
+            let now64 = self.events.now64();
+            (now64 + (txt + ns_as_secs(l.delay)), now64 + txt)
+        } else {
+            (0.0, 0.0)
+        };
         self.events
-            .push_arrival(now + tx + l.delay, link, p, self.arena.get(p).uid);
+            .push_arrival(now + tx + l.delay, arrive64, link, p, self.arena.get(p).uid);
         if l.queue.len_pkts() > 0 {
             l.free_pending = true;
-            self.events.push(l.busy_until, EventKind::LinkFree { link });
+            self.events.push_at(l.busy_until, free64, EventKind::LinkFree { link });
         } else if self.events.is_fifo() {
             l.free_seq = self.events.reserve();
+            l.free_t64 = free64;
         }
     }
 
@@ -692,7 +705,7 @@ impl Simulation {
         let (mut ctx, sender, receiver, _) = flow_ctx!(self, flow, fi);
         match p.kind {
             PacketKind::Data => {
-                ctx.stats.on_data_received(p.size, (ctx.now - p.sent_at).0);
+                ctx.stats.on_data_received(p.size, p.payload, (ctx.now - p.sent_at).0);
                 receiver.on_packet(&mut ctx, &p);
             }
             PacketKind::Ack => sender.on_packet(&mut ctx, &p),

@@ -15,8 +15,8 @@ arrivals summed over (0, T]. tests/python/test_study_bisoy.py checks this
 against separate runs of 25 s and 50 s.
 
 Goodput is the paper's: non-duplicate packets delivered per unit time over
-the link capacity, so packets count with their headers (a delivered 472-byte
-segment is a 512-byte packet): the payload rate times (mss + header) / mss.
+the link capacity, so packets count with their headers (a delivered 512-byte
+segment, ns-2's packetSize_, is a 552-byte packet): the payload rate times (mss + header) / mss.
 """
 
 from __future__ import annotations

@@ -125,6 +125,7 @@ def wlan_sweep(apps: int, access_mbps: int, quick: bool = False) -> str:
         "[base]",
         f'name = "{name}"',
         f'duration = "{QUICK_DURATION if quick else DURATION}"',
+        'compat = "rfc"  # NetSim\'s TCP follows the RFCs (docs/studies/vyshnavi-tcp.md)',
         'warmup = "0s"',
         "",
     ]

@@ -143,7 +143,7 @@ fn build_fair_and_delay(kind: &str, args: &QueueArgs) -> Option<Built> {
         "sred" => boxed(sred::Sred::from_params(l, p)),
         "fred" => boxed(fred::Fred::from_params(l, p, rate)),
         "choke" => boxed(choke::Choke::from_params(l, p, rate)),
-        "sfq" => boxed(sfq::Sfq::from_params(l, p)),
+        "sfq" => boxed(sfq::Sfq::from_params(l, p, args.compat)),
         "drr" => boxed(drr::Drr::from_params(l, p, rate, args.compat)),
         "rr" => boxed(rr::RoundRobin::from_params(l, p, rate, args.compat)),
         "codel" => boxed(codel::Codel::from_params(l, p)),

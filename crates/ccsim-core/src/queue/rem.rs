@@ -22,7 +22,7 @@
 use super::droptail::{Fifo, Limit};
 use super::prob_drop::ProbDrop;
 use super::red_core::check;
-use super::registry::QueueArgs;
+use super::registry::{LimitMode, QueueArgs};
 use super::{QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{parse, ParamError};
@@ -183,6 +183,7 @@ struct RemConfig {
     mean_pkt_size: Option<u32>,
     bytes: Option<bool>,
     ecn: Option<bool>,
+    limit_mode: Option<LimitMode>,
 }
 
 /// Parse and build a REM queue.
@@ -211,7 +212,10 @@ pub fn build(args: &QueueArgs) -> Result<Box<dyn QueueDisc>, ParamError> {
         bytes: c.bytes.unwrap_or(d.bytes),
         ecn: c.ecn.unwrap_or(d.ecn),
     };
-    Ok(Box::new(Rem::new(args.limit, p)))
+    // ns-2's `REMQueue::enque` drops when the queue including the arrival
+    // reaches qlim_, as its DropTail does.
+    let mode = c.limit_mode.unwrap_or(args.compat.droptail_limit_mode());
+    Ok(Box::new(Rem::new(mode.waiting(args.limit), p)))
 }
 
 #[cfg(test)]

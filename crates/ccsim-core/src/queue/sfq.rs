@@ -13,13 +13,24 @@
 //! arrival and at each perturbation; on a perturbation the queued packets are
 //! re-bucketed in order (as Linux `sfq_rehash`), so a flow's packets are never
 //! reordered. A bucket that becomes active joins the tail of the round.
-//! ns-2's SFQ has no perturbation and its own admission rule (drop when a
-//! bucket holds more than half the free space); ccsim follows McKenney.
+//! ns-2's SFQ (`queue/sfq.cc`) differs; `variant = "ns2"` (the default
+//! under `compat = "ns2"`) follows it: buckets are chosen by ns-2's hash of
+//! the source and destination node addresses (`saddr + daddr`, no
+//! perturbation, so a flow's data and the ACKs of the reverse flow between
+//! the same nodes share a bucket), and an arrival is refused when its bucket
+//! holds at least half the free space, or more than `limit / buckets` once
+//! fewer than `buckets` places are free, or no place is free; nothing queued
+//! is ever dropped. Its buffer is `maxqueue_` (`maxqueue`, 40 by default):
+//! ns-2's `queue-limit` sets the generic `limit_`, which its SFQ ignores, so
+//! under this variant the queue's `limit` is ignored too (as a script that
+//! sets `queue-limit 2` on an SFQ link gets 40 places in ns-2). ccsim's
+//! default follows McKenney.
 
 use super::droptail::Fifo;
 use super::droptail::Limit;
 use super::flowq::{bucket, over_limit};
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
+use crate::compat::Profile;
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
 use crate::time::SimTime;
@@ -36,22 +47,47 @@ pub struct SfqConfig {
     pub buckets: u32,
     /// Hash perturbation period; "0s" disables it (Linux `tc-sfq` recommends
     /// 10 s; ns-2 has no perturbation).
-    pub perturb: Time,
+    pub perturb: Option<Time>,
+    /// "mckenney" (buffer stealing from the longest bucket, hashed flows) or
+    /// "ns2" (ns-2's hash and admission rule); default from the profile.
+    pub variant: Option<SfqVariant>,
+    /// ns-2's `maxqueue_` (variant "ns2" only; default 40).
+    pub maxqueue: Option<u32>,
+}
+
+/// Which SFQ: the paper's or ns-2's.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SfqVariant {
+    /// McKenney 1990 with Linux's buffer stealing.
+    Mckenney,
+    /// ns-2.35's `Queue/SFQ`.
+    Ns2,
 }
 
 impl Default for SfqConfig {
     fn default() -> Self {
         SfqConfig {
             buckets: 16,
-            perturb: Time(SimTime::from_secs(10)),
+            perturb: None,
+            variant: None,
+            maxqueue: None,
         }
     }
+}
+
+/// ns-2's `SFQ::hash` of a packet's source and destination addresses.
+fn ns2_hash(src: u32, dst: u32, n: usize) -> usize {
+    let k = (src + dst) as i32;
+    let h = (k.wrapping_add(k >> 8).wrapping_add(!(k >> 4))) % ((2 << 19) - 1);
+    (h.rem_euclid(n as i32)) as usize
 }
 
 /// Stochastic Fairness Queueing.
 pub struct Sfq {
     limit: Limit,
     perturb: SimTime,
+    ns2: bool,
     buckets: Vec<Fifo>,
     /// Round-robin order of the non-empty buckets.
     ring: VecDeque<usize>,
@@ -62,12 +98,36 @@ pub struct Sfq {
 
 impl Sfq {
     /// Build from scenario parameters.
-    pub fn from_params(limit: Limit, params: &Params) -> Result<Self, ParamError> {
+    pub fn from_params(limit: Limit, params: &Params, compat: Profile) -> Result<Self, ParamError> {
         let cfg: SfqConfig = params::parse(params)?;
         if cfg.buckets == 0 {
             return Err(ParamError::at("buckets", "must be at least 1"));
         }
-        Ok(Sfq::new(limit, cfg.buckets as usize, cfg.perturb.0))
+        let variant = cfg.variant.unwrap_or(if compat == Profile::Ns2 {
+            SfqVariant::Ns2
+        } else {
+            SfqVariant::Mckenney
+        });
+        let ns2 = variant == SfqVariant::Ns2;
+        if !ns2 && cfg.maxqueue.is_some() {
+            return Err(ParamError::at(
+                "maxqueue",
+                "\"maxqueue\" is ns-2's SFQ buffer: set variant = \"ns2\" (or use limit)",
+            ));
+        }
+        let default_perturb = if ns2 { SimTime::ZERO } else { SimTime::from_secs(10) };
+        let perturb = cfg.perturb.map_or(default_perturb, |t| t.0);
+        let limit = if ns2 {
+            Limit {
+                packets: Some(cfg.maxqueue.unwrap_or(40) as u64),
+                bytes: None,
+            }
+        } else {
+            limit
+        };
+        let mut q = Sfq::new(limit, cfg.buckets as usize, perturb);
+        q.ns2 = ns2;
+        Ok(q)
     }
 
     /// An SFQ queue.
@@ -75,6 +135,7 @@ impl Sfq {
         Sfq {
             limit,
             perturb,
+            ns2: false,
             buckets: (0..buckets).map(|_| Fifo::default()).collect(),
             ring: VecDeque::new(),
             salt: None,
@@ -86,6 +147,33 @@ impl Sfq {
     /// The bucket of a flow under the current salt.
     pub fn bucket_of(&self, flow: u32) -> Option<usize> {
         self.salt.map(|s| bucket(flow, s, self.buckets.len()))
+    }
+
+    /// ns-2's `SFQ::enque`: the bucket by address hash, the arrival refused
+    /// when its bucket holds at least half the free places (`used >= left >>
+    /// 1`), or more than the fair share once fewer places than buckets are
+    /// free, or none is free.
+    fn enqueue_ns2(&mut self, pkt: PacketRef, ctx: &mut QueueCtx) -> Verdict {
+        let (src, dst, size) = {
+            let p = ctx.arena.get(pkt);
+            (p.src.0, p.dst.0, p.size)
+        };
+        let n = self.buckets.len();
+        let b = ns2_hash(src, dst, n);
+        let max = self.limit.packets.unwrap_or(u64::MAX).min(i64::MAX as u64) as i64;
+        let used = self.buckets[b].len() as i64;
+        let left = max - self.pkts as i64;
+        let fairshare = max / n as i64;
+        if used >= (left >> 1) || (left < n as i64 && used > fairshare) || left <= 0 {
+            return Verdict::Dropped(DropReason::Overflow);
+        }
+        if self.buckets[b].is_empty() {
+            self.ring.push_back(b);
+        }
+        self.buckets[b].push(pkt, size);
+        self.pkts += 1;
+        self.bytes += size as u64;
+        Verdict::Enqueued
     }
 
     /// Re-hash with a new salt, moving queued packets to their new buckets in order.
@@ -113,6 +201,9 @@ impl QueueDisc for Sfq {
     }
 
     fn enqueue(&mut self, pkt: PacketRef, ctx: &mut QueueCtx) -> Verdict {
+        if self.ns2 {
+            return self.enqueue_ns2(pkt, ctx);
+        }
         let salt = *self.salt.get_or_insert_with(|| ctx.rng.random());
         let (flow, size) = {
             let p = ctx.arena.get(pkt);

@@ -67,8 +67,10 @@ pub struct TcpConfig {
     pub header: u32,
     /// Receiver advertised window, segments (default 64).
     pub window: u32,
-    /// Delayed ACKs (RFC 1122 / RFC 5681 section 4.2; default false).
-    pub delayed_ack: bool,
+    /// Delayed ACKs (RFC 1122 / RFC 5681 section 4.2; default false, as
+    /// ns-2's `TCPSink`; true under `ns3` and `linux`: ns-3's `DelAckCount`
+    /// 2, `DelAckTimeout` 200 ms).
+    pub delayed_ack: Option<bool>,
     /// ACK at least every this many full segments (default 2).
     pub delayed_ack_count: u32,
     /// Delayed-ACK timer (default 200 ms).
@@ -96,8 +98,10 @@ pub struct TcpConfig {
     /// RTT samples: "every_ack" (RFC 6298 with every ACK, as Linux) or
     /// "timed" (one timed segment per RTT, ns-2) (default from the profile).
     pub rtt_sampling: Option<RttSampling>,
-    /// Initial congestion window, segments (default 2, as ns-2).
-    pub initial_cwnd: f64,
+    /// Initial congestion window, segments (default 2, as ns-2's
+    /// `windowInit_`; 10 under `ns3` and `linux`, their `InitialCwnd` and
+    /// RFC 6928).
+    pub initial_cwnd: Option<f64>,
     /// Initial ssthresh, segments (default: unbounded).
     pub initial_ssthresh: Option<f64>,
     /// Duplicate ACKs that trigger fast retransmit (default 3).
@@ -141,7 +145,7 @@ impl Default for TcpConfig {
             mss: crate::DEFAULT_MSS,
             header: DEFAULT_HEADER,
             window: DEFAULT_WINDOW,
-            delayed_ack: false,
+            delayed_ack: None,
             delayed_ack_count: 2,
             delayed_ack_timeout: Time(SimTime::from_millis(200)),
             sack: None,
@@ -153,7 +157,7 @@ impl Default for TcpConfig {
             rto_floor: None,
             clock_granularity: None,
             rtt_sampling: None,
-            initial_cwnd: DEFAULT_INITIAL_CWND,
+            initial_cwnd: None,
             initial_ssthresh: None,
             dupthresh: 3,
             limited_transmit: true,
@@ -236,6 +240,20 @@ pub enum RttSampling {
 }
 
 impl TcpConfig {
+    /// The initial window under `profile`.
+    pub fn initial_cwnd_for(&self, profile: Profile) -> f64 {
+        self.initial_cwnd.unwrap_or(match profile {
+            Profile::Ns3 | Profile::Linux => 10.0,
+            _ => DEFAULT_INITIAL_CWND,
+        })
+    }
+
+    /// Whether the receiver delays ACKs under `profile`.
+    pub fn delayed_ack_for(&self, profile: Profile) -> bool {
+        self.delayed_ack
+            .unwrap_or(matches!(profile, Profile::Ns3 | Profile::Linux))
+    }
+
     /// Check the values and resolve the defaults that depend on `cc` and
     /// on the flow group's compatibility profile.
     pub fn resolve(&self, profile: Profile) -> Result<(SenderConfig, Recovery, bool), ParamError> {
@@ -310,7 +328,7 @@ impl TcpConfig {
         if self.delayed_ack_count == 0 {
             return Err(ParamError::at("delayed_ack_count", "expected at least 1 segment"));
         }
-        if self.delayed_ack && self.delayed_ack_timeout.0 == SimTime::ZERO {
+        if self.delayed_ack_for(profile) && self.delayed_ack_timeout.0 == SimTime::ZERO {
             return Err(ParamError::at(
                 "delayed_ack_timeout",
                 "the delayed-ACK timer must be positive",
@@ -331,10 +349,11 @@ impl TcpConfig {
         if initial_rto == SimTime::ZERO {
             return Err(ParamError::at("initial_rto", "the initial RTO must be positive"));
         }
-        if !(self.initial_cwnd.is_finite() && self.initial_cwnd >= 1.0 && self.initial_cwnd <= 1e6) {
+        let iw = self.initial_cwnd_for(profile);
+        if !(iw.is_finite() && (1.0..=1e6).contains(&iw)) {
             return Err(ParamError::at(
                 "initial_cwnd",
-                format!("expected 1 to 1000000 segments, got {}", self.initial_cwnd),
+                format!("expected 1 to 1000000 segments, got {iw}"),
             ));
         }
         if let Some(s) = self.initial_ssthresh {
@@ -388,7 +407,7 @@ pub fn build(args: &TransportArgs) -> Result<Endpoints, ParamError> {
 pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamError> {
     let (sc, _recovery, sack) = cfg.resolve(profile)?;
     let init = CcInit {
-        initial_cwnd: cfg.initial_cwnd,
+        initial_cwnd: cfg.initial_cwnd_for(profile),
         initial_ssthresh: cfg.initial_ssthresh.unwrap_or(f64::INFINITY),
         mss: cfg.mss,
         wire_size: cfg.mss + cfg.header,
@@ -402,7 +421,7 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
             ParamError::at(format!("cc_params.{}", e.path), e.message)
         }
     })?;
-    let delack = cfg.delayed_ack.then_some(DelAck {
+    let delack = cfg.delayed_ack_for(profile).then_some(DelAck {
         count: cfg.delayed_ack_count,
         timeout: cfg.delayed_ack_timeout.0,
     });

@@ -321,7 +321,20 @@ impl TcpSender {
     /// Send as much as the window, the receiver window, pacing and the
     /// application allow.
     pub(super) fn send_much(&mut self, ctx: &mut FlowCtx) {
+        // ns-2's NewReno sends at most two segments per ACK during fast
+        // recovery (`send_much(0, 0, 2)` while `dupacks_` has not been reset;
+        // a partial ACK does not reset it).
+        let burst =
+            if self.cfg.ns2_recovery && self.cfg.recovery == Recovery::NewReno && self.state == CaState::Recovery {
+                2
+            } else {
+                u32::MAX
+            };
+        let mut sent = 0u32;
         loop {
+            if sent >= burst {
+                return;
+            }
             if self.syn_pending && self.snd_nxt > 0 {
                 // Nothing but the SYN (and its retransmissions after a
                 // timeout) until it is acknowledged.
@@ -377,6 +390,7 @@ impl TcpSender {
             let seq = self.snd_nxt;
             self.transmit(ctx, seq);
             self.snd_nxt = seq + 1;
+            sent += 1;
         }
     }
 

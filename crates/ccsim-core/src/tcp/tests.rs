@@ -144,7 +144,7 @@ impl Harness {
                     self.arena.free(pkt);
                     match p.kind {
                         PacketKind::Data => {
-                            self.stats.on_data_received(p.size, (self.now - p.sent_at).0);
+                            self.stats.on_data_received(p.size, p.payload, (self.now - p.sent_at).0);
                             self.with_ctx(|ctx, _, r| r.on_packet(ctx, &p));
                         }
                         PacketKind::Ack => {
@@ -363,7 +363,7 @@ fn delayed_acks_every_second_segment_or_timer() {
     // held 200 ms by the delayed-ACK timer on a 21 ms path would also hit
     // the retransmission timer (the same clash exists in real stacks).
     let c = TcpConfig {
-        delayed_ack: true,
+        delayed_ack: Some(true),
         min_rto: Some(crate::units::Time(SimTime::from_secs(1))),
         ..cfg("newreno")
     };
@@ -377,7 +377,7 @@ fn delayed_acks_every_second_segment_or_timer() {
     let last = h.cwnd_log.last().unwrap().0;
     assert!(last > SimTime::from_millis(200), "timer ACK at {last}");
     // Bulk: about one ACK per two segments.
-    let h = run_for("newreno", &[], 2, |c| c.delayed_ack = true);
+    let h = run_for("newreno", &[], 2, |c| c.delayed_ack = Some(true));
     let ratio = h.stats.received_packets as f64 / h.stats.acks_sent as f64;
     assert!((1.95..=2.05).contains(&ratio), "segments per ACK {ratio}");
 }

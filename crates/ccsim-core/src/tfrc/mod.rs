@@ -58,8 +58,9 @@ pub struct TfrcConfig {
     pub self_clocking: bool,
     /// Self-clocking limit without a new loss, times X_recv (default 1.5, ns-2's `scmult_`).
     pub self_clocking_mult: f64,
-    /// Section 4.5's oscillation prevention (default false).
-    pub oscillation_prevention: bool,
+    /// Section 4.5's oscillation prevention (default false; true under
+    /// `compat = "ns2"`, ns-2's `ca_ 1`).
+    pub oscillation_prevention: Option<bool>,
     /// Mark packets ECN-capable; the receiver treats CE as a loss (default false).
     pub ecn: bool,
 }
@@ -78,7 +79,7 @@ impl Default for TfrcConfig {
             ndupack: 3,
             self_clocking: false,
             self_clocking_mult: 1.5,
-            oscillation_prevention: false,
+            oscillation_prevention: None,
             ecn: false,
         }
     }
@@ -165,7 +166,9 @@ pub fn build(args: &TransportArgs) -> Result<Endpoints, ParamError> {
         t_mbi: cfg.t_mbi.0.secs_f64(),
         self_clocking: cfg.self_clocking,
         self_clocking_mult: cfg.self_clocking_mult,
-        oscillation_prevention: cfg.oscillation_prevention,
+        oscillation_prevention: cfg
+            .oscillation_prevention
+            .unwrap_or(args.compat == crate::compat::Profile::Ns2),
         ecn: cfg.ecn,
     });
     let receiver = TfrcReceiver::new(ReceiverConfig {
