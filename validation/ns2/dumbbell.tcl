@@ -83,8 +83,12 @@ proc qtype {q} {
 }
 set qt [qtype $P(queue)]
 
+# Nodes in ccsim's dumbbell order (s_0..s_{N-1}, r1, r2, d_0..d_{N-1}), so that
+# node addresses, which ns-2's SFQ and DRR hash, are the same on both sides.
+for {set i 0} {$i < $N} {incr i} { set s($i) [$ns node] }
 set r1 [$ns node]
 set r2 [$ns node]
+for {set i 0} {$i < $N} {incr i} { set d($i) [$ns node] }
 $ns duplex-link $r1 $r2 $bw $bdel $qt
 $ns queue-limit $r1 $r2 $P(buffer)
 $ns queue-limit $r2 $r1 $P(buffer)
@@ -187,8 +191,6 @@ proc tcp_sink {} {
 set fwd {}
 set rev {}
 for {set i 0} {$i < $N} {incr i} {
-    set s($i) [$ns node]
-    set d($i) [$ns node]
     set ad "[lindex $adelays [expr {$i % [llength $adelays]}]]ms"
     $ns duplex-link $s($i) $r1 "$P(access_rate)Mb" $ad DropTail
     $ns duplex-link $d($i) $r2 "$P(access_rate)Mb" $ad DropTail
