@@ -208,7 +208,10 @@ impl TcpSender {
                 self.snd_nxt = self.snd_una;
             }
             Recovery::Reno | Recovery::NewReno => {
-                if variant == Recovery::NewReno {
+                // ns-2's Reno also records `recover_` (`reno_action`), and
+                // its `bug_fix_` then refuses a new fast retransmit until the
+                // ACK passes it once recovery has ended.
+                if variant == Recovery::NewReno || self.cfg.ns2_recovery {
                     self.recover = self.snd_max;
                 }
                 self.state = CaState::Recovery;

@@ -494,6 +494,9 @@ impl TcpSender {
         self.recover = self.snd_max;
         self.recovery_point = self.snd_max;
         self.inflation = 0.0;
+        // (ns-2's Tahoe keeps counting duplicate ACKs across a timeout,
+        // `TcpAgent::timeout`; ccsim resets the count for every variant:
+        // docs/compat.md, differences that stay.)
         self.dupacks = 0;
         self.lt_sent = 0;
         self.partial_acks = 0;
