@@ -30,7 +30,7 @@ def _queue(p: dict, compat: str | None) -> dict:
     size = int(p["packet_size"])
     if kind == "droptail":
         q["kind"] = "droptail"
-    elif kind in ("red", "gred", "ared"):
+    elif kind in ("red", "gred", "ared", "nlred"):
         q.update(
             kind=kind,
             min_th=float(p["min_th"]),
@@ -39,7 +39,7 @@ def _queue(p: dict, compat: str | None) -> dict:
             weight=float(p["w_q"]),
             mean_pkt_size=size,
         )
-        if kind == "red":
+        if kind in ("red", "nlred"):
             q["gentle"] = bool(int(p["gentle"]))
     elif kind == "rem":
         q.update(

@@ -53,8 +53,8 @@ def edit(text: str, old: str, new: str) -> str:
 
 
 TOP_FIELDS = (
-    "`name`, `description`, `duration`, `warmup`, `seed`, `compat`, `tie_order`, `topology`, `nodes`, `links`, `wlans`, `flows`, "
-    "`output`, `limits`"
+    "`name`, `description`, `duration`, `warmup`, `seed`, `compat`, `tie_order`, `topology`, `nodes`, `links`, "
+    "`wlans`, `flows`, `output`, `limits`"
 )
 
 # (id, scenario text, expected message after "error: bad.toml: ")
@@ -130,7 +130,8 @@ CASES = [
     (
         "queue parameter of another discipline",
         edit(BASE, "limit = 20", "limit = 20\nmaxth = 5"),
-        'topology.bottleneck.queue.maxth: unknown key `maxth`, expected `fast_path` (queue kind "droptail")',
+        "topology.bottleneck.queue.maxth: unknown key `maxth`, "
+        'expected `fast_path` or `limit_mode` (queue kind "droptail")',
     ),
     (
         "TOML syntax error",

@@ -96,6 +96,6 @@ def test_a_length_between_samples_is_refused(runs: dict[int, ccsim.Result]) -> N
 
 
 def test_goodput_counts_packets_with_their_headers() -> None:
-    """The paper's goodput counts packets: ns-2's 512-byte segments (packetSize_ is the payload) plus 40 header bytes."""
+    """The paper's goodput counts packets: ns-2's 512-byte segments (packetSize_) plus 40 header bytes."""
     text = json.dumps(scenario("1s"))
     assert bisoy.packet_factor(text) == pytest.approx(552 / 512)

@@ -53,8 +53,9 @@ def events(lines: list[str]) -> list[tuple[str, Counter[tuple[str, ...]]]]:
     return out
 
 
-@pytest.mark.parametrize(("name", "cc", "limit", "duration", "script"), twins())
-def test_ccsim_replays_the_ns2_trace(name: str, cc: str, limit: int, duration: int, script: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("twin", twins(), ids=lambda t: t[0])
+def test_ccsim_replays_the_ns2_trace(twin: tuple[str, str, int, int, str], tmp_path: Path) -> None:
+    name, cc, limit, duration, script = twin
     spec = tomllib.loads((TRACES / f"{script}.toml").read_text())
     spec["duration"] = f"{duration}s"
     for flow in spec["flows"]:

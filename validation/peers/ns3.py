@@ -1,25 +1,64 @@
-"""ns-3 peer: HOOK for the ns-3 side (written by its engineer).
+"""ns-3 peer: runs validation/ns3/dumbbell.cc, compiled against the ns-3.44 wheel.
 
-Contract (validation/README.md): compile validation/ns3/dumbbell.cc against
-the ns-3 wheel installed by validation/peers/install_ns3.sh into its own
-virtualenv, run it with `--key=value` arguments (params.peer_args(params,
-seed)) and parse the JSON object on the last stdout line. Until then this
-peer reports itself unavailable, and the runner uses the stored results in
-validation/peer_results/ns3/ if there are any.
+`validation/peers/install_ns3.sh` (run by `make validate`) installs the
+`ns3==3.44.post0` wheel into its own virtualenv (`.venv-ns3` at the
+repository's root, or `$NS3_VENV`) and compiles the program with
+`validation/ns3/build.sh`. The program takes the twin's parameters as
+`--key=value` arguments and prints one JSON object on its last stdout line.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from params import peer_args
+
 NAME = "ns3"
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE = ROOT / "validation" / "ns3" / "dumbbell.cc"
+BINARY = ROOT / "validation" / "ns3" / "build" / "dumbbell"
+
+
+def _venv() -> Path:
+    return Path(os.environ.get("NS3_VENV", ROOT / ".venv-ns3"))
+
+
+def _build() -> bool:
+    """Compile the program if it is missing or older than its source."""
+    if BINARY.exists() and BINARY.stat().st_mtime >= SOURCE.stat().st_mtime:
+        return True
+    if not (_venv() / "bin" / "python").exists() or shutil.which("g++") is None:
+        return False
+    env = dict(os.environ, NS3_VENV=str(_venv()))
+    out = subprocess.run(
+        ["bash", str(ROOT / "validation" / "ns3" / "build.sh")], env=env, capture_output=True, text=True, check=False
+    )
+    return out.returncode == 0 and BINARY.exists()
 
 
 def available() -> bool:
-    return False
+    return _build()
 
 
 def version() -> str:
-    return "ns-3 (not installed)"
+    return "ns-3.44 (PyPI wheel ns3==3.44.post0, C++ library)"
 
 
 def run(params: dict, seed: int) -> dict:
-    raise NotImplementedError("the ns-3 peer is not implemented yet (validation/ns3/)")
+    if not _build():
+        raise RuntimeError("ns-3 is not installed: run validation/peers/install_ns3.sh")
+    cmd = [str(BINARY), *peer_args(params, seed)]
+    with tempfile.TemporaryDirectory(prefix="ccsim-ns3-") as tmp:
+        out = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, timeout=1800, check=False)
+    lines = [ln for ln in out.stdout.strip().splitlines() if ln.startswith("{")]
+    if out.returncode != 0 or not lines:
+        raise RuntimeError(f"ns-3 failed ({out.returncode}): {' '.join(cmd)}\n{out.stderr[-2000:]}")
+    return json.loads(lines[-1])

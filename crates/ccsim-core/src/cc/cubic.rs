@@ -23,6 +23,7 @@
 
 use super::hystart::HyStart;
 use super::{check_range, AckInfo, CcInit, CongestionControl, CongestionEvent, Window};
+use crate::compat::Profile;
 use crate::params::ParamError;
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -40,8 +41,12 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// Reno-friendly region (default true).
     pub reno_friendly: bool,
-    /// HyStart++ slow start (RFC 9406; default false).
-    pub hystart: bool,
+    /// HyStart++ slow start (RFC 9406; default false, true under
+    /// `compat = "ns3"` or `"linux"`, whose CUBIC has HyStart on by
+    /// default: ns-3's `TcpCubic::HyStart`, Linux's `hystart`; both are the
+    /// older ACK-train and delay HyStart, which ccsim approximates by RFC
+    /// 9406's).
+    pub hystart: Option<bool>,
 }
 
 impl Default for CubicConfig {
@@ -51,7 +56,7 @@ impl Default for CubicConfig {
             beta: 0.7,
             fast_convergence: true,
             reno_friendly: true,
-            hystart: false,
+            hystart: None,
         }
     }
 }
@@ -92,7 +97,10 @@ impl Cubic {
         check_range("c", cfg.c, 1e-6, 1e6)?;
         check_range("beta", cfg.beta, 0.01, 0.99)?;
         Ok(Cubic {
-            hystart: cfg.hystart.then(HyStart::new),
+            hystart: cfg
+                .hystart
+                .unwrap_or(matches!(init.compat, Profile::Ns3 | Profile::Linux))
+                .then(HyStart::new),
             cfg,
             w: Window::new(init),
             w_max: 0.0,
@@ -256,7 +264,7 @@ mod tests {
         // not HyStart++'s min(newly delivered, L) (RFC 9406 section 4.3).
         let mut rng = stream(1, "t");
         let cfg = CubicConfig {
-            hystart: true,
+            hystart: Some(true),
             ..CubicConfig::default()
         };
         let mut c = Cubic::new(cfg, &init(20.0)).unwrap();

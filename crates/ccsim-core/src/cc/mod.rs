@@ -188,6 +188,9 @@ pub struct CcInit {
     pub mss: u32,
     /// Wire bytes per full segment (payload + header).
     pub wire_size: u32,
+    /// The flow group's compatibility profile (defaults that differ
+    /// between ns-2, ns-3, Linux and the RFCs; docs/compat.md).
+    pub compat: crate::compat::Profile,
 }
 
 /// A congestion controller. It owns `cwnd` and `ssthresh` (segments).
@@ -380,6 +383,7 @@ pub(crate) mod testutil {
             initial_ssthresh: f64::INFINITY,
             mss: 1460,
             wire_size: 1500,
+            compat: crate::compat::Profile::Ccsim,
         }
     }
 

@@ -284,6 +284,9 @@ impl TcpConfig {
         // Linux always negotiates SACK, and its BIC, CUBIC and BBR are what
         // ccsim implements; ns-2's own agents default to no SACK.
         let linux_cc = matches!(self.cc.as_str(), "bic" | "cubic" | "bbr");
+        // ns-3 negotiates SACK by default (`TcpSocketBase::Sack`) and then
+        // recovers by RFC 6675 whatever the congestion control.
+        let ns3_sack = profile == Profile::Ns3 && self.sack.unwrap_or(true);
         let recovery = match &self.recovery {
             Some(r) => Recovery::parse(r).ok_or_else(|| {
                 ParamError::at(
@@ -291,6 +294,7 @@ impl TcpConfig {
                     format!("unknown recovery \"{r}\"; expected tahoe, reno, newreno or sack"),
                 )
             })?,
+            None if ns3_sack && self.cc != "tahoe" => Recovery::Sack,
             None => match Recovery::parse(&self.cc) {
                 Some(r) => r,
                 None if self.sack.unwrap_or(linux_cc) => Recovery::Sack,
@@ -305,7 +309,7 @@ impl TcpConfig {
                 ))
             }
             (Some(s), _) => s,
-            (None, r) => r == Recovery::Sack || linux_cc,
+            (None, r) => r == Recovery::Sack || linux_cc || profile == Profile::Ns3,
         };
         if self.mss == 0 || self.mss > 1_000_000 {
             return Err(ParamError::at(
@@ -411,6 +415,7 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
         initial_ssthresh: cfg.initial_ssthresh.unwrap_or(f64::INFINITY),
         mss: cfg.mss,
         wire_size: cfg.mss + cfg.header,
+        compat: profile,
     };
     let controller = cc::build(&cfg.cc, &cfg.cc_params, &init).map_err(|e| {
         if e.path == "cc" {
