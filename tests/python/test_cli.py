@@ -209,10 +209,12 @@ def test_process_usage_error_exits_2_without_traceback(tmp_path: Path) -> None:
 def test_interrupts_end_the_process_while_the_engine_runs() -> None:
     # While the engine runs, SIGINT has its default action (the process ends with status 130 at once);
     # afterwards Python's handler is back, so an interrupt elsewhere becomes KeyboardInterrupt (exit 130).
-    before = signal.getsignal(signal.SIGINT)
+    # Start from Python's own handler, whatever the shell that started pytest
+    # did (a background job or nohup starts it with SIGINT ignored).
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
     with interruptible():
         assert signal.getsignal(signal.SIGINT) is signal.SIG_DFL
-    assert signal.getsignal(signal.SIGINT) is before
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     # A process started with interrupts ignored (nohup) keeps ignoring them.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:

@@ -129,12 +129,19 @@ def test_ctrl_c_stops_the_sweep_and_resume_finishes_it(tmp_path: Path) -> None:
     out = tmp_path / "out"
     exe = Path(sys.executable).with_name("ccsim")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "ccsim.cli"]
-    driver = subprocess.Popen(
-        [*cmd, "sweep", str(path), "--out", str(out), "--jobs", "2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    # A shell that ignores SIGINT (a background job, nohup) passes that on to
+    # the processes it starts; a caught signal is reset to its default action
+    # by exec, so the driver starts as from a terminal.
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        driver = subprocess.Popen(
+            [*cmd, "sweep", str(path), "--out", str(out), "--jobs", "2"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert driver.stdout is not None
     assert driver.stdout.readline() == "running 8 runs\n"
     assert driver.stdout.readline().startswith("[1/8] ok")
