@@ -7,16 +7,16 @@ stdout line.
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from params import peer_args
+
+from peers import run_program
 
 NAME = "ns2"
 SCRIPT = Path(__file__).resolve().parents[1] / "ns2" / "dumbbell.tcl"
@@ -40,11 +40,5 @@ def version() -> str:
 def run(params: dict, seed: int) -> dict:
     if seed < 1:
         raise ValueError("ns-2 seeds must be >= 1 (seed 0 draws a seed from the clock)")
-    cmd = ["ns", str(SCRIPT), *peer_args(params, seed)]
-    # ns writes nothing to the working directory, but run it in a scratch one
-    with tempfile.TemporaryDirectory(prefix="ccsim-ns2-") as tmp:
-        out = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, timeout=600, check=False)
-    lines = [ln for ln in out.stdout.strip().splitlines() if ln.startswith("{")]
-    if out.returncode != 0 or not lines:
-        raise RuntimeError(f"ns-2 failed ({out.returncode}): {' '.join(cmd)}\n{out.stderr[-2000:]}")
-    return json.loads(lines[-1])
+    # ns writes nothing to the working directory, but runs in a scratch one
+    return run_program(["ns", str(SCRIPT), *peer_args(params, seed)], "ns-2", timeout=600)

@@ -9,17 +9,17 @@ repository's root, or `$NS3_VENV`) and compiles the program with
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from params import peer_args
+
+from peers import run_program
 
 NAME = "ns3"
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,10 +55,4 @@ def version() -> str:
 def run(params: dict, seed: int) -> dict:
     if not _build():
         raise RuntimeError("ns-3 is not installed: run validation/peers/install_ns3.sh")
-    cmd = [str(BINARY), *peer_args(params, seed)]
-    with tempfile.TemporaryDirectory(prefix="ccsim-ns3-") as tmp:
-        out = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, timeout=1800, check=False)
-    lines = [ln for ln in out.stdout.strip().splitlines() if ln.startswith("{")]
-    if out.returncode != 0 or not lines:
-        raise RuntimeError(f"ns-3 failed ({out.returncode}): {' '.join(cmd)}\n{out.stderr[-2000:]}")
-    return json.loads(lines[-1])
+    return run_program([str(BINARY), *peer_args(params, seed)], "ns-3")
