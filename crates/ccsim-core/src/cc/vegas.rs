@@ -17,9 +17,11 @@
 //!   during recovery and restarts its measurements afterwards.
 //!
 //! Defaults alpha = 2, beta = 4, gamma = 1 are Linux's module parameters
-//! (the paper's alpha = 1, beta = 3 are a choice away).
+//! (and ns-3's `TcpVegas`); under `compat = "ns2"` or `"rfc"` alpha = 1,
+//! beta = 3, the paper's values and ns-2's `v_alpha_`, `v_beta_`.
 
 use super::{AckInfo, CaState, CcInit, CongestionControl, CongestionEvent, Window};
+use crate::compat::Profile;
 use crate::params::ParamError;
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -29,10 +31,10 @@ use serde::Deserialize;
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct VegasConfig {
-    /// Below this many queued segments, increase (default 2).
-    pub alpha: u32,
-    /// Above this many queued segments, decrease (default 4).
-    pub beta: u32,
+    /// Below this many queued segments, increase (default 2; 1 under ns2, rfc).
+    pub alpha: Option<u32>,
+    /// Above this many queued segments, decrease (default 4; 3 under ns2, rfc).
+    pub beta: Option<u32>,
     /// Leave slow start above this many queued segments (default 1).
     pub gamma: u32,
 }
@@ -40,8 +42,8 @@ pub struct VegasConfig {
 impl Default for VegasConfig {
     fn default() -> Self {
         VegasConfig {
-            alpha: 2,
-            beta: 4,
+            alpha: None,
+            beta: None,
             gamma: 1,
         }
     }
@@ -50,6 +52,8 @@ impl Default for VegasConfig {
 /// TCP Vegas.
 pub struct Vegas {
     cfg: VegasConfig,
+    alpha: u32,
+    beta: u32,
     w: Window,
     base_rtt: Option<SimTime>,
     min_rtt: Option<SimTime>,
@@ -62,14 +66,19 @@ pub struct Vegas {
 impl Vegas {
     /// Build from a config.
     pub fn new(cfg: VegasConfig, init: &CcInit) -> Result<Self, ParamError> {
-        if cfg.alpha > cfg.beta {
+        let paper = matches!(init.compat, Profile::Ns2 | Profile::Rfc);
+        let alpha = cfg.alpha.unwrap_or(if paper { 1 } else { 2 });
+        let beta = cfg.beta.unwrap_or(if paper { 3 } else { 4 });
+        if alpha > beta {
             return Err(ParamError::at(
                 "alpha",
-                format!("alpha ({}) must not exceed beta ({})", cfg.alpha, cfg.beta),
+                format!("alpha ({alpha}) must not exceed beta ({beta})"),
             ));
         }
         Ok(Vegas {
             cfg,
+            alpha,
+            beta,
             w: Window::new(init),
             base_rtt: None,
             min_rtt: None,
@@ -112,10 +121,10 @@ impl Vegas {
             self.w.ssthresh = self.w.ssthresh.min(self.w.cwnd);
         } else if self.w.in_slow_start() {
             self.w.slow_start(1);
-        } else if diff > self.cfg.beta as f64 {
+        } else if diff > self.beta as f64 {
             self.w.cwnd = cwnd - 1.0;
             self.w.ssthresh = self.w.ssthresh.min(self.w.cwnd);
-        } else if diff < self.cfg.alpha as f64 {
+        } else if diff < self.alpha as f64 {
             self.w.cwnd = cwnd + 1.0;
         }
         self.w.cwnd = self.w.cwnd.max(2.0);

@@ -573,9 +573,15 @@ impl TcpSender {
             self.snd_nxt = self.snd_nxt.max(ack);
             self.rto_streak = 0;
         }
+        // The RTT this ACK measures (RFC 6298 section 3: the most recent
+        // segment sent once that it newly acknowledges, none across a
+        // retransmission), which the congestion controller sees.
+        let ack_rtt = if retrans_acked { sack_rtt } else { cum_rtt.or(sack_rtt) };
+        // The RTO's sample: the same, or with `timed_rtt` ns-2's one timed
+        // segment at a time, sampled when the cumulative ACK covers it
+        // (`recv_newack_helper`). ns-2's delay-based agents (Vegas) time
+        // every packet themselves, so the controller still sees `ack_rtt`.
         let rtt_sample = if self.cfg.timed_rtt {
-            // ns-2 (`recv_newack_helper`): one timed segment at a time,
-            // sampled when the cumulative ACK covers it.
             match self.rtt_timing {
                 Some((seq, at)) if ack > seq => {
                     self.rtt_timing = None;
@@ -583,10 +589,8 @@ impl TcpSender {
                 }
                 _ => None,
             }
-        } else if retrans_acked {
-            sack_rtt
         } else {
-            cum_rtt.or(sack_rtt)
+            ack_rtt
         };
         if let Some(r) = rtt_sample {
             self.rtt.on_sample(r, now - r);
@@ -636,7 +640,7 @@ impl TcpSender {
             sacked: newly_sacked,
             newly_delivered,
             acked_bytes,
-            rtt: rtt_sample,
+            rtt: ack_rtt,
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
             prior_in_flight,
