@@ -128,6 +128,11 @@ CASES = [
         "blue, sfb, sred, fred, choke, sfq, drr, rr, codel, fq_codel, pie",
     ),
     (
+        "unknown compatibility profile",
+        edit(BASE, "seed = 3", 'seed = 3\ncompat = "ns-2"'),
+        "compat: unknown variant `ns-2`, expected one of `ccsim`, `ns2`, `ns3`, `linux`, `rfc`",
+    ),
+    (
         "queue parameter of another discipline",
         edit(BASE, "limit = 20", "limit = 20\nmaxth = 5"),
         "topology.bottleneck.queue.maxth: unknown key `maxth`, "

@@ -50,9 +50,6 @@ pub enum Profile {
     Rfc,
 }
 
-/// The names accepted by `compat`.
-pub const PROFILES: &[&str] = &["ccsim", "ns2", "ns3", "linux", "rfc"];
-
 /// How the minimum RTO bounds the retransmission timeout.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -76,32 +73,6 @@ pub enum TieOrder {
 }
 
 impl Profile {
-    /// Parse a profile name; the error lists the names.
-    pub fn parse(s: &str) -> Result<Profile, String> {
-        match s {
-            "ccsim" => Ok(Profile::Ccsim),
-            "ns2" => Ok(Profile::Ns2),
-            "ns3" => Ok(Profile::Ns3),
-            "linux" => Ok(Profile::Linux),
-            "rfc" => Ok(Profile::Rfc),
-            _ => Err(format!(
-                "unknown compatibility profile \"{s}\"; expected one of: {}",
-                PROFILES.join(", ")
-            )),
-        }
-    }
-
-    /// The profile's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Profile::Ccsim => "ccsim",
-            Profile::Ns2 => "ns2",
-            Profile::Ns3 => "ns3",
-            Profile::Linux => "linux",
-            Profile::Rfc => "rfc",
-        }
-    }
-
     /// Order of simultaneous events (scenario key `tie_order`).
     pub fn tie_order(self) -> TieOrder {
         match self {
@@ -186,15 +157,6 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_round_trip() {
-        for n in PROFILES {
-            assert_eq!(Profile::parse(n).unwrap().name(), *n);
-        }
-        let e = Profile::parse("ns-2").unwrap_err();
-        assert!(e.contains("ns2, ns3"), "{e}");
-    }
 
     #[test]
     fn peers_floor_the_whole_rto() {
