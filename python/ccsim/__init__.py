@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING
 
 from ccsim import _core
 from ccsim._core import ScenarioError, SimulationError
-from ccsim.results import Result, default_results_dir
+from ccsim.paths import default_results_dir
 from ccsim.scenario import ScenarioInput, check_seed
 from ccsim.scenario import load as _load_scenario
 
 if TYPE_CHECKING:
+    from ccsim.results import Result
     from ccsim.sweep.store import SweepResults
 
 __all__ = [
@@ -39,6 +40,15 @@ __all__ = [
 ]
 
 __version__: str = _core.version()
+
+
+def __getattr__(name: str) -> object:
+    """`ccsim.Result`, imported on first use: it needs pandas, which `ccsim --help` should not load."""
+    if name == "Result":
+        from ccsim.results import Result  # noqa: PLC0415
+
+        return Result
+    raise AttributeError(f"module 'ccsim' has no attribute {name!r}")
 
 
 def run(
@@ -71,6 +81,8 @@ def run(
         seed=check_seed(seed),
         trace_dir=None if trace_dir is None else os.fspath(trace_dir),
     )
+    from ccsim.results import Result  # noqa: PLC0415 (pandas: only when a run has results to hold)
+
     return Result.from_engine(summary_json, timeseries)
 
 

@@ -16,18 +16,23 @@ import math
 import shlex
 import signal
 import sys
-import webbrowser
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any, TextIO
 
 import ccsim
-import ccsim.plots
-from ccsim import display, report
-from ccsim.results import DEFAULT_RESULTS, META_FILE, Result, default_results_dir, safe_dirname
+from ccsim.paths import DEFAULT_RESULTS, META_FILE, default_results_dir, safe_dirname
 from ccsim.scenario import load
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ccsim.results import Result
+
+# The heavy libraries (pandas, pyarrow, matplotlib, rich, DuckDB, scipy) are
+# imported inside the commands that use them, so that `ccsim --help` and
+# `ccsim validate` start in a few tens of milliseconds (docs/performance.md,
+# "Start-up"; tests/python/test_startup.py keeps it so).
 
 __all__ = ["DEFAULT_RESULTS", "main", "safe_dirname"]
 
@@ -188,6 +193,8 @@ def add_view_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def console(stream: TextIO) -> Console:
     """A rich console on `stream`, wide enough for the tables when it is not a terminal."""
+    from rich.console import Console  # noqa: PLC0415
+
     c = Console(file=stream, highlight=False)
     if not c.is_terminal:
         c = Console(file=stream, highlight=False, width=PIPE_WIDTH, no_color=True)
@@ -227,7 +234,11 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO) -> int:
     out_dir = args.out if args.out is not None else default_results_dir(result.name)
     result.write(out_dir)
     write_meta(out_dir, args, result)
-    plots = ccsim.plots.plot_run(out_dir, pdf=args.pdf) if args.plots else []
+    plots = []
+    if args.plots:
+        from ccsim.plots import plot_run  # noqa: PLC0415 (matplotlib: only with --plots)
+
+        plots = plot_run(out_dir, pdf=args.pdf)
     if args.json:
         stdout.write(result.summary_json())
     elif not args.quiet:
@@ -253,6 +264,8 @@ def write_meta(out_dir: Path, args: argparse.Namespace, result: Result) -> None:
 
 def results_folder(path: Path) -> str:
     """What `path` holds: "run" (summary.json) or "sweep" (results.duckdb); else FileNotFoundError naming it."""
+    from ccsim import report  # noqa: PLC0415
+
     if not path.is_dir():
         raise FileNotFoundError(errno.ENOENT, "no such folder", str(path))
     if report.is_run(path):
@@ -272,7 +285,9 @@ def cmd_plot(args: argparse.Namespace, stdout: TextIO) -> int:
     kind = results_folder(args.dir)
     out = args.out if args.out is not None else args.dir / "plots"
     if kind == "run":
-        plots = ccsim.plots.plot_run(args.dir, out, pdf=args.pdf)
+        from ccsim.plots import plot_run  # noqa: PLC0415
+
+        plots = plot_run(args.dir, out, pdf=args.pdf)
     else:
         from ccsim.plots.sweep import plot_sweep  # noqa: PLC0415 (DuckDB and scipy: sweeps only)
 
@@ -284,6 +299,10 @@ def cmd_plot(args: argparse.Namespace, stdout: TextIO) -> int:
 
 def cmd_report(args: argparse.Namespace, stdout: TextIO) -> int:
     """`ccsim report DIR`."""
+    import webbrowser  # noqa: PLC0415
+
+    from ccsim import report  # noqa: PLC0415
+
     if results_folder(args.dir) == "run":
         path = report.report_run(args.dir, pdf=args.pdf)
     else:
@@ -296,6 +315,8 @@ def cmd_report(args: argparse.Namespace, stdout: TextIO) -> int:
 
 def show_run(result: Result, out_dir: Path, out: Console) -> None:
     """Print a run's tables and where its results went."""
+    from ccsim import display  # noqa: PLC0415
+
     for t in display.run_tables(result):
         out.print(t)
     out.print(f"results written to {out_dir}{'' if str(out_dir).endswith('/') else '/'}", soft_wrap=True)
@@ -349,6 +370,8 @@ def bench_row(path: str, max_wall: float | None) -> dict[str, Any]:
 
 def cmd_bench(args: argparse.Namespace, stdout: TextIO) -> int:
     """`ccsim bench`."""
+    from ccsim import display  # noqa: PLC0415
+
     rows = [bench_row(p, args.max_wall) for p in bench_paths(args.scenarios)]
     if args.json:
         stdout.write(json.dumps(rows, indent=2) + "\n")
@@ -421,7 +444,7 @@ def write_sweep_meta(out_dir: Path, args: argparse.Namespace) -> None:
 
 def cmd_summarize(args: argparse.Namespace, stdout: TextIO) -> int:
     """`ccsim summarize`: per grid point statistics of every metric; with --rank, the cases compared."""
-    from ccsim import stats  # noqa: PLC0415 (scipy takes seconds to import)
+    from ccsim import display, stats  # noqa: PLC0415 (scipy takes seconds to import)
 
     try:
         summary = stats.summarize(
@@ -550,7 +573,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return dispatch(args, out, err)
-    except (ccsim.ScenarioError, ccsim.SimulationError, ccsim.plots.PlotError) as e:
+    except usage_errors() as e:
         print(f"error: {e}", file=err)
         return EXIT_USAGE
     except BrokenPipeError:
@@ -567,6 +590,17 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             raise
         print(f"error: internal error ({type(e).__name__}: {e}); rerun with --traceback and report it", file=err)
         return EXIT_INTERNAL
+
+
+def usage_errors() -> tuple[type[Exception], ...]:
+    """The exceptions that are the user's input, not ccsim's fault: they print one line and exit 2.
+
+    PlotError joins them once the plotting module has been imported (only a
+    command that imported it can raise it).
+    """
+    errors: tuple[type[Exception], ...] = (ccsim.ScenarioError, ccsim.SimulationError)
+    plots = sys.modules.get("ccsim.plots.run")
+    return errors if plots is None else (*errors, plots.PlotError)
 
 
 def describe_os_error(e: OSError) -> str:

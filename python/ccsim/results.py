@@ -6,7 +6,6 @@ docs/results.md documents every file, key and column with its unit.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -69,22 +68,9 @@ TIMESERIES_FILE = "timeseries.parquet"
 TIMESERIES_COLUMNS = ("time_s", "entity_kind", "entity", "metric", "value")
 DELAYS_FILE = "delays.parquet"
 DELAYS_COLUMNS = ("flow", "delay_s", "count")
-META_FILE = "meta.json"
-DEFAULT_RESULTS = Path("results")
 
 Series = tuple[str, str, str, npt.NDArray[np.float64]]
 Delays = tuple[str, npt.NDArray[np.float64], npt.NDArray[np.float64]]
-
-
-def safe_dirname(name: str) -> str:
-    """A scenario name usable as one folder name (no separators, never "." or "..")."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "scenario"
-    return cleaned
-
-
-def default_results_dir(name: str) -> Path:
-    """Where `ccsim run` writes the results of scenario `name` without --out: results/<name>/."""
-    return DEFAULT_RESULTS / safe_dirname(name)
 
 
 def _is_number(v: object) -> bool:

@@ -19,8 +19,9 @@ import numpy.typing as npt
 import pandas as pd
 from matplotlib.axes import Axes
 
+from ccsim.paths import META_FILE
 from ccsim.plots import labels, style
-from ccsim.results import META_FILE, Result
+from ccsim.results import Result
 
 MBIT = 1e6
 MAX_LEGEND_FLOWS = 6

@@ -28,13 +28,11 @@ from ccsim import _core
 from ccsim._core import ScenarioError, SimulationError
 from ccsim.results import TABLES, flat_rows, long_timeseries
 from ccsim.sweep.columns import arrow_table
-from ccsim.sweep.spec import Point, Run, Sweep
+from ccsim.sweep.spec import Run, Sweep, plan
 from ccsim.sweep.store import STATUS_ERROR, STATUS_OK, Store
 
 if TYPE_CHECKING:
     from ccsim.sweep.progress import Progress
-
-MAX_ERRORS_SHOWN = 20
 
 
 @dataclass(frozen=True)
@@ -159,36 +157,6 @@ class Serial:
         """Execute the tasks in order."""
         for t in tasks:
             yield [execute(t)]
-
-
-def plan(sweep: Sweep) -> list[Run]:
-    """Expand the sweep and check every (case, grid point) with the engine; run nothing.
-
-    Raises one ScenarioError listing every invalid point (each message names
-    the point) before anything has run.
-    """
-    errors: list[str] = []
-    checked: list[tuple[Point, dict[str, object]]] = []
-    points = list(sweep.points())
-    for pt in points:
-        try:
-            scenario = sweep.point_scenario(pt)
-            probe = sweep.run_at(pt, scenario, 0)
-            _core.validate_scenario(probe.scenario_json(), pt.label, "json")
-        except ScenarioError as e:
-            errors.append(str(e))
-            continue
-        checked.append((pt, scenario))
-    if errors:
-        shown = errors[:MAX_ERRORS_SHOWN]
-        more = f"\n  ... and {len(errors) - len(shown)} more" if len(errors) > len(shown) else ""
-        verb = "is" if len(errors) == 1 else "are"
-        raise ScenarioError(
-            f"{sweep.source}: {len(errors)} of {len(points)} grid points {verb} invalid; nothing was run:\n  "
-            + "\n  ".join(shown)
-            + more
-        )
-    return [sweep.run_at(pt, sc, r) for r in range(sweep.replicates) for pt, sc in checked]
 
 
 def _execute(

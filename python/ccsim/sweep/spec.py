@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ccsim import _core
 from ccsim._core import ScenarioError
 
 DEFAULT_SEED = 1
@@ -490,3 +491,37 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
     p = Path(path)
     data, text = _read_toml(p, "sweep")
     return from_dict(data, os.fspath(path), p.parent, text)
+
+
+MAX_ERRORS_SHOWN = 20
+"""plan() lists at most this many invalid grid points."""
+
+
+def plan(sweep: Sweep) -> list[Run]:
+    """Expand the sweep and check every (case, grid point) with the engine; run nothing.
+
+    Raises one ScenarioError listing every invalid point (each message names
+    the point) before anything has run.
+    """
+    errors: list[str] = []
+    checked: list[tuple[Point, dict[str, object]]] = []
+    points = list(sweep.points())
+    for pt in points:
+        try:
+            scenario = sweep.point_scenario(pt)
+            probe = sweep.run_at(pt, scenario, 0)
+            _core.validate_scenario(probe.scenario_json(), pt.label, "json")
+        except ScenarioError as e:
+            errors.append(str(e))
+            continue
+        checked.append((pt, scenario))
+    if errors:
+        shown = errors[:MAX_ERRORS_SHOWN]
+        more = f"\n  ... and {len(errors) - len(shown)} more" if len(errors) > len(shown) else ""
+        verb = "is" if len(errors) == 1 else "are"
+        raise ScenarioError(
+            f"{sweep.source}: {len(errors)} of {len(points)} grid points {verb} invalid; nothing was run:\n  "
+            + "\n  ".join(shown)
+            + more
+        )
+    return [sweep.run_at(pt, sc, r) for r in range(sweep.replicates) for pt, sc in checked]
