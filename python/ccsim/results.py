@@ -9,11 +9,15 @@ import json
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
+
+from ccsim import output
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SUMMARY_FILE = "summary.json"
 TABLES = ("flows", "groups", "queues", "links", "wlans")
@@ -64,6 +68,8 @@ WLAN_COLUMNS = (
     "queue_backlog_start_pkts",
     "queue_backlog_end_pkts",
 )
+# The text columns of the wlans table (the others are numbers), for the empty table of a run without WLANs.
+WLAN_TEXT_COLUMNS = frozenset({"wlan", "interface", "node", "role", "standard", "queue_link", "queue_kind"})
 TIMESERIES_FILE = "timeseries.parquet"
 TIMESERIES_COLUMNS = ("time_s", "entity_kind", "entity", "metric", "value")
 DELAYS_FILE = "delays.parquet"
@@ -96,8 +102,11 @@ def table(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
 
     Optional numbers (null in JSON, e.g. the delay of a flow that received
     nothing) become float64 columns with NaN rather than object columns, so
-    every column has one type in CSV and Parquet whatever the run.
+    every column has one type in CSV and Parquet whatever the run
+    (`ccsim.output.column_type` writes the files by the same rule).
     """
+    import pandas as pd  # noqa: PLC0415 (the DataFrame API only; writing the files does without it)
+
     df = pd.DataFrame.from_records(list(rows), columns=list(rows[0]) if rows else None)
     for col in df.columns:
         values = [v for v in df[col].tolist() if v is not None]
@@ -105,45 +114,6 @@ def table(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         if has_null and all(_is_number(v) for v in values):
             df[col] = df[col].astype("float64")
     return df
-
-
-def long_timeseries(time_s: npt.NDArray[np.float64], series: Sequence[Series]) -> pd.DataFrame:
-    """The sampled series in long format (time_s, entity_kind, entity, metric, value).
-
-    Built from the engine's columns by concatenation: one Python step per
-    series, none per sample. The three label columns are categoricals.
-    """
-    time_s = np.asarray(time_s, dtype=np.float64)
-    if not series:
-        return pd.DataFrame(
-            {
-                "time_s": np.empty(0, dtype=np.float64),
-                "entity_kind": pd.Categorical([]),
-                "entity": pd.Categorical([]),
-                "metric": pd.Categorical([]),
-                "value": np.empty(0, dtype=np.float64),
-            }
-        )
-    values = [np.asarray(s[3], dtype=np.float64) for s in series]
-    lengths = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
-    times = np.concatenate([time_s[: len(v)] for v in values])
-    return pd.DataFrame(
-        {
-            "time_s": times,
-            "entity_kind": _labels([s[0] for s in series], lengths),
-            "entity": _labels([s[1] for s in series], lengths),
-            "metric": _labels([s[2] for s in series], lengths),
-            "value": np.concatenate(values),
-        }
-    )
-
-
-def _labels(per_series: list[str], lengths: npt.NDArray[np.int64]) -> pd.Categorical:
-    """One label per series, repeated over its samples, as a categorical (categories in first-seen order)."""
-    categories = list(dict.fromkeys(per_series))
-    index = {c: i for i, c in enumerate(categories)}
-    codes = np.repeat(np.fromiter((index[c] for c in per_series), dtype=np.int32, count=len(per_series)), lengths)
-    return pd.Categorical.from_codes(codes, categories=categories)
 
 
 class Result:
@@ -178,6 +148,8 @@ class Result:
         Needs summary.json and timeseries.parquet; delays.parquet is optional
         (older runs have none).
         """
+        import pandas as pd  # noqa: PLC0415
+
         out = Path(out_dir)
         data = json.loads((out / SUMMARY_FILE).read_text(encoding="utf-8"))
         ts = pd.read_parquet(out / TIMESERIES_FILE)
@@ -248,20 +220,25 @@ class Result:
         """One row per WLAN interface (`wlans[]`, its `queue` as `queue_*` columns); no rows without WLANs."""
         rows = flat_rows(self._data.get("wlans", []))
         if not rows:
-            text = {"wlan", "interface", "node", "role", "standard", "queue_link", "queue_kind"}
-            return pd.DataFrame({c: pd.Series([], dtype=object if c in text else "float64") for c in WLAN_COLUMNS})
+            import pandas as pd  # noqa: PLC0415
+
+            return pd.DataFrame(
+                {c: pd.Series([], dtype=object if c in WLAN_TEXT_COLUMNS else "float64") for c in WLAN_COLUMNS}
+            )
         return table(rows)
 
     @cached_property
     def timeseries(self) -> pd.DataFrame:
         """The sampled series, long format: time_s, entity_kind, entity, metric, value."""
-        return long_timeseries(self._time_s, self._series)
+        return output.timeseries_table(self._time_s, self._series).to_pandas()
 
     def series(self, entity: str, metric: str, kind: str | None = None) -> pd.Series:
         """One sampled series indexed by time, e.g. `series("r1->r2", "len_pkts")`.
 
         `kind` ("queue", "flow" or "group") picks among entities that share a name.
         """
+        import pandas as pd  # noqa: PLC0415
+
         for k, ent, met, values in self._series:
             if ent == entity and met == metric and (kind is None or k == kind):
                 index = pd.Index(self._time_s[: len(values)], name="time_s")
@@ -275,22 +252,7 @@ class Result:
         One row per non-empty bucket of each flow's delay histogram over the
         metrics window (flows that received nothing have no rows).
         """
-        if not self._delays:
-            return pd.DataFrame(
-                {
-                    "flow": pd.Categorical([]),
-                    "delay_s": np.empty(0, dtype=np.float64),
-                    "count": np.empty(0, dtype=np.int64),
-                }
-            )
-        lengths = np.fromiter((len(d[1]) for d in self._delays), dtype=np.int64, count=len(self._delays))
-        return pd.DataFrame(
-            {
-                "flow": _labels([d[0] for d in self._delays], lengths),
-                "delay_s": np.concatenate([np.asarray(d[1], dtype=np.float64) for d in self._delays]),
-                "count": np.concatenate([np.asarray(d[2]) for d in self._delays]).astype(np.int64),
-            }
-        )
+        return output.delays_table(self._delays).to_pandas()
 
     def delay_cdf(self, flow: str | None = None) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """The empirical CDF of the one-way delay of `flow` (all flows pooled when None): (delay_s, P[D <= d])."""
@@ -314,12 +276,20 @@ class Result:
         out.mkdir(parents=True, exist_ok=True)
         (out / SUMMARY_FILE).write_text(self.summary_json(), encoding="utf-8")
         for name in TABLES:
-            df: pd.DataFrame = getattr(self, name)
-            df.to_csv(out / f"{name}.csv", index=False)
-            df.to_parquet(out / f"{name}.parquet", index=False)
-        self.timeseries.to_parquet(out / TIMESERIES_FILE, index=False)
-        self.delays.to_parquet(out / DELAYS_FILE, index=False)
+            columns = self._columns(name)
+            (out / f"{name}.csv").write_text(output.csv_text(columns), encoding="utf-8")
+            output.write_parquet(output.arrow_columns(columns, WLAN_TEXT_COLUMNS), out / f"{name}.parquet")
+        output.write_parquet(output.timeseries_table(self._time_s, self._series), out / TIMESERIES_FILE)
+        output.write_parquet(output.delays_table(self._delays), out / DELAYS_FILE)
         return out
+
+    def _columns(self, name: str) -> dict[str, list[Any]]:
+        """Table `name` (one of TABLES) as columns, as `write` writes it."""
+        if name == "wlans":
+            return output.columns_of(
+                flat_rows(self._data.get("wlans", [])), None if self._data.get("wlans") else WLAN_COLUMNS
+            )
+        return output.columns_of(self._data.get(name, []))
 
     def files(self) -> list[str]:
         """The names of the files `write` creates."""

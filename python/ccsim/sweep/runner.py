@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pyarrow as pa
 
-from ccsim import _core
+from ccsim import _core, output
 from ccsim._core import ScenarioError, SimulationError
-from ccsim.results import TABLES, flat_rows, long_timeseries
+from ccsim.results import TABLES, flat_rows
 from ccsim.sweep.columns import arrow_table
 from ccsim.sweep.spec import Run, Sweep, plan
 from ccsim.sweep.store import STATUS_ERROR, STATUS_OK, Store
@@ -92,7 +92,7 @@ def execute(task: Task) -> Outcome:
         parquet: bytes | None = None
         if task.timeseries:
             buf = io.BytesIO()
-            long_timeseries(ts["time_s"], ts["series"]).to_parquet(buf, index=False)  # type: ignore[arg-type]
+            output.write_parquet(output.timeseries_table(ts["time_s"], ts["series"]), buf)
             parquet = buf.getvalue()
     except (ScenarioError, SimulationError) as e:
         return failure(task, str(e), time.perf_counter() - start, worker_name())
