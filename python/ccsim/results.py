@@ -5,6 +5,7 @@ docs/results.md documents every file, key and column with its unit.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Mapping, Sequence
 from functools import cached_property
@@ -172,8 +173,8 @@ class Result:
 
     @property
     def data(self) -> dict[str, Any]:
-        """The whole result, as in summary.json."""
-        return self._data
+        """The whole result, as in summary.json: a copy, so that changing it changes neither the tables nor `write`."""
+        return copy.deepcopy(self._data)
 
     @property
     def name(self) -> str:
