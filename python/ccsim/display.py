@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from rich.markup import escape
 from rich.table import Table
 
-from ccsim.results import Result
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ccsim.results import Result
 
 
 def si(value: float | None, unit: str) -> str:

@@ -88,20 +88,64 @@ def arrow_columns(columns: Mapping[str, Sequence[Any]], text: frozenset[str] = f
     """
     import pyarrow as pa  # noqa: PLC0415 (only commands that write files need it)
 
-    types: dict[ColumnType, pa.DataType] = {
-        "int": pa.int64(),
-        "float": pa.float64(),
-        "bool": pa.bool_(),
-        "text": pa.string(),
-    }
-    arrays = {}
+    arrays = []
     for name, values in columns.items():
         kind: ColumnType = column_type(values) if values else ("text" if name in text else "float")
-        data = [None if v is None else str(v) for v in values] if kind == "text" else list(values)
-        if kind == "float":
-            data = [None if v is None or math.isnan(float(v)) else float(v) for v in data]
-        arrays[name] = pa.array(data, type=types[kind])
-    return pa.table(arrays)
+        arrays.append(_KINDS[kind](values))
+    return pa.Table.from_arrays(arrays, names=list(columns))
+
+
+# The arrays are assembled from their buffers (Arrow's columnar layout) rather
+# than with `pa.array`, because `pa.array` and `pa.table` import pandas (0.3 s,
+# more than a small run takes) to check whether they were given a DataFrame.
+
+
+def _validity(present: npt.NDArray[np.bool_]) -> pa.Buffer | None:
+    """Arrow's validity bitmap (bit i set: value i present), or None when every value is."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    return None if present.all() else pa.py_buffer(np.packbits(present, bitorder="little"))
+
+
+def numbers_array(values: npt.ArrayLike, dtype: type[np.generic]) -> pa.Array:
+    """Whole numbers or floats as an Arrow array; NaN (a missing value in pandas) is null."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    data = np.ascontiguousarray(values, dtype=dtype)
+    types = {np.int64: pa.int64(), np.int32: pa.int32(), np.float64: pa.float64()}
+    present = ~np.isnan(data) if dtype is np.float64 else np.ones(len(data), dtype=np.bool_)
+    return pa.Array.from_buffers(types[dtype], len(data), [_validity(present), pa.py_buffer(data)])
+
+
+def _ints(values: Sequence[Any]) -> pa.Array:
+    return numbers_array(np.fromiter(values, dtype=np.int64, count=len(values)), np.int64)
+
+
+def _floats(values: Sequence[Any]) -> pa.Array:
+    floats = (math.nan if v is None else float(v) for v in values)
+    return numbers_array(np.fromiter(floats, dtype=np.float64, count=len(values)), np.float64)
+
+
+def _bools(values: Sequence[Any]) -> pa.Array:
+    import pyarrow as pa  # noqa: PLC0415
+
+    bits = np.packbits(np.fromiter(values, dtype=np.bool_, count=len(values)), bitorder="little")
+    return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
+
+
+def strings_array(values: Sequence[object]) -> pa.Array:
+    """Text as an Arrow string array: `str(value)` of each, None as null."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    encoded = [b"" if v is None else str(v).encode("utf-8") for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int32, count=len(encoded)), out=offsets[1:])
+    present = np.fromiter((v is not None for v in values), dtype=np.bool_, count=len(values))
+    buffers = [_validity(present), pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+    return pa.Array.from_buffers(pa.string(), len(values), buffers)
+
+
+_KINDS = {"int": _ints, "float": _floats, "bool": _bools, "text": strings_array}
 
 
 def _dictionary(labels: Sequence[str], lengths: npt.NDArray[np.int64]) -> pa.DictionaryArray:
@@ -111,7 +155,7 @@ def _dictionary(labels: Sequence[str], lengths: npt.NDArray[np.int64]) -> pa.Dic
     values = list(dict.fromkeys(labels))
     index = {v: i for i, v in enumerate(values)}
     codes = np.repeat(np.fromiter((index[v] for v in labels), dtype=np.int32, count=len(labels)), lengths)
-    return pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int32()), pa.array(values, type=pa.string()))
+    return pa.DictionaryArray.from_arrays(numbers_array(codes, np.int32), strings_array(values))
 
 
 def timeseries_table(time_s: npt.NDArray[np.float64], series: Sequence[tuple[str, str, str, Any]]) -> pa.Table:
@@ -122,14 +166,19 @@ def timeseries_table(time_s: npt.NDArray[np.float64], series: Sequence[tuple[str
     values = [np.asarray(s[3], dtype=np.float64) for s in series]
     lengths = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
     empty = np.empty(0, dtype=np.float64)
-    labels = {name: _dictionary([s[i] for s in series], lengths) for i, name in enumerate(SERIES_LABELS)}
-    return pa.table(
-        {
-            "time_s": np.concatenate([time_s[: len(v)] for v in values]) if values else empty,
-            **labels,
-            "value": np.concatenate(values) if values else empty,
-        }
-    )
+    labels = [_dictionary([s[i] for s in series], lengths) for i in range(len(SERIES_LABELS))]
+    times = np.concatenate([time_s[: len(v)] for v in values]) if values else empty
+    value = np.concatenate(values) if values else empty
+    arrays = [_plain_floats(times), *labels, _plain_floats(value)]
+    return pa.Table.from_arrays(arrays, names=["time_s", *SERIES_LABELS, "value"])
+
+
+def _plain_floats(values: npt.NDArray[np.float64]) -> pa.Array:
+    """Floats where NaN is a value, not a missing one (a sampled series can be NaN)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    data = np.ascontiguousarray(values, dtype=np.float64)
+    return pa.Array.from_buffers(pa.float64(), len(data), [None, pa.py_buffer(data)])
 
 
 def delays_table(delays: Sequence[tuple[str, Any, Any]]) -> pa.Table:
@@ -137,17 +186,14 @@ def delays_table(delays: Sequence[tuple[str, Any, Any]]) -> pa.Table:
     import pyarrow as pa  # noqa: PLC0415
 
     lengths = np.fromiter((len(d[1]) for d in delays), dtype=np.int64, count=len(delays))
-    return pa.table(
-        {
-            "flow": _dictionary([d[0] for d in delays], lengths),
-            "delay_s": np.concatenate([np.asarray(d[1], dtype=np.float64) for d in delays])
-            if delays
-            else np.empty(0, dtype=np.float64),
-            "count": np.concatenate([np.asarray(d[2]) for d in delays]).astype(np.int64)
-            if delays
-            else np.empty(0, dtype=np.int64),
-        }
-    )
+    edges = [np.asarray(d[1], dtype=np.float64) for d in delays]
+    counts = [np.asarray(d[2]).astype(np.int64) for d in delays]
+    arrays = [
+        _dictionary([d[0] for d in delays], lengths),
+        _plain_floats(np.concatenate(edges) if delays else np.empty(0, dtype=np.float64)),
+        numbers_array(np.concatenate(counts) if delays else np.empty(0, dtype=np.int64), np.int64),
+    ]
+    return pa.Table.from_arrays(arrays, names=["flow", "delay_s", "count"])
 
 
 def write_parquet(table: pa.Table, path: Path | io.BytesIO) -> None:

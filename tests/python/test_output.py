@@ -7,8 +7,10 @@ DataFrames: every column type follows pandas' inference (`column_type`).
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -75,3 +77,19 @@ def test_column_type_follows_pandas(values: list[object], kind: str) -> None:
     assert output.column_type(values) == kind
     rows = [{"c": v} for v in values]
     assert output.csv_text(output.columns_of(rows)) == table(rows).to_csv(index=False)
+    arrow = output.arrow_columns(output.columns_of(rows))
+    if kind == "text":  # mixed Python objects: Parquet holds their text, as the CSV does
+        assert arrow.column("c").to_pylist() == [None if v is None else str(v) for v in values]
+        return
+    buf = io.BytesIO()
+    output.write_parquet(arrow, buf)
+    pd.testing.assert_frame_equal(pd.read_parquet(io.BytesIO(buf.getvalue())), table(rows))
+
+
+def test_a_sampled_nan_stays_a_number() -> None:
+    """In the time series NaN is a sample's value (not a missing one), as pandas wrote it before."""
+    series = [("flow", "f.0", "cwnd", np.array([1.0, np.nan, 3.0]))]
+    back = output.timeseries_table(np.array([0.1, 0.2, 0.3]), series)
+    assert back.column("value").null_count == 0
+    assert np.isnan(back.column("value").to_numpy()).tolist() == [False, True, False]
+    assert back.column("entity").to_pylist() == ["f.0"] * 3
