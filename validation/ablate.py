@@ -26,7 +26,7 @@ from params import resolve
 
 import ccsim
 
-# (where, key, ccsim's default): where is "flow", "queue" or "top"
+# (where, key, ccsim's default): where is "flow", "cc" (the flow's cc_params), "queue" or "top"
 SEMANTICS = {
     "ns2": [
         ("top", "tie_order", "kind"),
@@ -41,6 +41,16 @@ SEMANTICS = {
         ("flow", "cwnd_validation", True),
         ("queue", "limit_mode", "waiting"),
     ],
+    "ns3": [
+        ("top", "tie_order", "kind"),
+        ("flow", "rto_floor", "variance"),
+        ("flow", "min_rto", "200ms"),
+        ("flow", "clock_granularity", "0s"),
+        ("flow", "rto_backoff_reset", "sample"),
+        ("flow", "initial_cwnd", 2),
+        ("flow", "delayed_ack", False),
+        ("cc", "hystart", False),
+    ],
 }
 
 
@@ -53,6 +63,11 @@ def variant(params: dict, seed: int, compat: str | None, change: tuple) -> dict:
     elif where == "flow":
         for f in sc["flows"]:
             f[key] = value
+    elif where == "cc":
+        if sc["flows"][0]["cc"] != "cubic":
+            return {}
+        for f in sc["flows"]:
+            f.setdefault("cc_params", {})[key] = value
     elif where == "queue":
         q = sc["topology"]["bottleneck"]
         if q["queue"]["kind"] != "droptail":

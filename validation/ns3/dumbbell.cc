@@ -32,7 +32,12 @@
 //                   the device queue is not counted)
 //   goodput_bps     payload bytes received by the sinks * 8 / window
 //   jain            Jain's index of the per-flow goodput
-//   timeouts        transitions of a sender into CA_LOSS (an RTO)
+//   timeouts        RTO expirations with data outstanding, as ns-2's
+//                   nrexmit_ and ccsim count them: every expiry doubles the
+//                   socket's RTO (TcpSocketBase::ReTxTimeout), so a change of
+//                   the "RTO" trace to twice its value (or to the 60 s cap)
+//                   is one. (The "CongState" trace fires only on a change,
+//                   so entries into CA_LOSS miss the backed-off repeats.)
 //   retransmissions data segments sent again (sequence below the highest sent)
 //   goodput_series  aggregate goodput per 1 s over the whole run
 
@@ -114,9 +119,12 @@ struct Sender
 };
 
 void
-CongState(Sender* s, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+RtoChange(Sender* s, Time before, Time after)
 {
-    if (g_counting && now == TcpSocketState::CA_LOSS)
+    // A new RTO computed from an RTT sample is (practically) never exactly
+    // twice the old one; ReTxTimeout's doubling always is, up to the cap.
+    bool doubled = after == before + before || (after == Seconds(60) && before + before > after);
+    if (g_counting && doubled)
     {
         s->timeouts++;
     }
@@ -406,7 +414,7 @@ main(int argc, char* argv[])
             Ptr<TcpSocketBase> s = DynamicCast<TcpSocketBase>(bulkOf[k]->GetSocket());
             if (!s)
                 continue;
-            s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongState, &senders[k]));
+            s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&RtoChange, &senders[k]));
             s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TxSeg, &senders[k]));
         }
     });

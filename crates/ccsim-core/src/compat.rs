@@ -61,6 +61,18 @@ pub enum RtoFloor {
     Whole,
 }
 
+/// What ends the RTO's exponential backoff (key `rto_backoff_reset`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackoffReset {
+    /// A valid RTT sample (RFC 6298 section 5.7 with Karn's algorithm;
+    /// ns-2's `t_backoff_ = 1` in `rtt_update`).
+    Sample,
+    /// Any ACK of new data: ns-3's `TcpSocketBase::NewAck` recomputes
+    /// `m_rto` from the estimator without the backoff.
+    NewAck,
+}
+
 /// The order of events due at the same nanosecond.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -86,6 +98,14 @@ impl Profile {
         match self {
             Profile::Ccsim | Profile::Linux => RtoFloor::Variance,
             Profile::Ns2 | Profile::Ns3 | Profile::Rfc => RtoFloor::Whole,
+        }
+    }
+
+    /// TCP: what ends the RTO's backoff (key `rto_backoff_reset`).
+    pub fn rto_backoff_reset(self) -> BackoffReset {
+        match self {
+            Profile::Ns3 => BackoffReset::NewAck,
+            _ => BackoffReset::Sample,
         }
     }
 

@@ -47,6 +47,16 @@ pub struct CubicConfig {
     /// older ACK-train and delay HyStart, which ccsim approximates by RFC
     /// 9406's).
     pub hystart: Option<bool>,
+    /// How the cubic region's growth counts acknowledgements: per ACK,
+    /// `(W_cubic(t + RTT) - cwnd) / cwnd` for each ACK (RFC 9438 section
+    /// 4.4), or per segment acknowledged, that much for each segment an
+    /// ACK covers (Linux `tcp_cong_avoid_ai(tp, cnt, acked)`, ns-3
+    /// `TcpCubic::IncreaseWindow`'s `m_cWndCnt += segmentsAcked`). They
+    /// differ with delayed ACKs, which halve the per-ACK growth. Default
+    /// per ACK; per segment under `compat = "ns3"` and `"linux"` (ns-2.35's
+    /// `Agent/TCP/Linux` runs Linux 2.6.22's `tcp_cubic.c`, which counted
+    /// ACKs: `snd_cwnd_cnt++` per call).
+    pub growth_per_segment: Option<bool>,
 }
 
 impl Default for CubicConfig {
@@ -57,6 +67,7 @@ impl Default for CubicConfig {
             fast_convergence: true,
             reno_friendly: true,
             hystart: None,
+            growth_per_segment: None,
         }
     }
 }
@@ -89,6 +100,9 @@ pub struct Cubic {
     w_est: f64,
     after_rto: bool,
     hystart: Option<HyStart>,
+    /// Segments each ACK counts for in the cubic region's growth: resolved
+    /// from `growth_per_segment`.
+    per_segment: bool,
 }
 
 impl Cubic {
@@ -101,6 +115,9 @@ impl Cubic {
                 .hystart
                 .unwrap_or(matches!(init.compat, Profile::Ns3 | Profile::Linux))
                 .then(HyStart::new),
+            per_segment: cfg
+                .growth_per_segment
+                .unwrap_or(matches!(init.compat, Profile::Ns3 | Profile::Linux)),
             cfg,
             w: Window::new(init),
             w_max: 0.0,
@@ -150,7 +167,8 @@ impl Cubic {
         if self.cfg.reno_friendly && w_cubic(t, self.k, self.w_max, self.cfg.c) < self.w_est {
             self.w.cwnd = self.w_est;
         } else {
-            self.w.cwnd += (target - cwnd) / cwnd;
+            let acks = if self.per_segment { ack.acked as f64 } else { 1.0 };
+            self.w.cwnd += acks * (target - cwnd) / cwnd;
         }
     }
 
@@ -256,6 +274,34 @@ mod tests {
         let kk = k(100.0, 70.0, 0.4);
         let target = w_cubic(0.2, kk, 100.0, 0.4);
         assert!((c.cwnd() - (cwnd1 + (target - cwnd1) / cwnd1)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn growth_counts_acks_or_acknowledged_segments() {
+        // A delayed ACK covering two segments in the concave region: RFC
+        // 9438 section 4.4 adds (target - cwnd) / cwnd once per ACK, Linux
+        // and ns-3 once per segment acknowledged.
+        let grow = |per_segment: bool| {
+            let mut rng = stream(1, "t");
+            let mut i = init(100.0);
+            i.initial_ssthresh = 50.0;
+            let cfg = CubicConfig {
+                growth_per_segment: Some(per_segment),
+                reno_friendly: false,
+                ..CubicConfig::default()
+            };
+            let mut c = Cubic::new(cfg, &i).unwrap();
+            c.on_congestion_event(&loss(0, 100.0));
+            c.on_ack(&ack(1000, 100), &mut rng);
+            let before = c.cwnd();
+            let mut a = ack(1100, 100);
+            a.acked = 2;
+            c.on_ack(&a, &mut rng);
+            c.cwnd() - before
+        };
+        let (per_ack, per_segment) = (grow(false), grow(true));
+        assert!(per_ack > 0.0);
+        assert!((per_segment - 2.0 * per_ack).abs() < 1e-12);
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub mod sender;
 mod tests;
 
 use crate::cc::{self, CcInit};
-use crate::compat::{Profile, RtoFloor};
+use crate::compat::{BackoffReset, Profile, RtoFloor};
 use crate::packet::MAX_SACK_BLOCKS;
 use crate::params::{parse, ParamError, Params};
 use crate::time::SimTime;
@@ -92,6 +92,10 @@ pub struct TcpConfig {
     pub initial_rto: Option<Time>,
     /// What `min_rto` bounds: "variance" or "whole" (default from the profile).
     pub rto_floor: Option<RtoFloor>,
+    /// What ends the RTO's backoff: "sample" (a valid RTT sample, RFC 6298
+    /// with Karn's algorithm) or "new_ack" (any ACK of new data, ns-3)
+    /// (default from the profile).
+    pub rto_backoff_reset: Option<BackoffReset>,
     /// Clock granularity G of the RTO (default from the profile: 0; 10 ms
     /// ticks under `ns2`, 1 ms under `ns3`).
     pub clock_granularity: Option<Time>,
@@ -155,6 +159,7 @@ impl Default for TcpConfig {
             max_rto: Time(SimTime::from_secs(60)),
             initial_rto: None,
             rto_floor: None,
+            rto_backoff_reset: None,
             clock_granularity: None,
             rtt_sampling: None,
             initial_cwnd: None,
@@ -266,6 +271,7 @@ impl TcpConfig {
             floor: self.rto_floor.unwrap_or(profile.rto_floor()),
             granularity,
             ticks: profile.rtt_in_ticks() && self.rto_floor.is_none_or(|f| f == RtoFloor::Whole),
+            backoff_reset: self.rto_backoff_reset.unwrap_or(profile.rto_backoff_reset()),
         };
         let timed_rtt = match self.rtt_sampling {
             Some(s) => s == RttSampling::Timed,

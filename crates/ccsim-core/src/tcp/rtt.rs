@@ -8,6 +8,8 @@
 //! - Each expiry doubles the RTO (section 5.5, capped at max_rto) and the
 //!   backed-off value is kept until a valid sample arrives (Karn's
 //!   algorithm; the sender never samples retransmitted segments, section 3).
+//!   With [`BackoffReset::NewAck`] (ns-3) any ACK of new data ends the
+//!   backoff instead.
 //!
 //! What the minimum RTO bounds is a compatibility semantic ([`RtoFloor`],
 //! docs/compat.md):
@@ -30,7 +32,7 @@
 //! more than three backoffs SRTT is folded into RTTVAR and the next sample
 //! starts afresh (ns-2's `rtt_backoff`).
 
-use crate::compat::RtoFloor;
+use crate::compat::{BackoffReset, RtoFloor};
 use crate::time::SimTime;
 
 /// How the RTO is computed from the estimates (see the module documentation).
@@ -42,6 +44,8 @@ pub struct RtoRules {
     pub granularity: SimTime,
     /// Count in whole ticks of `granularity` (ns-2).
     pub ticks: bool,
+    /// What ends the exponential backoff.
+    pub backoff_reset: BackoffReset,
 }
 
 impl Default for RtoRules {
@@ -50,6 +54,7 @@ impl Default for RtoRules {
             floor: RtoFloor::Variance,
             granularity: SimTime::ZERO,
             ticks: false,
+            backoff_reset: BackoffReset::Sample,
         }
     }
 }
@@ -164,6 +169,14 @@ impl RttEstimator {
         }
     }
 
+    /// An ACK of new data arrived: under [`BackoffReset::NewAck`] the RTO
+    /// is computed afresh from the estimates (ns-3's `NewAck`).
+    pub fn on_new_ack(&mut self) {
+        if self.rules.backoff_reset == BackoffReset::NewAck {
+            self.backoff = 0;
+        }
+    }
+
     /// Consecutive backoffs since the last valid sample.
     pub fn backoff(&self) -> u32 {
         self.backoff
@@ -259,6 +272,7 @@ mod tests {
                 floor: RtoFloor::Whole,
                 granularity: SimTime::from_millis(10),
                 ticks: true,
+                backoff_reset: BackoffReset::Sample,
             },
         )
     }
@@ -293,6 +307,34 @@ mod tests {
     }
 
     #[test]
+    fn backoff_ends_on_a_sample_or_on_any_new_ack() {
+        let rules = |backoff_reset| RtoRules {
+            floor: RtoFloor::Whole,
+            granularity: SimTime::from_millis(1),
+            ticks: false,
+            backoff_reset,
+        };
+        for (reset, after_ack) in [(BackoffReset::Sample, 4), (BackoffReset::NewAck, 1)] {
+            let mut e = RttEstimator::with_rules(
+                SimTime::from_secs(1),
+                SimTime::from_secs(60),
+                SimTime::from_secs(1),
+                rules(reset),
+            );
+            e.on_sample(SimTime::from_millis(100), SimTime::ZERO);
+            e.back_off();
+            e.back_off();
+            assert_eq!(e.rto(), SimTime::from_secs(4));
+            // The ACK of a retransmitted segment: no sample (Karn), so only
+            // ns-3's rule forgets the backoff.
+            e.on_new_ack();
+            assert_eq!(e.rto(), SimTime::from_secs(after_ack), "{reset:?}");
+            e.on_sample(SimTime::from_millis(100), SimTime::from_secs(5));
+            assert_eq!(e.rto(), SimTime::from_secs(1));
+        }
+    }
+
+    #[test]
     fn whole_floor_with_granularity() {
         // ns-3 / RFC 6298 2.4: RTO = max(min_rto, SRTT + max(G, 4 RTTVAR)).
         let mut e = RttEstimator::with_rules(
@@ -303,6 +345,7 @@ mod tests {
                 floor: RtoFloor::Whole,
                 granularity: SimTime::from_millis(1),
                 ticks: false,
+                backoff_reset: BackoffReset::Sample,
             },
         );
         e.on_sample(SimTime::from_millis(100), SimTime::ZERO);

@@ -572,6 +572,7 @@ impl TcpSender {
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
             self.rto_streak = 0;
+            self.rtt.on_new_ack();
         }
         // The RTT this ACK measures (RFC 6298 section 3: the most recent
         // segment sent once that it newly acknowledges, none across a
