@@ -117,6 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("scenarios", nargs="*", metavar="SCENARIO", help=f"default: {DEFAULT_BENCHES}")
     bench.add_argument("--json", action="store_true", help="print the measurements as JSON")
     bench.add_argument("--max-wall", type=seconds_arg, metavar="SECONDS", help="stop a run after this wall time")
+    bench.add_argument(
+        "--against",
+        choices=["ns2"],
+        help="time whole processes of ccsim and ns-2 alternately on benches/against_ns2.toml (a source checkout)",
+    )
+    bench.add_argument("--runs", type=positive_int, default=3, metavar="N", help="runs of each side (--against)")
 
     sweep = sub.add_parser("sweep", help="run a sweep (grid x cases x replicates) into a results store")
     sweep.add_argument("sweep", metavar="SWEEP", help="sweep file (.toml), see docs/sweeps.md")
@@ -372,6 +378,16 @@ def cmd_bench(args: argparse.Namespace, stdout: TextIO) -> int:
     """`ccsim bench`."""
     from ccsim import display  # noqa: PLC0415
 
+    if args.against is not None:
+        from ccsim import bench_peer  # noqa: PLC0415
+
+        with interruptible():
+            against = bench_peer.bench_against_ns2(Path(), args.runs, args.scenarios)
+        if args.json:
+            stdout.write(json.dumps([r.as_dict() for r in against], indent=2) + "\n")
+        else:
+            console(stdout).print(display.against_table(against))
+        return EXIT_OK
     rows = [bench_row(p, args.max_wall) for p in bench_paths(args.scenarios)]
     if args.json:
         stdout.write(json.dumps(rows, indent=2) + "\n")

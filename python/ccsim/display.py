@@ -12,6 +12,7 @@ from rich.table import Table
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ccsim.bench_peer import Row as BenchRow
     from ccsim.results import Result
 
 
@@ -126,6 +127,26 @@ def bench_table(rows: Sequence[Mapping[str, Any]]) -> Table:
             f"{r['events_per_s']:,.0f}",
             f"{r['packets_forwarded_per_s']:,.0f}",
             f"{r['events_per_hop']:.2f}",
+        )
+    return t
+
+
+def against_table(rows: Sequence[BenchRow]) -> Table:
+    """ccsim against ns-2, whole processes: median wall times, their ratio, peak memory."""
+    t = Table(title="ccsim run vs ns (whole process, median)", title_justify="left")
+    t.add_column("benchmark")
+    for col in ("ns-2 s", "ccsim s", "ratio", "event loop s", "ns-2 MB", "ccsim MB", "runs"):
+        t.add_column(col, justify="right")
+    for r in rows:
+        t.add_row(
+            r.name,
+            f"{r.ns2_s:.2f}",
+            f"{r.ccsim_s:.2f}",
+            f"{r.ratio:.1f}x",
+            f"{r.loop_s:.2f}",
+            f"{r.ns2_mb:.0f}",
+            f"{r.ccsim_mb:.0f}",
+            str(r.runs),
         )
     return t
 
