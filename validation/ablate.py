@@ -50,6 +50,7 @@ SEMANTICS = {
         ("flow", "initial_cwnd", 2),
         ("flow", "delayed_ack", False),
         ("cc", "hystart", False),
+        ("cc", "growth_per_segment", False),
     ],
 }
 

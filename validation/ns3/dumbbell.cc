@@ -49,6 +49,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include <cmath>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -76,6 +77,7 @@ struct Params
     double loss = 0, startMax = 1;
     uint32_t window = 20, seed = 1;
     bool sack = true;
+    std::string trace; // a packet trace of the forward bottleneck (investigations only)
 };
 
 // Per-direction counters of the bottleneck.
@@ -89,6 +91,58 @@ struct Link
 
 bool g_counting = false;
 double g_tWarm = 0;
+
+// The packet trace of the forward bottleneck (--trace=FILE): one line per
+// event, "<ev> <time s> <flow port> <segment number> <bytes>", ev "+" (the
+// queue disc accepted it), "d" (the disc dropped it), "-" (the device
+// started sending it). Segment numbers count from 0 for the first data
+// segment (payload `g_seg` bytes), as ccsim's ns-2 trace does.
+std::ofstream g_trace;
+uint32_t g_seg = 1000;
+
+void
+TraceTcp(const char* ev, Ptr<const Packet> p, uint32_t ipBytes)
+{
+    TcpHeader th;
+    if (p->PeekHeader(th) == 0)
+    {
+        return;
+    }
+    int64_t seq = p->GetSize() > th.GetSerializedSize()
+                      ? (static_cast<int64_t>(th.GetSequenceNumber().GetValue()) - 1) / g_seg
+                      : -1;
+    g_trace << ev << " " << std::fixed << std::setprecision(9) << Simulator::Now().GetSeconds() << " "
+            << th.GetSourcePort() << " " << seq << " " << ipBytes << "\n";
+}
+
+void
+TraceDisc(const char* ev, Ptr<const QueueDiscItem> item)
+{
+    TraceTcp(ev, item->GetPacket(), item->GetSize());
+}
+
+void
+TraceEnqueue(Ptr<const QueueDiscItem> item)
+{
+    TraceDisc("+", item);
+}
+
+void
+TraceDrop(Ptr<const QueueDiscItem> item)
+{
+    TraceDisc("d", item);
+}
+
+void
+TraceTx(Ptr<const Packet> p)
+{
+    Ptr<Packet> c = p->Copy();
+    PppHeader ppp;
+    c->RemoveHeader(ppp);
+    Ipv4Header ip;
+    c->RemoveHeader(ip);
+    TraceTcp("-", c, ip.GetPayloadSize() + ip.GetSerializedSize());
+}
 
 void
 PhyTx(Link* l, Ptr<const Packet> p)
@@ -273,6 +327,7 @@ main(int argc, char* argv[])
     cmd.AddValue("window", "receiver window, segments", p.window);
     cmd.AddValue("seed", "run", p.seed);
     cmd.AddValue("sack", "SACK (ns-3 default on)", p.sack);
+    cmd.AddValue("trace", "write a packet trace of the forward bottleneck to this file", p.trace);
     // the ns-2-only keys of the shared vocabulary are accepted and ignored
     std::string ignored;
     for (const char* k : {"rem_gamma", "rem_phi", "rem_b_ref", "rem_update", "pi_a", "pi_b", "pi_w", "pi_q_ref",
@@ -350,6 +405,14 @@ main(int argc, char* argv[])
     core.Get(1)->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&PhyTx, &rev));
     fwd.disc->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&QueueLen, &fwd));
     rev.disc->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&QueueLen, &rev));
+    if (!p.trace.empty())
+    {
+        g_seg = seg;
+        g_trace.open(p.trace);
+        fwd.disc->TraceConnectWithoutContext("Enqueue", MakeCallback(&TraceEnqueue));
+        fwd.disc->TraceConnectWithoutContext("Drop", MakeCallback(&TraceDrop));
+        core.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&TraceTx));
+    }
 
     Ptr<UniformRandomVariable> start = CreateObject<UniformRandomVariable>();
     start->SetAttribute("Min", DoubleValue(0));

@@ -1370,6 +1370,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
             warmup,
         )
         .with_ifaces(ifaces)
+        .with_duration(duration)
     };
     let mut guards = Guards::default();
     if let Some(m) = spec.limits.max_events {

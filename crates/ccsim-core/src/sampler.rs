@@ -81,6 +81,9 @@ pub struct Sampler {
     group_delay: Vec<(u128, u64)>,
     scratch: Vec<f64>,
     warmup: SimTime,
+    /// Samples the run will take (from its duration), reserved in every
+    /// series at the first sample so that sampling never reallocates.
+    expected: usize,
 }
 
 #[derive(Copy, Clone, Default)]
@@ -108,6 +111,18 @@ impl Sampler {
             warmup,
             ..Sampler::default()
         }
+    }
+
+    /// Reserve room for the samples a run of `duration` takes: every series
+    /// is allocated once, at its final size, instead of growing (and
+    /// copying itself) as it fills.
+    pub fn with_duration(mut self, duration: SimTime) -> Self {
+        if let Some(interval) = self.interval.filter(|i| *i > SimTime::ZERO) {
+            // One sample per interval, plus the one at the end; capped so
+            // that a bad interval cannot reserve memory it never uses.
+            self.expected = (duration.0 / interval.0).saturating_add(2).min(1 << 24) as usize;
+        }
+        self
     }
 
     /// Also sample these WLAN interface queues: (wlan, interface) indices
@@ -241,6 +256,10 @@ impl Sampler {
     pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &mut [Flow], wlans: &mut [Wlan]) {
         if self.times.is_empty() && self.series.is_empty() {
             self.init(links, flows, wlans);
+            self.times.reserve_exact(self.expected);
+            for s in &mut self.series {
+                s.values.reserve_exact(self.expected);
+            }
         }
         self.times.push(now.secs_f64());
         let mut k = 0;

@@ -7,6 +7,10 @@
 //!   RFC 5681 eq. (2), i.e. one segment per ACK (as ns-2; no Appropriate Byte
 //!   Counting, so delayed ACKs slow the growth, which the PFTK model's `b` captures).
 //! - Congestion avoidance: cwnd += SMSS*SMSS/cwnd per ACK, RFC 5681 eq. (3).
+//!   With `byte_arithmetic` (ns-3's `TcpNewReno::CongestionAvoidance`, whose
+//!   cwnd is a whole number of bytes) the increase is truncated to whole
+//!   bytes, at least one: floor(max(1, SMSS*SMSS/cwnd)), which grows about
+//!   `cwnd / (2 SMSS)` percent slower at large windows.
 //! - Loss detected by duplicate ACKs: ssthresh = max(FlightSize/2, 2*SMSS),
 //!   RFC 5681 eq. (4); the window during recovery is ssthresh (plus the
 //!   sender's inflation for Reno and NewReno; one segment for Tahoe).
@@ -17,29 +21,39 @@ use crate::params::ParamError;
 use crate::rng::SimRng;
 use serde::Deserialize;
 
-/// Standard TCP takes no parameters.
+/// Standard TCP's one option.
 #[derive(Deserialize, Default, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
-pub struct RenoConfig {}
+pub struct RenoConfig {
+    /// Congestion avoidance in whole bytes, as ns-3 (default false; true
+    /// under `compat = "ns3"`).
+    pub byte_arithmetic: Option<bool>,
+}
 
 /// RFC 5681 congestion control.
 pub struct Reno {
     name: &'static str,
     w: Window,
+    /// The segment size when congestion avoidance counts whole bytes.
+    byte_mss: Option<f64>,
 }
 
 impl Reno {
     /// A controller reporting itself as `name` (tahoe, reno, newreno or sack).
-    pub fn new(name: &str, _cfg: RenoConfig, init: &CcInit) -> Result<Self, ParamError> {
+    pub fn new(name: &str, cfg: RenoConfig, init: &CcInit) -> Result<Self, ParamError> {
         let name = match name {
             "tahoe" => "tahoe",
             "reno" => "reno",
             "sack" => "sack",
             _ => "newreno",
         };
+        let bytes = cfg
+            .byte_arithmetic
+            .unwrap_or(init.compat == crate::compat::Profile::Ns3);
         Ok(Reno {
             name,
             w: Window::new(init),
+            byte_mss: bytes.then_some(init.mss as f64),
         })
     }
 }
@@ -60,6 +74,11 @@ impl CongestionControl for Reno {
         }
         if self.w.in_slow_start() {
             self.w.slow_start(ack.acked);
+        } else if let Some(mss) = self.byte_mss {
+            // ns-3: m_cWnd += uint32(max(1.0, mss * mss / m_cWnd)), bytes.
+            let cwnd_bytes = (self.w.cwnd * mss).round();
+            let adder = (mss * mss / cwnd_bytes).max(1.0).floor();
+            self.w.cwnd = (cwnd_bytes + adder) / mss;
         } else {
             self.w.additive_increase(1.0);
         }
@@ -107,6 +126,25 @@ mod tests {
             (1.0, 4.5),
             "ssthresh held on a repeated timeout"
         );
+    }
+
+    #[test]
+    fn ns3_byte_arithmetic_truncates_the_increase() {
+        // MSS 1000 at cwnd 60 segments: RFC 5681 adds 1000 * 1000 / 60000 =
+        // 16.67 bytes per ACK, ns-3's uint32 cast 16.
+        let mut rng = stream(1, "t");
+        let mut i = init(60.0);
+        i.initial_ssthresh = 30.0;
+        i.mss = 1000;
+        let cfg = |b| RenoConfig {
+            byte_arithmetic: Some(b),
+        };
+        let mut float = Reno::new("newreno", cfg(false), &i).unwrap();
+        let mut bytes = Reno::new("newreno", cfg(true), &i).unwrap();
+        float.on_ack(&ack(0, 100), &mut rng);
+        bytes.on_ack(&ack(0, 100), &mut rng);
+        assert!((float.cwnd() - (60.0 + 1.0 / 60.0)).abs() < 1e-12);
+        assert!((bytes.cwnd() - 60.016).abs() < 1e-12);
     }
 
     #[test]

@@ -78,8 +78,14 @@ pub struct TcpConfig {
     /// SACK option (RFC 2018; default false, true for cc = "sack" and for
     /// the controllers taken from Linux, "bic", "cubic" and "bbr").
     pub sack: Option<bool>,
-    /// Most SACK blocks per ACK (default 3, ns-2's `maxsackblocks_`).
-    pub max_sack_blocks: u32,
+    /// Most SACK blocks per ACK (default 3, ns-2's `maxsackblocks_`; 4
+    /// under `ns3`, whose receiver fills the 40 option bytes a header
+    /// without timestamps leaves: `(40 - 2) / 8`, `TcpSocketBase::AddOptionSack`).
+    pub max_sack_blocks: Option<u32>,
+    /// ACKs carrying SACK blocks are longer by the option: 2 + 8 bytes per
+    /// block, padded to a multiple of 4 (12, 20, 28 or 36 bytes) (default
+    /// false: every ACK is `header` bytes; true under `ns3` and `linux`).
+    pub sack_option_bytes: Option<bool>,
     /// ECN (RFC 3168; default false).
     pub ecn: bool,
     /// Lower bound of the RTO (default from the compatibility profile:
@@ -121,6 +127,11 @@ pub struct TcpConfig {
     /// leaves a running timer alone) (default from the profile: true
     /// under `ns2`).
     pub rto_restart_on_fast_retransmit: Option<bool>,
+    /// SACK recovery's rescue retransmission (RFC 6675 section 4, NextSeg
+    /// rule 4: once per recovery, the highest outstanding unSACKed segment
+    /// when nothing else may be sent) (default from the profile: false
+    /// under `ns3`, whose `TcpTxBuffer::NextSeg` leaves it out).
+    pub rescue_retransmission: Option<bool>,
     /// Open the connection with a SYN: a header-only segment (seq 0), and
     /// data only once it is acknowledged, one RTT later (ns-2's one-way
     /// `Agent/TCP` with `syn_ 1`; ns-3's handshake) (default from the
@@ -153,7 +164,8 @@ impl Default for TcpConfig {
             delayed_ack_count: 2,
             delayed_ack_timeout: Time(SimTime::from_millis(200)),
             sack: None,
-            max_sack_blocks: 3,
+            max_sack_blocks: None,
+            sack_option_bytes: None,
             ecn: false,
             min_rto: None,
             max_rto: Time(SimTime::from_secs(60)),
@@ -168,6 +180,7 @@ impl Default for TcpConfig {
             limited_transmit: true,
             limited_transmit_after_loss: None,
             rto_restart_on_fast_retransmit: None,
+            rescue_retransmission: None,
             syn: None,
             cwnd_validation: None,
             ssthresh_basis: None,
@@ -198,6 +211,8 @@ pub struct SenderConfig {
     pub lt_after_loss: bool,
     /// Restart the RTO timer on a fast retransmit (ns-2).
     pub rto_restart_on_frx: bool,
+    /// RFC 6675's rescue retransmission in SACK recovery.
+    pub rescue_rxt: bool,
     /// Send a SYN first.
     pub syn: bool,
     /// RFC 7661: grow cwnd only when cwnd-limited.
@@ -344,10 +359,10 @@ impl TcpConfig {
                 "the delayed-ACK timer must be positive",
             ));
         }
-        if self.max_sack_blocks == 0 || self.max_sack_blocks as usize > MAX_SACK_BLOCKS {
+        if let Some(n) = self.max_sack_blocks.filter(|&n| n == 0 || n as usize > MAX_SACK_BLOCKS) {
             return Err(ParamError::at(
                 "max_sack_blocks",
-                format!("expected 1 to {MAX_SACK_BLOCKS}, got {}", self.max_sack_blocks),
+                format!("expected 1 to {MAX_SACK_BLOCKS}, got {n}"),
             ));
         }
         if min_rto == SimTime::ZERO {
@@ -387,6 +402,7 @@ impl TcpConfig {
             limited_transmit: self.limited_transmit,
             lt_after_loss: self.limited_transmit_after_loss.unwrap_or(profile == Profile::Ns2),
             rto_restart_on_frx: self.rto_restart_on_fast_retransmit.unwrap_or(profile == Profile::Ns2),
+            rescue_rxt: self.rescue_retransmission.unwrap_or(profile != Profile::Ns3),
             syn: self.syn.unwrap_or(matches!(profile, Profile::Ns2 | Profile::Ns3)),
             cwnd_validation: self.cwnd_validation.unwrap_or(profile != Profile::Ns2),
             ssthresh_from_window: self
@@ -436,7 +452,14 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
         count: cfg.delayed_ack_count,
         timeout: cfg.delayed_ack_timeout.0,
     });
-    let receiver = TcpReceiver::new(cfg.window, cfg.header, sack, cfg.max_sack_blocks as usize, delack);
+    let max_blocks = cfg
+        .max_sack_blocks
+        .unwrap_or(if profile == Profile::Ns3 { 4 } else { 3 });
+    let option_bytes = cfg
+        .sack_option_bytes
+        .unwrap_or(matches!(profile, Profile::Ns3 | Profile::Linux));
+    let receiver = TcpReceiver::new(cfg.window, cfg.header, sack, max_blocks as usize, delack)
+        .with_sack_option_bytes(option_bytes);
     let sender = TcpSender::new(sc, controller);
     Ok((Box::new(sender), Box::new(receiver)))
 }

@@ -296,7 +296,13 @@ impl TcpSender {
             tx_count: s.tx_count - 1,
             wnd: self.cfg.window,
             ts_val: now,
-            flags: flags::ACK,
+            // The SYN (seq 0 while the connection opens) carries its flag,
+            // so that the receiver answers it at once, as a SYN-ACK.
+            flags: if self.syn_pending && seq == 0 {
+                flags::SYN
+            } else {
+                flags::ACK
+            },
             ..Packet::default()
         };
         // RFC 3168 section 6.1.5: retransmissions are not ECN-capable.
@@ -408,7 +414,7 @@ impl TcpSender {
             self.cwnd_limited = true;
             return false;
         }
-        let rescue_ok = self.rescue_rxt.is_none_or(|r| self.snd_una > r + 1);
+        let rescue_ok = self.cfg.rescue_rxt && self.rescue_rxt.is_none_or(|r| self.snd_una > r + 1);
         let next = self.board.next_seg(
             self.high_rxt_end,
             self.cfg.dupthresh,
