@@ -93,13 +93,8 @@ def level_arg(text: str) -> float:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The command-line parser."""
-    parser = argparse.ArgumentParser(prog="ccsim", description="Packet-level network simulation.")
-    parser.add_argument("--version", action="version", version=f"ccsim {ccsim.__version__}")
-    parser.add_argument("--traceback", action="store_true", help="show a traceback on internal errors")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
+def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`ccsim run`'s arguments."""
     run = sub.add_parser("run", help="run a scenario and write its results")
     run.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
     run.add_argument("--out", metavar="DIR", type=Path, help="results folder (default: results/<name>/)")
@@ -107,8 +102,21 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=seed_arg, metavar="N", help="override the scenario's seed")
     run.add_argument("--max-wall", type=seconds_arg, metavar="SECONDS", help="stop a run after this wall time")
     run.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    run.add_argument("--flows", action="store_true", help="print every flow's row too")
+    run.add_argument("--queues", action="store_true", help="print every queue that saw traffic")
+    run.add_argument("--verbose", "-v", action="store_true", help="print every flow and every queue (--flows --queues)")
     run.add_argument("--plots", action="store_true", help="draw the run's figures into DIR/plots")
     run.add_argument("--pdf", action="store_true", help="with --plots: PDF files too")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line parser."""
+    parser = argparse.ArgumentParser(prog="ccsim", description="Packet-level network simulation.")
+    parser.add_argument("--version", action="version", version=f"ccsim {ccsim.__version__}")
+    parser.add_argument("--traceback", action="store_true", help="show a traceback on internal errors")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    add_run_parser(sub)
 
     val = sub.add_parser("validate", help="check scenarios (or sweep files) without running them")
     val.add_argument("scenarios", nargs="+", metavar="SCENARIO")
@@ -248,7 +256,7 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO) -> int:
     if args.json:
         stdout.write(result.summary_json())
     elif not args.quiet:
-        show_run(result, out_dir, console(stdout))
+        show_run(result, out_dir, console(stdout), flows=args.flows or args.verbose, queues=args.queues or args.verbose)
         if plots:
             print(f"figures written to {out_dir / 'plots'}/", file=stdout)
     return EXIT_OK
@@ -319,11 +327,11 @@ def cmd_report(args: argparse.Namespace, stdout: TextIO) -> int:
     return EXIT_OK
 
 
-def show_run(result: Result, out_dir: Path, out: Console) -> None:
-    """Print a run's tables and where its results went."""
+def show_run(result: Result, out_dir: Path, out: Console, *, flows: bool = False, queues: bool = False) -> None:
+    """Print a run's tables (compact unless `flows` or `queues`) and where its results went."""
     from ccsim import display  # noqa: PLC0415
 
-    for t in display.run_tables(result):
+    for t in display.run_tables(result, flows=flows, queues=queues):
         out.print(t)
     out.print(f"results written to {out_dir}{'' if str(out_dir).endswith('/') else '/'}", soft_wrap=True)
 

@@ -67,7 +67,7 @@ def queues_table(queues: Sequence[Mapping[str, Any]], bottleneck: str) -> Table:
     t = Table(title="Queues (with arrivals; * = bottleneck)", title_justify="left")
     for col in ("link", "kind"):
         t.add_column(col)
-    for col in ("arrivals", "drops", "loss", "avg pkts", "max pkts", "avg wait ms"):
+    for col in ("arrivals", "drops", "loss", "avg q", "max q", "wait ms"):
         t.add_column(col, justify="right")
     for q in queues:
         if q["arrivals"] == 0:
@@ -107,10 +107,67 @@ def summary_table(result: Result) -> Table:
     return t
 
 
-def run_tables(result: Result) -> list[Table]:
-    """Everything `ccsim run` prints about a result."""
+# Queues the compact output of `ccsim run` shows: the bottleneck, then the
+# ones that dropped most; `--queues` shows them all.
+BUSY_QUEUES = 4
+
+
+def _median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def groups_table(result: Result) -> Table:
+    """One row per flow group: its goodput, the spread of its flows' goodput, Jain's index, loss, delay."""
+    t = Table(title="Flow groups", title_justify="left")
+    t.add_column("group\n(transport, flows)")
+    for col in ("goodput", "per flow\nmin med max", "Jain", "loss", "delay\nms"):
+        t.add_column(col, justify="right")
+    flows = result.data["flows"]
+    for g in result.data["groups"]:
+        members = [f for f in flows if f.get("group") == g["group"]]
+        rates = [float(f["goodput_bps"]) for f in members]
+        delays = [float(f["delay_mean_s"]) for f in members if f["delay_mean_s"] is not None]
+        t.add_row(
+            f"{g['group']} ({g['transport']}, {g['flows']})",
+            si(g["goodput_bps"], "bps"),
+            " ".join(num(v) for v in (min(rates), _median(rates), max(rates))) if rates else "-",
+            f"{g['jain_index']:.3f}",
+            pct(g["loss_rate"]),
+            num(_median(delays) * 1e3) if delays else "-",
+        )
+    t.caption = "delay ms: the median of the flows' mean one-way delays"
+    t.caption_justify = "left"
+    return t
+
+
+def busy_queues(queues: Sequence[Mapping[str, Any]], bottleneck: str) -> tuple[list[Mapping[str, Any]], int]:
+    """The queues worth a line: the bottleneck, then those that dropped most; and how many more saw traffic."""
+    used = [q for q in queues if q["arrivals"] > 0]
+    ranked = sorted(used, key=lambda q: (q["link"] != bottleneck, -q["drops"], -q["avg_len_pkts"]))
+    shown = [q for q in ranked if q["link"] == bottleneck or q["drops"] > 0][:BUSY_QUEUES]
+    return shown, len(used) - len(shown)
+
+
+def run_tables(result: Result, *, flows: bool = False, queues: bool = False) -> list[Table]:
+    """What `ccsim run` prints: the summary, the flow groups and the busiest queues; every flow and
+    every queue with `flows` and `queues`."""
     bottleneck = str(result.summary.get("bottleneck_link", ""))
-    return [flows_table(result.data["flows"]), queues_table(result.data["queues"], bottleneck), summary_table(result)]
+    tables = [summary_table(result), groups_table(result)]
+    if queues:
+        tables.append(queues_table(result.data["queues"], bottleneck))
+    else:
+        shown, more = busy_queues(result.data["queues"], bottleneck)
+        t = queues_table(shown, bottleneck)
+        t.title = "Busiest queues (* = bottleneck)"
+        if more:
+            t.caption = f"{more} more queue{'s' if more > 1 else ''} with traffic: --queues"
+            t.caption_justify = "left"
+        tables.append(t)
+    if flows:
+        tables.append(flows_table(result.data["flows"]))
+    return tables
 
 
 def bench_table(rows: Sequence[Mapping[str, Any]]) -> Table:

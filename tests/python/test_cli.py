@@ -43,9 +43,43 @@ def test_run_writes_every_file_and_prints_tables(small_scenario: Path, tmp_path:
     status, out, err = cli("run", str(small_scenario), "--out", str(out_dir))
     assert (status, err) == (0, "")
     assert sorted(p.name for p in out_dir.iterdir()) == sorted(CLI_FILES)
-    for heading in ("Flows", "Queues", "Summary", "p.0", "p.1", "r1->r2*", "Jain's index"):
+    for heading in ("Summary", "Flow groups", "Busiest queues", "r1->r2*", "Jain's index"):
         assert heading in out
+    assert "p.0" not in out  # every flow's row only with --flows or --verbose
     assert f"results written to {out_dir}/" in out
+
+
+@pytest.mark.parametrize(
+    ("flags", "shown", "hidden"),
+    [
+        (["--flows"], ["Flows", "p.0", "p.1", "Busiest queues"], ["Queues (with arrivals"]),
+        (["--queues"], ["Queues (with arrivals", "s0->r1"], ["p.0", "more queue"]),
+        (["--verbose"], ["Flows", "p.0", "Queues (with arrivals"], ["Busiest queues"]),
+    ],
+)
+def test_full_tables_on_request(
+    small_scenario: Path, tmp_path: Path, flags: list[str], shown: list[str], hidden: list[str]
+) -> None:
+    status, out, _ = cli("run", str(small_scenario), "--out", str(tmp_path / "o"), *flags)
+    assert status == 0
+    for text in shown:
+        assert text in out, text
+    for text in hidden:
+        assert text not in out, text
+
+
+def test_a_100_flow_run_fits_one_screen(tmp_path: Path) -> None:
+    """The default output of a 100-flow dumbbell: the summary, one line per group, the busiest queues."""
+    bench = (Path(__file__).resolve().parents[2] / "benches" / "tcp_newreno_100.toml").read_text(encoding="utf-8")
+    scenario = tmp_path / "hundred.toml"
+    scenario.write_text(bench.replace('duration = "100s"', 'duration = "6s"'), encoding="utf-8")
+    status, out, _ = cli("run", str(scenario), "--out", str(tmp_path / "o"))
+    assert status == 0
+    lines = out.splitlines()
+    assert len(lines) <= 40, out
+    tables = [line for line in lines if not line.startswith("results written to")]  # a path as long as it is
+    assert max(len(line.rstrip()) for line in tables) <= 80, out
+    assert "g0 (tcp, 100)" in out
 
 
 def test_run_defaults_to_results_name(small_scenario: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
