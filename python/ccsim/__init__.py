@@ -25,6 +25,8 @@ from ccsim.scenario import ScenarioInput, check_seed
 from ccsim.scenario import load as _load_scenario
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ccsim.results import Result
     from ccsim.sweep.store import SweepResults
 
@@ -58,11 +60,14 @@ def run(
     max_wall_s: float | None = None,
     max_events: int | None = None,
     trace_dir: str | os.PathLike[str] | None = None,
+    progress: Callable[[float, float, int], object] | None = None,
 ) -> Result:
     """Run a scenario (a path or a dict) and return its Result.
 
     `seed` overrides the scenario's seed; `max_wall_s` and `max_events`
-    override its run guards (`[limits]`). A packet trace the scenario asks
+    override its run guards (`[limits]`). `progress(simulated_s,
+    duration_s, events)` is called every 65536 events while the engine
+    runs (`ccsim run` draws its progress bar with it). A packet trace the scenario asks
     for (`[output] trace = "ns2"` or `"pcap"`) is written into `trace_dir`,
     by default the folder `ccsim run` writes the results to
     (`results/<name>/`); a file that cannot be created raises OSError.
@@ -80,6 +85,7 @@ def run(
         max_wall_s=max_wall_s,
         seed=check_seed(seed),
         trace_dir=None if trace_dir is None else os.fspath(trace_dir),
+        progress=progress,
     )
     from ccsim.results import Result  # noqa: PLC0415 (pandas: only when a run has results to hold)
 

@@ -1,6 +1,7 @@
 """Type stubs of the Rust extension module (crates/ccsim-py)."""
 
 import os
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -23,9 +24,12 @@ def run_scenario(
     max_wall_s: float | None = None,
     seed: int | None = None,
     trace_dir: str | os.PathLike[str] | None = None,
+    progress: Callable[[float, float, int], object] | None = None,
 ) -> tuple[str, dict[str, npt.NDArray[np.float64] | list[Series]]]:
     """Run a scenario; return (RunResult JSON, {"time_s": array, "series": [(kind, entity, metric, values)]}).
 
+    `progress(simulated_s, duration_s, events)` is called every 65536
+    events (an exception in it stops the run as KeyboardInterrupt).
     A packet trace the scenario asks for (`[output] trace`) is written into
     `trace_dir`; without one such a scenario raises ScenarioError. Files that
     cannot be created or written raise OSError.

@@ -242,9 +242,13 @@ def interruptible() -> Iterator[None]:
 
 def cmd_run(args: argparse.Namespace, stdout: TextIO) -> int:
     """`ccsim run`."""
-    with interruptible():
+    from ccsim.run_progress import progress_bar  # noqa: PLC0415 (rich, only on a terminal)
+
+    with interruptible(), progress_bar(enabled=not (args.quiet or args.json)) as progress:
         # A packet trace goes into the results folder (default results/<name>/, as below).
-        result = ccsim.run(args.scenario, seed=args.seed, max_wall_s=args.max_wall, trace_dir=args.out)
+        result = ccsim.run(
+            args.scenario, seed=args.seed, max_wall_s=args.max_wall, trace_dir=args.out, progress=progress
+        )
     out_dir = args.out if args.out is not None else default_results_dir(result.name)
     result.write(out_dir)
     write_meta(out_dir, args, result)

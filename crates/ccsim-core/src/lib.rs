@@ -52,8 +52,9 @@ pub struct GuardOverrides {
     pub max_events: Option<u64>,
     /// Maximum wall seconds.
     pub max_wall_s: Option<f64>,
-    /// Polled during the run; true stops it with [`Error::Interrupted`].
-    pub interrupt: Option<fn() -> bool>,
+    /// Polled during the run with the simulated time, the run's duration
+    /// and the events so far; true stops it with [`Error::Interrupted`].
+    pub interrupt: Option<fn(time::SimTime, time::SimTime, u64) -> bool>,
 }
 
 /// The outcome of a run.

@@ -82,9 +82,10 @@ pub struct Guards {
     pub max_events: u64,
     /// Maximum wall-clock seconds.
     pub max_wall_s: f64,
-    /// Polled every 65536 events; returning true stops the run (the Python
-    /// bindings use it to honour Ctrl-C).
-    pub interrupt: Option<fn() -> bool>,
+    /// Polled every 65536 events with the simulated time, the run's
+    /// duration and the events so far; returning true stops the run (the
+    /// Python bindings use it to honour Ctrl-C and to report progress).
+    pub interrupt: Option<fn(SimTime, SimTime, u64) -> bool>,
 }
 
 impl Default for Guards {
@@ -375,7 +376,11 @@ impl Simulation {
     }
 
     fn check_guards(&self, events: u64, wall: &std::time::Instant) -> Result<()> {
-        if self.guards.interrupt.is_some_and(|f| f()) {
+        if self
+            .guards
+            .interrupt
+            .is_some_and(|f| f(self.now, self.duration, events))
+        {
             return Err(Error::Interrupted);
         }
         if events >= self.guards.max_events {

@@ -20,10 +20,43 @@ fn to_py(e: Error) -> PyErr {
     }
 }
 
-/// Whether Python has a pending signal (Ctrl-C); polled by the engine every
-/// 65536 events, so a long run stays interruptible from a shell or Jupyter.
-fn python_interrupted() -> bool {
-    Python::attach(|py| py.check_signals().is_err())
+thread_local! {
+    /// The progress callback of the run on this thread, if its caller gave
+    /// one: `callback(simulated_s, duration_s, events)`. The engine's hook is a plain
+    /// function (no state crosses into the core), so the callable waits here.
+    static PROGRESS: std::cell::RefCell<Option<Py<PyAny>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Polled by the engine every 65536 events: whether Python has a pending
+/// signal (Ctrl-C), so a long run stays interruptible from a shell or
+/// Jupyter; and the progress callback, if any. An exception in the callback
+/// stops the run as an interruption would.
+fn python_interrupted(now: ccsim_core::time::SimTime, duration: ccsim_core::time::SimTime, events: u64) -> bool {
+    Python::attach(|py| {
+        if py.check_signals().is_err() {
+            return true;
+        }
+        PROGRESS.with(|p| match p.borrow().as_ref() {
+            Some(cb) => cb.call1(py, (now.secs_f64(), duration.secs_f64(), events)).is_err(),
+            None => false,
+        })
+    })
+}
+
+/// Holds the progress callback for the duration of one run.
+struct ProgressGuard;
+
+impl ProgressGuard {
+    fn set(cb: Option<Py<PyAny>>) -> Self {
+        PROGRESS.with(|p| *p.borrow_mut() = cb);
+        ProgressGuard
+    }
+}
+
+impl Drop for ProgressGuard {
+    fn drop(&mut self) {
+        PROGRESS.with(|p| *p.borrow_mut() = None);
+    }
 }
 
 fn guards(max_events: Option<u64>, max_wall_s: Option<f64>) -> GuardOverrides {
@@ -78,10 +111,11 @@ fn output<'py>(py: Python<'py>, out: RunOutput) -> PyResult<(String, Bound<'py, 
 
 /// Run a scenario given as `text` in `fmt` ("toml" or "json"); `source` names
 /// it in error messages; `seed` overrides the scenario's seed; `trace_dir` is
-/// the folder for the packet trace the scenario may ask for. Returns
-/// (summary_json, timeseries dict).
+/// the folder for the packet trace the scenario may ask for; `progress`, a
+/// callable, is called as `progress(simulated_s, duration_s, events)` every 65536
+/// events. Returns (summary_json, timeseries dict).
 #[pyfunction]
-#[pyo3(signature = (text, source, fmt="toml", max_events=None, max_wall_s=None, seed=None, trace_dir=None))]
+#[pyo3(signature = (text, source, fmt="toml", max_events=None, max_wall_s=None, seed=None, trace_dir=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn run_scenario<'py>(
     py: Python<'py>,
@@ -92,8 +126,10 @@ fn run_scenario<'py>(
     max_wall_s: Option<f64>,
     seed: Option<u64>,
     trace_dir: Option<std::path::PathBuf>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let g = guards(max_events, max_wall_s);
+    let _progress = ProgressGuard::set(progress);
     let text = text.to_string();
     let source = source.to_string();
     let fmt = fmt.to_string();
