@@ -45,6 +45,10 @@ def flows_table(flows: Sequence[Mapping[str, Any]]) -> Table:
         t.add_column(col, justify="left" if col in ("flow", "path", "transport") else "right")
     for col in ("delay ms", "p99 ms", "jitter ms"):
         t.add_column(col, justify="right")
+    t.caption = (
+        "counts of events inside the metrics window: sent + in flight at its start = recv + lost + in flight at its end"
+    )
+    t.caption_justify = "left"
     for f in flows:
         t.add_row(
             f["name"],
