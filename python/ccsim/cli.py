@@ -96,7 +96,8 @@ def level_arg(text: str) -> float:
 def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`ccsim run`'s arguments."""
     run = sub.add_parser("run", help="run a scenario and write its results")
-    run.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    run.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    run.add_argument("--example", metavar="NAME", help="run a scenario shipped with ccsim (ccsim examples lists them)")
     run.add_argument("--out", metavar="DIR", type=Path, help="results folder (default: results/<name>/)")
     run.add_argument("--json", action="store_true", help="print the summary JSON to stdout instead of tables")
     run.add_argument("--seed", type=seed_arg, metavar="N", help="override the scenario's seed")
@@ -117,6 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     add_run_parser(sub)
+
+    ex = sub.add_parser("examples", help="list the example scenarios shipped with ccsim, or copy one")
+    ex.add_argument("name", nargs="?", metavar="NAME", help="print this example's path (with --copy: copy it)")
+    ex.add_argument("--copy", nargs="?", const=Path(), type=Path, metavar="DIR", help="copy NAME into DIR (default .)")
 
     val = sub.add_parser("validate", help="check scenarios (or sweep files) without running them")
     val.add_argument("scenarios", nargs="+", metavar="SCENARIO")
@@ -240,8 +245,37 @@ def interruptible() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+def scenario_of(args: argparse.Namespace) -> str:
+    """`ccsim run`'s scenario: the file given, or the shipped example named by --example."""
+    if (args.scenario is None) == (args.example is None):
+        raise ccsim.ScenarioError("give a scenario file or --example NAME (one of the two)")
+    if args.example is None:
+        return str(args.scenario)
+    from ccsim import shipped  # noqa: PLC0415
+
+    return str(shipped.example(args.example).path)
+
+
+def cmd_examples(args: argparse.Namespace, stdout: TextIO) -> int:
+    """`ccsim examples [NAME] [--copy [DIR]]`: list, locate or copy the shipped examples."""
+    from ccsim import shipped  # noqa: PLC0415
+
+    if args.name is None:
+        if args.copy is not None:
+            raise ccsim.ScenarioError("--copy needs the NAME of an example")
+        for e in shipped.examples():
+            print(f"{e.name:<22} {e.summary}", file=stdout)
+        return EXIT_OK
+    if args.copy is None:
+        print(shipped.example(args.name).path, file=stdout)
+        return EXIT_OK
+    print(f"copied to {shipped.copy_example(args.name, args.copy)}", file=stdout)
+    return EXIT_OK
+
+
 def cmd_run(args: argparse.Namespace, stdout: TextIO) -> int:
     """`ccsim run`."""
+    args.scenario = scenario_of(args)
     from ccsim.run_progress import progress_bar  # noqa: PLC0415 (rich, only on a terminal)
 
     with interruptible(), progress_bar(enabled=not (args.quiet or args.json)) as progress:
@@ -589,7 +623,13 @@ def dispatch(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         return cmd_validate(args, stdout, stderr)
     if args.command == "sweep":
         return cmd_sweep(args, stdout, stderr)
-    commands = {"run": cmd_run, "summarize": cmd_summarize, "plot": cmd_plot, "report": cmd_report}
+    commands = {
+        "run": cmd_run,
+        "examples": cmd_examples,
+        "summarize": cmd_summarize,
+        "plot": cmd_plot,
+        "report": cmd_report,
+    }
     return commands.get(args.command, cmd_bench)(args, stdout)
 
 

@@ -202,7 +202,6 @@ def test_bad_arguments_exit_2(small_scenario: Path) -> None:
         ["run", str(small_scenario), "--seed", "-1"],
         ["run", str(small_scenario), "--seed", "x"],
         ["run", str(small_scenario), "--max-wall", "0"],
-        ["run"],
         ["frobnicate"],
     ):
         with pytest.raises(SystemExit) as e:

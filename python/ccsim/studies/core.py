@@ -21,13 +21,17 @@ BOTTLENECK = "r1->r2"
 CASE = "case_label"
 MAIN = "main"
 ENV_DIR = "CCSIM_STUDIES"
-"""Environment variable naming the folder of the studies (default: `studies/` of the source tree)."""
+"""Environment variable naming the folder of the studies (default: the package's own `studies/data/`)."""
 
 
 def studies_dir() -> Path:
-    """Where the study folders are: $CCSIM_STUDIES, else `studies/` beside the `python/` source folder."""
+    """Where the study folders are: $CCSIM_STUDIES, else the package's `ccsim/studies/data/`.
+
+    The sweep and scenario files ship inside the package (an installed wheel
+    has them); `studies/` at the repository's root is a link to the same folder.
+    """
     env = os.environ.get(ENV_DIR)
-    return Path(env) if env else Path(__file__).resolve().parents[3] / "studies"
+    return Path(env) if env else Path(__file__).resolve().parent / "data"
 
 
 @dataclass(frozen=True)
