@@ -197,3 +197,49 @@ def test_cli_writes_the_trace_into_the_results_folder(
     blocker.write_text("")
     assert main(["run", str(scenario), "--out", str(blocker / "out")]) == 2
     assert capsys.readouterr().err == f"error: cannot create the trace folder {blocker / 'out'}: Not a directory\n"
+
+
+WEB_THEN_BULK = """
+name = "mss"
+duration = "4s"
+seed = 3
+[topology]
+kind = "dumbbell"
+pairs = 2
+[topology.access]
+rate = "50Mbps"
+delay = "1ms"
+[topology.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+queue = { kind = "droptail", limit = 50 }
+[[flows]]
+transport = "tcp"
+app = "web"
+arrival_rate = 50
+size = 4
+stop = "0.2s"
+[[flows]]
+transport = "tcp"
+app = "finite"
+size = 50
+mss = 500
+[output]
+trace = "pcap"
+"""
+
+
+def test_pcap_sequence_numbers_use_each_flows_own_mss(tmp_path: Path) -> None:
+    """A `web` group without `count` makes a flow per arrival: the later group's flows still get their own MSS.
+
+    (The trace's per-flow MSS used to be laid out by the groups' `count`,
+    shifting every flow after a web group onto a neighbour's MSS.)
+    """
+    r = ccsim.run(tomllib.loads(WEB_THEN_BULK), trace_dir=tmp_path)
+    finite = r.flows[r.flows["app"] == "finite"].iloc[0]
+    assert finite["delivered_bytes"] == 50 * 500
+    # Its segments are the capture's 540-byte packets (500 of payload); the web flows' are 1500 bytes.
+    sent = read_pcap(tmp_path / f"{finite['src']}-r1.pcap")
+    seqs = sorted({ip.data.seq for _, ip in sent if ip.len == 540})
+    assert seqs == [k * 500 for k in range(50)]
+    assert (r.flows["app"] == "web").sum() > 1, "the web group (no count) makes several flows"

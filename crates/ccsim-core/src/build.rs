@@ -1448,19 +1448,13 @@ fn trace_plan(spec: &ScenarioSpec, file: &str, b: &Builder, flows: &[Flow]) -> R
         }
         traced[li] = true;
     }
-    // Segment payload of each flow (TCP's `mss` key), for pcap byte sequence numbers.
-    let mut mss = Vec::with_capacity(flows.len());
-    for g in &spec.flows {
-        let m = g
-            .params
-            .get("mss")
-            .and_then(|v| v.as_u64())
-            .filter(|&m| m >= 1 && m <= u32::MAX as u64)
-            .map(|m| m as u32)
-            .unwrap_or(crate::DEFAULT_MSS);
-        let count = g.count.unwrap_or(1).max(1) as usize;
-        mss.extend(std::iter::repeat_n(m, count));
-    }
+    // Segment payload of each flow, for pcap byte sequence numbers: asked
+    // of each built sender (a `web` group makes more flows than its
+    // `count`, so the flow groups' keys cannot be lined up with the flows).
+    let mss: Vec<u32> = flows
+        .iter()
+        .map(|f| f.sender.segment_payload().unwrap_or(crate::DEFAULT_MSS))
+        .collect();
     let plan = TracePlan::new(format, traced, &b.nodes, &b.links, flows, &mss);
     if format == TraceFormat::Pcap {
         let names: Vec<&String> = plan.files.iter().flatten().collect();

@@ -669,6 +669,9 @@ impl TcpSender {
 }
 
 impl Sender for TcpSender {
+    fn segment_payload(&self) -> Option<u32> {
+        Some(self.cfg.mss)
+    }
     fn name(&self) -> &'static str {
         "tcp"
     }

@@ -125,6 +125,11 @@ pub trait Sender: Send {
     fn on_packet(&mut self, _ctx: &mut FlowCtx, _pkt: &Packet) {}
     /// A timer set with [`FlowCtx::set_timer`] for [`Endpoint::Sender`] fired.
     fn on_timer(&mut self, _ctx: &mut FlowCtx, _kind: u32, _token: u64) {}
+    /// Payload bytes of a full segment, for a byte-sequence view of the
+    /// segment numbers (pcap traces); None for transports without segments.
+    fn segment_payload(&self) -> Option<u32> {
+        None
+    }
     /// Current state for the time series.
     fn probe(&self) -> SenderProbe {
         SenderProbe::default()
