@@ -6,7 +6,16 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["ScenarioError", "SimulationError", "run_scenario", "validate_scenario", "version"]
+__all__ = [
+    "ScenarioError",
+    "SimulationError",
+    "parse_rate_bps",
+    "parse_size_bytes",
+    "parse_time_s",
+    "run_scenario",
+    "validate_scenario",
+    "version",
+]
 
 Series = tuple[str, str, str, npt.NDArray[np.float64]]
 
@@ -40,3 +49,12 @@ def validate_scenario(text: str, source: str, fmt: str = "toml", seed: int | Non
 
 def version() -> str:
     """The engine's version."""
+
+def parse_time_s(text: str) -> float:
+    """A time as scenarios write it ("20ms", "2min") in seconds; ValueError otherwise (the engine's parser)."""
+
+def parse_rate_bps(text: str) -> float:
+    """A rate as scenarios write it ("10Mbps") in bit/s; ValueError otherwise (the engine's parser)."""
+
+def parse_size_bytes(text: str) -> float:
+    """A size as scenarios write it ("1500B", "64KB") in bytes; ValueError otherwise (the engine's parser)."""

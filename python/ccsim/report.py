@@ -18,7 +18,6 @@ import datetime as dt
 import html
 import json
 import math
-import re
 import tomllib
 import warnings
 from collections.abc import Mapping, Sequence
@@ -31,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 import ccsim
+from ccsim import units
 from ccsim.plots.run import Plot, plot_result, read_meta
 from ccsim.results import Result
 
@@ -307,18 +307,6 @@ def is_sweep(path: Path) -> bool:
     return (path / "results.duckdb").is_file()
 
 
-def _seconds(value: object) -> float:
-    """A scenario time ("5s", "100ms") or number in seconds; 0 when absent."""
-    if value is None:
-        return 0.0
-    if isinstance(value, int | float):
-        return float(value)
-    m = re.match(r"^\s*([0-9]*\.?[0-9]+)\s*(s|ms|us|ns)\s*$", str(value))
-    if not m:
-        return 0.0
-    return float(m.group(1)) * {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}[m.group(2)]
-
-
 def sweep_run_metrics(res: SweepResults, ok: pd.DataFrame) -> pd.DataFrame:
     """Table 2's values for every successful run of a sweep (one row per run_id)."""
     rows = []
@@ -348,7 +336,7 @@ def sweep_run_metrics(res: SweepResults, ok: pd.DataFrame) -> pd.DataFrame:
         row["utilization_pct"] = 100.0 * float(run.get("bottleneck_utilization", math.nan))
         if isinstance(run.get("timeseries"), str):
             try:
-                warmup = _seconds(json.loads(run["scenario"]).get("warmup"))
+                warmup = units.seconds(json.loads(run["scenario"]).get("warmup", 0))
             except (TypeError, ValueError):
                 warmup = 0.0
             ts = pd.read_parquet(res.out_dir / run["timeseries"])

@@ -78,5 +78,5 @@ def test_rate_and_time_units() -> None:
     assert vyshnavi.rate_bps("500kbps") == 5e5
     assert vyshnavi.seconds("10s") == 10.0
     assert vyshnavi.seconds("400us") == pytest.approx(4e-4)
-    with pytest.raises(ValueError, match="not a rate"):
+    with pytest.raises(ValueError, match="expected a rate"):
         vyshnavi.rate_bps("29.2 Mbit")

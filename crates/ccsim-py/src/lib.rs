@@ -152,6 +152,31 @@ fn validate_scenario(text: &str, source: &str, fmt: &str, seed: Option<u64>) -> 
     ccsim_core::validate_value(v, source).map_err(to_py)
 }
 
+/// A time as scenarios write it ("20ms", "1.5s", "2min"), in seconds, read
+/// by the engine's own parser; ValueError naming the accepted units otherwise.
+#[pyfunction]
+fn parse_time_s(text: &str) -> PyResult<f64> {
+    ccsim_core::units::parse_time(text)
+        .map(|t| t.secs_f64())
+        .map_err(PyValueError::new_err)
+}
+
+/// A rate as scenarios write it ("10Mbps"), in bit/s (the engine's parser).
+#[pyfunction]
+fn parse_rate_bps(text: &str) -> PyResult<f64> {
+    ccsim_core::units::parse_rate(text)
+        .map(|r| r as f64)
+        .map_err(PyValueError::new_err)
+}
+
+/// A size as scenarios write it ("1500B", "64KB"), in bytes (the engine's parser).
+#[pyfunction]
+fn parse_size_bytes(text: &str) -> PyResult<f64> {
+    ccsim_core::units::parse_size(text)
+        .map(|b| b as f64)
+        .map_err(PyValueError::new_err)
+}
+
 /// The engine's version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -163,6 +188,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_time_s, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     Ok(())

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from ccsim import stats
+from ccsim import stats, units
 from ccsim.plots import style
 from ccsim.plots.run import Plot, PlotError
 from ccsim.sweep.store import STATUS_OK, SweepResults
@@ -71,20 +71,6 @@ def metric_axis(metric: str) -> Axis:
     return Axis(metric)
 
 
-_UNIT = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[-+]?\d+)?)\s*([A-Za-z]+)\s*$")
-_UNITS = {
-    "bps": (1.0, "bit/s"),
-    "kbps": (1e3, "bit/s"),
-    "Mbps": (1e6, "bit/s"),
-    "Gbps": (1e9, "bit/s"),
-    "s": (1.0, "s"),
-    "ms": (1e-3, "s"),
-    "us": (1e-6, "s"),
-    "ns": (1e-9, "s"),
-    "B": (1.0, "B"),
-    "KB": (1e3, "B"),
-    "MB": (1e6, "B"),
-}
 _DISPLAY = {"bit/s": ("Mbit/s", 1e-6), "s": ("ms", 1e3), "B": ("kB", 1e-3)}
 
 
@@ -98,14 +84,14 @@ def numeric_values(values: pd.Series) -> tuple[pd.Series, str] | None:
     parsed = []
     unit = None
     for v in values:
-        m = _UNIT.match(str(v))
-        if not m or m.group(2) not in _UNITS:
+        q = units.quantity(v)
+        if q is None:
             return None
-        factor, base = _UNITS[m.group(2)]
+        value, base = q
         if unit not in (None, base):
             return None
         unit = base
-        parsed.append(float(m.group(1)) * factor)
+        parsed.append(value)
     if unit is None:  # no values at all: nothing to convert
         return None
     shown, scale = _DISPLAY[unit]

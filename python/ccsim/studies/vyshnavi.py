@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import sys
 import warnings
 from collections.abc import Sequence
@@ -34,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ccsim import stats
+from ccsim import stats, units
 from ccsim.plots.run import Plot
 from ccsim.studies import figures as fig
 from ccsim.studies.claims import (
@@ -201,26 +200,14 @@ def write_wlan_sweeps(folder: Path | None = None) -> list[Path]:
 
 
 # --- Per-application quantities ----------------------------------------------------------------------------
-_RATE = re.compile(r"^\s*([0-9.]+(?:e[+-]?\d+)?)\s*(bps|kbps|Mbps|Gbps)\s*$")
-_UNIT = {"bps": 1.0, "kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9}
-_TIME = re.compile(r"^\s*([0-9.]+(?:e[+-]?\d+)?)\s*(ns|us|ms|s|min)\s*$")
-_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
-
-
 def rate_bps(text: str) -> float:
     """A scenario rate ("29.2Mbps") in bit/s."""
-    m = _RATE.match(str(text))
-    if not m:
-        raise ValueError(f"not a rate: {text!r}")
-    return float(m.group(1)) * _UNIT[m.group(2)]
+    return units.bits_per_second(text)
 
 
 def seconds(text: str) -> float:
     """A scenario time ("10s") in seconds."""
-    m = _TIME.match(str(text))
-    if not m:
-        raise ValueError(f"not a time: {text!r}")
-    return float(m.group(1)) * _SECONDS[m.group(2)]
+    return units.seconds(text)
 
 
 def app_delays(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -11,30 +10,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ccsim import units
 from ccsim.sweep.store import SweepResults
-
-_TIME = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(s|ms|us|ns)?\s*$")
-_RATE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kMG]?)bps\s*$")
 
 
 def seconds(value: object) -> float:
     """A scenario time ("150s", "100ms") or a number of seconds."""
-    if isinstance(value, int | float):
-        return float(value)
-    m = _TIME.match(str(value))
-    if not m:
-        raise ValueError(f"not a time: {value!r}")
-    return float(m.group(1)) * {"s": 1.0, None: 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}[m.group(2)]
+    return units.seconds(value)
 
 
 def bits_per_s(value: object) -> float:
     """A scenario rate ("10Mbps") or a number of bit/s."""
-    if isinstance(value, int | float):
-        return float(value)
-    m = _RATE.match(str(value))
-    if not m:
-        raise ValueError(f"not a rate: {value!r}")
-    return float(m.group(1)) * {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9}[m.group(2)]
+    return units.bits_per_second(value)
 
 
 @dataclass(frozen=True)
