@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import base64
+import os
 import re
 import struct
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -127,3 +130,19 @@ def test_plot_and_report_of_a_missing_folder_are_errors(tmp_path: Path, capsys: 
     err = capsys.readouterr().err
     assert f"error: {tmp_path / 'nope'}: no such folder" in err
     assert f"error: {tmp_path}: not a ccsim results folder (no summary.json, no results.duckdb)" in err
+
+
+def test_drawing_leaves_the_users_matplotlib_backend_alone(tmp_path: Path) -> None:
+    """`import ccsim.plots` once switched matplotlib to Agg, changing a notebook's backend."""
+    code = (
+        "import matplotlib, sys\n"
+        "from ccsim.plots import style\n"
+        "fig, ax = style.figure()\n"
+        "ax.plot([0, 1], [0, 1])\n"
+        f"style.save(fig, __import__('pathlib').Path({str(tmp_path / 'f')!r}))\n"
+        "print(matplotlib.get_backend())\n"
+    )
+    env = {**os.environ, "MPLBACKEND": "svg"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "svg"
+    assert (tmp_path / "f.png").is_file()

@@ -10,6 +10,7 @@ the setup every paper fixes (patel's minimum one-way delay of 60 ms, its
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -256,3 +257,20 @@ def test_a_study_on_a_dask_cluster_equals_the_local_pool(tmp_path: Path) -> None
     assert any(f.suffix == ".png" for f in files)
     for f in files:
         assert (outs["pool"] / f).read_bytes() == (outs["dask"] / f).read_bytes(), f
+
+
+def test_a_rewritten_time_series_is_read_afresh(tmp_path: Path) -> None:
+    """The mehta readings cache time series by file: a run stored again in the same process is not stale."""
+    from ccsim.studies.mehta import reading  # noqa: PLC0415 (a study's private module, only here)
+
+    path = tmp_path / "ts.parquet"
+
+    def write(value: float, stamp: int) -> None:
+        frame = {"time_s": [1.0], "entity_kind": ["flow"], "entity": ["f.0"], "metric": ["cwnd_pkts"], "value": [value]}
+        pd.DataFrame(frame).to_parquet(path)
+        os.utime(path, ns=(stamp, stamp))
+
+    write(1.0, 1_000_000_000)
+    assert reading._read(str(path)).series("f.0", "cwnd_pkts").iloc[0] == 1.0
+    write(2.0, 2_000_000_000)
+    assert reading._read(str(path)).series("f.0", "cwnd_pkts").iloc[0] == 2.0

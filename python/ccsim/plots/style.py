@@ -23,8 +23,9 @@ from pathlib import Path
 
 import matplotlib as mpl
 
-mpl.use("Agg")  # no display: files only (before pyplot is imported anywhere)
-
+# No `mpl.use(...)`: figures are `Figure` objects, never pyplot's, and
+# `Figure.savefig` picks the renderer for the file format itself, so the
+# user's backend (a Jupyter notebook's, say) is left as it was.
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -92,8 +93,15 @@ def _bin_end(index: pd.Index, width: float) -> np.ndarray:
 
 
 @lru_cache(maxsize=256)
-def _read(path: str) -> Series:
+def _read_version(path: str, _mtime_ns: int, _size: int) -> Series:
     return Series(pd.read_parquet(path))
+
+
+def _read(path: str) -> Series:
+    """A time series file, cached by path and version: a run stored again (a resumed or
+    overwritten sweep in the same process) is read afresh."""
+    st = os.stat(path)
+    return _read_version(path, st.st_mtime_ns, st.st_size)
 
 
 def series(res: SweepResults, run_id: str) -> Series:
