@@ -122,7 +122,7 @@ fn run(kind: &str, ops: &[Op], limit: u64, compat: Profile) -> Result<(), TestCa
                     // A refused arrival is dropped; an accepted one can be
                     // pushed out at once (FQ-CoDel drops from its fattest
                     // flow after enqueueing, which may be the arrival's).
-                    if !(d == p && !accepted) {
+                    if d != p || accepted {
                         prop_assert!(remove(&mut held, d), "{}: dropped a packet it did not hold", kind);
                     }
                     arena.free(d);
