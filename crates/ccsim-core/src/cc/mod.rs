@@ -31,22 +31,113 @@ use crate::rng::SimRng;
 use crate::time::SimTime;
 use serde::de::DeserializeOwned;
 
-/// Names accepted as `cc`.
-pub const KINDS: &[&str] = &[
-    "tahoe",
-    "reno",
-    "newreno",
-    "sack",
-    "aimd",
-    "binomial",
-    "iiad",
-    "sqrt",
-    "vegas",
-    "bic",
-    "cubic",
-    "highspeed",
-    "bbr",
+/// A controller's constructor: from the flow's `cc_params` and the initial window.
+pub type BuildFn = fn(&Params, &CcInit) -> Result<Box<dyn CongestionControl>, ParamError>;
+
+/// One congestion controller: its `cc` name, its constructor, and whether
+/// it comes from Linux (and so negotiates SACK unless a flow says otherwise).
+pub struct Controller {
+    /// The `cc` name.
+    pub name: &'static str,
+    /// Build it from the flow's `cc_params`.
+    pub build: BuildFn,
+    /// Taken from Linux: SACK is on by default for it.
+    pub sack_by_default: bool,
+}
+
+/// Every controller, one row each: a new one is its file plus a row here.
+pub const CONTROLLERS: &[Controller] = &[
+    row(
+        "tahoe",
+        |p, i| boxed(reno::Reno::new("tahoe", parse_params(p)?, i)),
+        false,
+    ),
+    row(
+        "reno",
+        |p, i| boxed(reno::Reno::new("reno", parse_params(p)?, i)),
+        false,
+    ),
+    row(
+        "newreno",
+        |p, i| boxed(reno::Reno::new("newreno", parse_params(p)?, i)),
+        false,
+    ),
+    row(
+        "sack",
+        |p, i| boxed(reno::Reno::new("sack", parse_params(p)?, i)),
+        false,
+    ),
+    row("aimd", |p, i| boxed(aimd::Aimd::new(parse_params(p)?, i)), false),
+    row(
+        "binomial",
+        |p, i| boxed(binomial::Binomial::new(parse_params(p)?, i, None)),
+        false,
+    ),
+    row(
+        "iiad",
+        |p, i| {
+            boxed(binomial::Binomial::new(
+                parse_params(p)?,
+                i,
+                Some(binomial::Preset::Iiad),
+            ))
+        },
+        false,
+    ),
+    row(
+        "sqrt",
+        |p, i| {
+            boxed(binomial::Binomial::new(
+                parse_params(p)?,
+                i,
+                Some(binomial::Preset::Sqrt),
+            ))
+        },
+        false,
+    ),
+    row("vegas", |p, i| boxed(vegas::Vegas::new(parse_params(p)?, i)), false),
+    row("bic", |p, i| boxed(bic::Bic::new(parse_params(p)?, i)), true),
+    row("cubic", |p, i| boxed(cubic::Cubic::new(parse_params(p)?, i)), true),
+    row(
+        "highspeed",
+        |p, i| boxed(highspeed::HighSpeed::new(parse_params(p)?, i)),
+        false,
+    ),
+    row("bbr", |p, i| boxed(bbr::Bbr::new(parse_params(p)?, i)), true),
 ];
+
+const fn row(name: &'static str, build: BuildFn, sack_by_default: bool) -> Controller {
+    Controller {
+        name,
+        build,
+        sack_by_default,
+    }
+}
+
+fn boxed<T: CongestionControl + 'static>(r: Result<T, ParamError>) -> Result<Box<dyn CongestionControl>, ParamError> {
+    r.map(|c| Box::new(c) as Box<dyn CongestionControl>)
+}
+
+/// The controller named `name`, if there is one.
+pub fn lookup(name: &str) -> Option<&'static Controller> {
+    CONTROLLERS.iter().find(|c| c.name == name)
+}
+
+/// Names accepted as `cc`.
+pub fn kinds() -> Vec<&'static str> {
+    CONTROLLERS.iter().map(|c| c.name).collect()
+}
+
+/// The error for an unknown `cc` name.
+pub fn unknown(name: &str) -> ParamError {
+    ParamError::at(
+        "cc",
+        format!(
+            "unknown congestion control \"{name}\"; expected one of: {}",
+            kinds().join(", ")
+        ),
+    )
+}
 
 /// The sender's loss-recovery state when an ACK is processed (Linux's
 /// `icsk_ca_state`, reduced to what the controllers need).
@@ -341,35 +432,10 @@ pub fn check_range(key: &str, v: f64, lo: f64, hi: f64) -> Result<f64, ParamErro
 
 /// Build the controller named `name` with its `cc_params`.
 pub fn build(name: &str, params: &Params, init: &CcInit) -> Result<Box<dyn CongestionControl>, ParamError> {
-    Ok(match name {
-        "tahoe" | "reno" | "newreno" | "sack" => Box::new(reno::Reno::new(name, parse_params(params)?, init)?),
-        "aimd" => Box::new(aimd::Aimd::new(parse_params(params)?, init)?),
-        "binomial" => Box::new(binomial::Binomial::new(parse_params(params)?, init, None)?),
-        "iiad" => Box::new(binomial::Binomial::new(
-            parse_params(params)?,
-            init,
-            Some(binomial::Preset::Iiad),
-        )?),
-        "sqrt" => Box::new(binomial::Binomial::new(
-            parse_params(params)?,
-            init,
-            Some(binomial::Preset::Sqrt),
-        )?),
-        "vegas" => Box::new(vegas::Vegas::new(parse_params(params)?, init)?),
-        "bic" => Box::new(bic::Bic::new(parse_params(params)?, init)?),
-        "cubic" => Box::new(cubic::Cubic::new(parse_params(params)?, init)?),
-        "highspeed" => Box::new(highspeed::HighSpeed::new(parse_params(params)?, init)?),
-        "bbr" => Box::new(bbr::Bbr::new(parse_params(params)?, init)?),
-        other => {
-            return Err(ParamError::at(
-                "cc",
-                format!(
-                    "unknown congestion control \"{other}\"; expected one of: {}",
-                    KINDS.join(", ")
-                ),
-            ))
-        }
-    })
+    match lookup(name) {
+        Some(c) => (c.build)(params, init),
+        None => Err(unknown(name)),
+    }
 }
 
 #[cfg(test)]

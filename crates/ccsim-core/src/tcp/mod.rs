@@ -57,7 +57,7 @@ pub const DEFAULT_INITIAL_CWND: f64 = 2.0;
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
-    /// Congestion control (see [`crate::cc::KINDS`]; default "newreno").
+    /// Congestion control (see [`crate::cc::CONTROLLERS`]; default "newreno").
     pub cc: String,
     /// Loss recovery: tahoe, reno, newreno or sack (default from `cc`).
     pub recovery: Option<String>,
@@ -292,19 +292,12 @@ impl TcpConfig {
             Some(s) => s == RttSampling::Timed,
             None => profile == Profile::Ns2,
         };
-        if !cc::KINDS.contains(&self.cc.as_str()) {
-            return Err(ParamError::at(
-                "cc",
-                format!(
-                    "unknown congestion control \"{}\"; expected one of: {}",
-                    self.cc,
-                    cc::KINDS.join(", ")
-                ),
-            ));
-        }
+        let Some(controller) = cc::lookup(&self.cc) else {
+            return Err(cc::unknown(&self.cc));
+        };
         // Linux always negotiates SACK, and its BIC, CUBIC and BBR are what
         // ccsim implements; ns-2's own agents default to no SACK.
-        let linux_cc = matches!(self.cc.as_str(), "bic" | "cubic" | "bbr");
+        let linux_cc = controller.sack_by_default;
         // ns-3 negotiates SACK by default (`TcpSocketBase::Sack`) and then
         // recovers by RFC 6675 whatever the congestion control.
         let ns3_sack = profile == Profile::Ns3 && self.sack.unwrap_or(true);
