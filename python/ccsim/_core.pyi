@@ -5,7 +5,7 @@ import os
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["ScenarioError", "SimulationError", "run_scenario", "validate_scenario", "version"]
+__all__ = ["ScenarioError", "SimulationError", "run_scenario", "trace_estimate", "validate_scenario", "version"]
 
 Series = tuple[str, str, str, npt.NDArray[np.float64]]
 
@@ -33,6 +33,11 @@ def run_scenario(
 
 def validate_scenario(text: str, source: str, fmt: str = "toml", seed: int | None = None) -> None:
     """Check a scenario without running it; raise ScenarioError if it is malformed."""
+
+def trace_estimate(
+    text: str, source: str, fmt: str = "toml", seed: int | None = None
+) -> tuple[str, float, float] | None:
+    """The trace a scenario asks for, estimated: (format, packet crossings of traced links, bytes); None without one."""
 
 def version() -> str:
     """The engine's version."""

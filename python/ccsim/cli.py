@@ -45,6 +45,8 @@ EXIT_RUNS_FAILED = 10
 MAX_FAILED_STATUS = 100
 
 DEFAULT_BENCHES = "benches/*.toml"
+MAX_TRACE_BYTES = 10**9
+"""`ccsim run` refuses a packet trace estimated larger than this (1 GB) without --allow-large."""
 # Wide enough for the flow table when output goes to a file or a pipe (rich would otherwise use 80 columns).
 PIPE_WIDTH = 132
 
@@ -109,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     run.add_argument("--plots", action="store_true", help="draw the run's figures into DIR/plots")
     run.add_argument("--pdf", action="store_true", help="with --plots: PDF files too")
+    run.add_argument(
+        "--allow-large", action="store_true", help="write a packet trace even if it is estimated over 1 GB"
+    )
 
     val = sub.add_parser("validate", help="check scenarios (or sweep files) without running them")
     val.add_argument("scenarios", nargs="+", metavar="SCENARIO")
@@ -226,8 +231,25 @@ def interruptible() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+def check_trace_size(args: argparse.Namespace) -> None:
+    """Refuse a packet trace estimated over MAX_TRACE_BYTES unless --allow-large (ScenarioError, one line)."""
+    if args.allow_large or load(args.scenario).trace_name() is None:
+        return
+    estimate = ccsim.trace_estimate(args.scenario, seed=args.seed)
+    if estimate is None:
+        return
+    fmt, packets, size = estimate
+    if size > MAX_TRACE_BYTES:
+        raise ccsim.ScenarioError(
+            f"{args.scenario}: output.trace: the {fmt} trace would take about {size / 1e9:.1f} GB "
+            f"({packets:.2g} packet hops on traced links), over the {MAX_TRACE_BYTES / 1e9:g} GB limit: "
+            "add --allow-large to write it, or trace fewer links (output.trace_links) or a shorter run"
+        )
+
+
 def cmd_run(args: argparse.Namespace, stdout: TextIO) -> int:
     """`ccsim run`."""
+    check_trace_size(args)
     with interruptible():
         # A packet trace goes into the results folder (default results/<name>/, as below).
         result = ccsim.run(args.scenario, seed=args.seed, max_wall_s=args.max_wall, trace_dir=args.out)

@@ -116,6 +116,27 @@ fn validate_scenario(text: &str, source: &str, fmt: &str, seed: Option<u64>) -> 
     ccsim_core::validate_value(v, source).map_err(to_py)
 }
 
+/// The packet trace a scenario asks for, estimated without running it:
+/// (format, packet crossings of traced links, bytes), or None without a trace.
+#[pyfunction]
+#[pyo3(signature = (text, source, fmt="toml", seed=None))]
+fn trace_estimate(
+    text: &str,
+    source: &str,
+    fmt: &str,
+    seed: Option<u64>,
+) -> PyResult<Option<(&'static str, f64, f64)>> {
+    let v = scenario_value(text, source, fmt, seed).map_err(to_py)?;
+    let estimate = ccsim_core::trace_estimate_value(v, source).map_err(to_py)?;
+    Ok(estimate.map(|(format, e)| {
+        let name = match format {
+            ccsim_core::trace::TraceFormat::Ns2 => "ns2",
+            ccsim_core::trace::TraceFormat::Pcap => "pcap",
+        };
+        (name, e.packets, e.bytes)
+    }))
+}
+
 /// The engine's version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -126,6 +147,7 @@ fn version() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_estimate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
