@@ -38,7 +38,7 @@ class ScenarioText:
         """The scenario as a dict, or None if it does not parse (the engine reports why)."""
         try:
             data = json.loads(self.text) if self.fmt == "json" else tomllib.loads(self.text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply for Python's parsers
             return None
         return data if isinstance(data, dict) else None
 

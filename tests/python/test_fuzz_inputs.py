@@ -220,8 +220,12 @@ class Damage:
         return raw[:i] + self.data + raw[i:]
 
 
+DEEP = b"\nnested = " + b"[" * 5000 + b"]" * 5000 + b"\n"
+"""Arrays nested deeper than Python's recursion limit (tomllib and json recurse per level)."""
+
 damages = st.one_of(
     st.none(),
+    st.builds(Damage, st.just("insert"), st.floats(0, 1), st.just(DEEP)),
     st.builds(Damage, st.just("truncate"), st.floats(0, 1)),
     st.builds(Damage, st.just("insert"), st.floats(0, 1), st.binary(min_size=1, max_size=8)),
     st.builds(Damage, st.just("insert"), st.floats(0, 1), st.text(min_size=1, max_size=4).map(str.encode)),
@@ -319,6 +323,9 @@ def validate(path: Path) -> tuple[int, str]:
 @example(case=Case("studies/patel-red-sfq-rem/quick.toml", (Mutation("unit", 0, "parsecs"),)))
 # A sweep listed the same error once per grid point (kilobytes when a case's every point has it).
 @example(case=Case("studies/ramachendra-modred/quick.toml", (Mutation("extra", 18, []),)))
+# Deep nesting raised RecursionError in Python's TOML and JSON parsers (internal error, status 1).
+@example(case=Case("examples/dumbbell_udp.toml", (Mutation("delete", 0),), Damage("insert", 0.0, DEEP)))
+@example(case=Case("examples/sweep_aqm.toml", (Mutation("delete", 10_000),), Damage("insert", 0.0, DEEP)))
 def test_validate_mutated_files(workdir: Path, case: Case) -> None:
     """`ccsim validate` on a mutated file: ok or one clear error line, never a traceback."""
     path = case.write(workdir)
@@ -349,3 +356,20 @@ def test_run_mutated_scenarios(workdir: Path, tmp_path_factory: pytest.TempPathF
     status, stderr = run_cli(path, tmp_path_factory.mktemp("run"))
     event(f"status {status}")
     check_outcome(status, stderr, str(path))
+
+
+@pytest.mark.parametrize("suffix", [".toml", ".json"])
+@pytest.mark.parametrize("command", ["validate", "run", "sweep"])
+def test_deeply_nested_files_are_one_error_line(tmp_path: Path, suffix: str, command: str) -> None:
+    # Nested deeper than Python's recursion limit: tomllib and json raised RecursionError (status 1).
+    path = tmp_path / f"deep{suffix}"
+    depth = 100_000
+    if suffix == ".json":
+        path.write_text('{"name": ' + "[" * depth + "]" * depth + "}")
+    else:
+        path.write_text("name = " + "[" * depth + "]" * depth + "\n")
+    extra = {"validate": [], "run": ["--out", str(tmp_path / "out")], "sweep": ["--dry-run"]}[command]
+    err = io.StringIO()
+    status = main([command, str(path), *extra], stdout=io.StringIO(), stderr=err)
+    check_outcome(status, err.getvalue(), str(path))
+    assert status == 2

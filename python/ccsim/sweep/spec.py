@@ -407,6 +407,8 @@ def _read_toml(path: Path, what: str) -> tuple[dict[str, Any], str]:
             data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
         raise ScenarioError(f"{source}: not valid {'JSON' if path.suffix.lower() == '.json' else 'TOML'}: {e}") from e
+    except RecursionError:
+        raise ScenarioError(f"{source}: cannot read the {what}: tables or arrays nested too deeply") from None
     return data, text
 
 
@@ -482,7 +484,7 @@ def is_sweep_file(path: str | os.PathLike[str]) -> bool:
         return False
     try:
         return "base" in tomllib.loads(read_text(p))
-    except (ScenarioError, tomllib.TOMLDecodeError):
+    except (ScenarioError, tomllib.TOMLDecodeError, RecursionError):
         return False  # reading it as a scenario reports the problem
 
 
