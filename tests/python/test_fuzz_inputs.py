@@ -1,7 +1,7 @@
 """Fuzzing the input files: mutated shipped scenarios and sweep files give status 0 or 2, never a traceback.
 
 Each example takes a shipped file (examples/, benches/, studies/), mutates
-it (a value of another type, a unit nobody knows, a missing or extra key,
+it (a value of another type, a unit nobody knows, a missing, extra or renamed key,
 huge, negative, NaN and infinite numbers, unicode, random bytes, a
 truncated file) and checks `ccsim validate` on it in-process, and `ccsim
 run` on a few in a subprocess with a wall-time cap. A file either passes or
@@ -89,6 +89,7 @@ WEIRD_STRINGS = (
     "r1->r1",
     "\u202e\u0000\ud7ff",
 )
+WEIRD_KEYS = ("", " ", "flows[0].rate", "flows[99]", "a..b", "[", "]", "0", "-1", "base", "name", "ü\u0301", "\n")
 HUGE = (2**63 - 1, 2**63, 2**64, -(2**63), -1, 0, 10**30, 4294967296, 1e308, -1e308, 5e-324)
 
 weird_value = st.one_of(
@@ -187,6 +188,8 @@ class Mutation:
         elif self.op == "extra":
             target = old if isinstance(old, dict) else parent if isinstance(parent, dict) else doc
             target[f"extra_{self.pick % 7}"] = value
+        elif self.op == "rename" and isinstance(parent, dict):
+            parent[str(value)] = parent.pop(key)
         elif self.op == "unit" and isinstance(old, str):
             parent[key] = re.sub(r"[A-Za-z%]*$", str(value), old, count=1)
         elif self.op == "number" and isinstance(old, int | float | str):
@@ -201,6 +204,7 @@ mutations = st.one_of(
     st.builds(Mutation, st.just("unit"), st.integers(0, 10_000), st.sampled_from(WEIRD_UNITS)),
     st.builds(Mutation, st.just("number"), st.integers(0, 10_000), st.sampled_from(HUGE)),
     st.builds(Mutation, st.just("retype"), st.integers(0, 10_000), weird_value),
+    st.builds(Mutation, st.just("rename"), st.integers(0, 10_000), st.one_of(st.sampled_from(WEIRD_KEYS), st.text())),
 )
 
 
@@ -326,6 +330,9 @@ def validate(path: Path) -> tuple[int, str]:
 # Deep nesting raised RecursionError in Python's TOML and JSON parsers (internal error, status 1).
 @example(case=Case("examples/dumbbell_udp.toml", (Mutation("delete", 0),), Damage("insert", 0.0, DEEP)))
 @example(case=Case("examples/sweep_aqm.toml", (Mutation("delete", 10_000),), Damage("insert", 0.0, DEEP)))
+# A key named "\n" broke the one-line message (engine and sweep labels now escape control characters).
+@example(case=Case("examples/dumbbell_udp.toml", (Mutation("rename", 0, "\n"),)))
+@example(case=Case("studies/patel-red-sfq-rem/quick.toml", (Mutation("rename", 1604, "\n"),)))
 def test_validate_mutated_files(workdir: Path, case: Case) -> None:
     """`ccsim validate` on a mutated file: ok or one clear error line, never a traceback."""
     path = case.write(workdir)

@@ -13,11 +13,26 @@ create_exception!(_core, SimulationError, PyRuntimeError, "A run was stopped by 
 
 fn to_py(e: Error) -> PyErr {
     match e {
-        Error::Guard(m) => SimulationError::new_err(m),
+        Error::Guard(m) => SimulationError::new_err(one_line(&m)),
         Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("simulation interrupted"),
         Error::Io(m) => pyo3::exceptions::PyOSError::new_err(m),
-        other => ScenarioError::new_err(other.to_string()),
+        other => ScenarioError::new_err(one_line(&other.to_string())),
     }
+}
+
+/// A message on one line: control characters (a key named "\n" in the
+/// scenario, say) written as escapes, so the error stays one line.
+fn one_line(message: &str) -> String {
+    message
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// Whether Python has a pending signal (Ctrl-C); polled by the engine every

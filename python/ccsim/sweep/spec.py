@@ -22,6 +22,7 @@ import json
 import os
 import re
 import tomllib
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -291,7 +292,7 @@ class Sweep:
             for combo in itertools.product(*(p.values for p in self.parameters)):
                 values = tuple((p.path, v) for p, v in zip(self.parameters, combo, strict=True))
                 parts = ([f"case={case.label}"] if self.cases else []) + [f"{k}={_value_text(v)}" for k, v in values]
-                label = f"{self.source} [{', '.join(parts)}]" if parts else f"{self.source} [base]"
+                label = _printable(f"{self.source} [{', '.join(parts)}]" if parts else f"{self.source} [base]")
                 yield Point(case=case.label, values=values, label=label)
 
     def point_scenario(self, point: Point) -> dict[str, Any]:
@@ -330,7 +331,12 @@ class Sweep:
 
 
 def _fail(source: str, key: str, message: str) -> ScenarioError:
-    return ScenarioError(f"{source}: {key}: {message}")
+    return ScenarioError(f"{source}: {_printable(key)}: {message}")
+
+
+def _printable(text: str) -> str:
+    """`text` with control characters escaped (a key named "\\n" keeps the message on one line)."""
+    return "".join(c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) == "Cc" else c for c in text)
 
 
 def _flatten_grid(table: Mapping[str, Any], source: str, prefix: tuple[Segment, ...] = ()) -> Iterator[Parameter]:
