@@ -38,6 +38,7 @@ __all__ = [
     "__version__",
     "load",
     "run",
+    "trace_estimate",
     "validate",
 ]
 
@@ -96,6 +97,18 @@ def validate(scenario: ScenarioInput, *, seed: int | None = None) -> None:
     """Check a scenario without running it; raise ScenarioError if it is malformed."""
     s = _load_scenario(scenario)
     _core.validate_scenario(s.text, s.source, s.fmt, seed=check_seed(seed))
+
+
+def trace_estimate(scenario: ScenarioInput, *, seed: int | None = None) -> tuple[str, float, float] | None:
+    """The packet trace a scenario asks for, estimated without running it, or None without a trace.
+
+    Returns (format, packets, bytes): "ns2" or "pcap", the packet crossings
+    of traced links and the bytes of trace files, if every flow sent all the
+    time at its max-min fair share of the link rates (docs/plots.md, "How big
+    a trace gets"). Raises ScenarioError if the scenario is malformed.
+    """
+    s = _load_scenario(scenario)
+    return _core.trace_estimate(s.text, s.source, s.fmt, seed=check_seed(seed))
 
 
 def load(results: str | os.PathLike[str]) -> SweepResults:

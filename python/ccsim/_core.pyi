@@ -13,6 +13,7 @@ __all__ = [
     "parse_size_bytes",
     "parse_time_s",
     "run_scenario",
+    "trace_estimate",
     "validate_scenario",
     "version",
 ]
@@ -46,6 +47,11 @@ def run_scenario(
 
 def validate_scenario(text: str, source: str, fmt: str = "toml", seed: int | None = None) -> None:
     """Check a scenario without running it; raise ScenarioError if it is malformed."""
+
+def trace_estimate(
+    text: str, source: str, fmt: str = "toml", seed: int | None = None
+) -> tuple[str, float, float] | None:
+    """The trace a scenario asks for, estimated: (format, packet crossings of traced links, bytes); None without one."""
 
 def version() -> str:
     """The engine's version."""

@@ -45,6 +45,8 @@ EXIT_RUNS_FAILED = 10
 MAX_FAILED_STATUS = 100
 
 DEFAULT_BENCHES = "benches/*.toml"
+MAX_TRACE_BYTES = 10**9
+"""`ccsim run` refuses a packet trace estimated larger than this (1 GB) without --allow-large."""
 # Wide enough for the flow table when output goes to a file or a pipe (rich would otherwise use 80 columns).
 PIPE_WIDTH = 132
 
@@ -108,6 +110,9 @@ def add_run_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     run.add_argument("--verbose", "-v", action="store_true", help="print every flow and every queue (--flows --queues)")
     run.add_argument("--plots", action="store_true", help="draw the run's figures into DIR/plots")
     run.add_argument("--pdf", action="store_true", help="with --plots: PDF files too")
+    run.add_argument(
+        "--allow-large", action="store_true", help="write a packet trace even if it is estimated over 1 GB"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -273,9 +278,26 @@ def cmd_examples(args: argparse.Namespace, stdout: TextIO) -> int:
     return EXIT_OK
 
 
+def check_trace_size(args: argparse.Namespace) -> None:
+    """Refuse a packet trace estimated over MAX_TRACE_BYTES unless --allow-large (ScenarioError, one line)."""
+    if args.allow_large or load(args.scenario).trace_name() is None:
+        return
+    estimate = ccsim.trace_estimate(args.scenario, seed=args.seed)
+    if estimate is None:
+        return
+    fmt, packets, size = estimate
+    if size > MAX_TRACE_BYTES:
+        raise ccsim.ScenarioError(
+            f"{args.scenario}: output.trace: the {fmt} trace would take about {size / 1e9:.1f} GB "
+            f"({packets:.2g} packet hops on traced links), over the {MAX_TRACE_BYTES / 1e9:g} GB limit: "
+            "add --allow-large to write it, or trace fewer links (output.trace_links) or a shorter run"
+        )
+
+
 def cmd_run(args: argparse.Namespace, stdout: TextIO) -> int:
     """`ccsim run`."""
     args.scenario = scenario_of(args)
+    check_trace_size(args)
     from ccsim.run_progress import progress_bar  # noqa: PLC0415 (rich, only on a terminal)
 
     with interruptible(), progress_bar(enabled=not (args.quiet or args.json)) as progress:

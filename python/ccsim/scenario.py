@@ -38,7 +38,7 @@ class ScenarioText:
         """The scenario as a dict, or None if it does not parse (the engine reports why)."""
         try:
             data = json.loads(self.text) if self.fmt == "json" else tomllib.loads(self.text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply for Python's parsers
             return None
         return data if isinstance(data, dict) else None
 
@@ -60,18 +60,31 @@ def format_of(path: Path) -> Format:
     return "json" if path.suffix.lower() == ".json" else "toml"
 
 
+MAX_FILE_BYTES = 16 * 1024 * 1024
+"""The largest scenario or sweep file read (the shipped ones are a few KB; /dev/zero is endless)."""
+
+
+def read_text(path: str | os.PathLike[str], what: str = "scenario") -> str:
+    """A scenario or sweep file's text; unreadable, not UTF-8 or too large raises ScenarioError naming it."""
+    source = os.fspath(path)
+    try:
+        with Path(source).open("rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except OSError as e:
+        reason = e.strerror or str(e)
+        raise ScenarioError(f"{source}: cannot read the {what}: {reason}") from e
+    if len(data) > MAX_FILE_BYTES:
+        raise ScenarioError(f"{source}: cannot read the {what}: larger than {MAX_FILE_BYTES // 2**20} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(f"{source}: cannot read the {what}: not UTF-8 text ({e.reason} at byte {e.start})") from e
+
+
 def read_file(path: str | os.PathLike[str]) -> ScenarioText:
     """Read a scenario file; an unreadable file raises ScenarioError naming it."""
     source = os.fspath(path)
-    p = Path(source)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise ScenarioError(f"{source}: cannot read the scenario: not UTF-8 text ({e.reason} at byte {e.start})") from e
-    except OSError as e:
-        reason = e.strerror or str(e)
-        raise ScenarioError(f"{source}: cannot read the scenario: {reason}") from e
-    return ScenarioText(text=text, source=source, fmt=format_of(p))
+    return ScenarioText(text=read_text(source), source=source, fmt=format_of(Path(source)))
 
 
 def from_mapping(scenario: Mapping[str, Any], source: str = DICT_SOURCE) -> ScenarioText:

@@ -141,11 +141,7 @@ CASES = [
     (
         "TOML syntax error",
         edit(BASE, "pairs = 2", "pairs = "),
-        "invalid TOML: TOML parse error at line 8, column 9\n"
-        "  |\n"
-        "8 | pairs = \n"
-        "  |         ^\n"
-        "string values must be quoted, expected literal string",
+        "invalid TOML at line 8, column 9: string values must be quoted, expected literal string",
     ),
     (
         "start table with one bound",
@@ -211,6 +207,19 @@ CASES = [
         "sampling interval of 0",
         BASE + '\n[output]\nsample_interval = "0s"\n',
         "output.sample_interval: the sampling interval must be positive",
+    ),
+    (
+        "sampling interval giving too many samples of one series",
+        BASE + '\n[output]\nsample_interval = "100ns"\n',
+        "output.sample_interval: 0.0000001s would take 20000000 samples of every series; at most 10000000: "
+        "sample less often",
+    ),
+    (
+        "time series holding too many values in all",
+        BASE + '\n[output]\nsample_interval = "250ns"\n',
+        "output.sample_interval: 8000000 samples (every 0.00000025s) of at least 33 series would keep more than "
+        "200000000 values; sample less often, or fewer series (sample_links, sample_flows = false, "
+        "sample_groups = false)",
     ),
     ("no route between the flow's nodes", GRAPH, "flows[0]: no route from a to c (flow g0.0)"),
     ("unknown node in a link", edit(GRAPH, 'b = "b"', 'b = "z"'), 'links[0].b: unknown node "z"; nodes are: a, b, c'),

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import html
+import json
 import os
 import re
 import struct
@@ -122,6 +124,75 @@ def test_report_is_self_contained_and_escaped(run_dir: Path) -> None:
     for text in ("ccsim run", "seed", "Queue length max (packets)", "Utilization (%)", "Loss ratio (%)"):
         assert text in page
     assert page.count("<figure") == len(FIGURES)
+
+
+# Strings a user writes into a scenario, each with every character HTML treats specially.
+HOSTILE = {
+    "name": "<script>alert(1)</script>",
+    "description": "\"quoted\" & 'single' <i>note</i>",
+    "group": "&<>\"'",
+}
+
+
+def test_report_escapes_every_user_string(tmp_path: Path) -> None:
+    text = RUN.replace("name = \"fig <test> & 'run'\"", f"name = {json.dumps(HOSTILE['name'])}")
+    text = text.replace('group = "tcp<b>"', f"group = {json.dumps(HOSTILE['group'])}")
+    text = text.replace("seed = 4", f"seed = 4\ndescription = {json.dumps(HOSTILE['description'])}")
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(text)
+    out = tmp_path / "out"
+    assert main(["run", str(scenario), "--out", str(out), "--quiet"]) == 0
+    assert main(["report", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    assert "<script" not in page.lower()
+    for key, value in HOSTILE.items():
+        assert value not in page, key
+        assert html.escape(value, quote=True) in page, key
+    # The flow names are made from the group's: escaped too.
+    assert f"{html.escape(HOSTILE['group'], quote=True)}.0" in page
+    # Outside the escaped strings, the page has only ccsim's own tags.
+    tags = {m.lower() for m in re.findall(r"<([A-Za-z][A-Za-z0-9]*)", page)}
+    assert "i" not in tags
+    assert tags <= {
+        "html",
+        "head",
+        "meta",
+        "title",
+        "style",
+        "body",
+        "header",
+        "h1",
+        "h2",
+        "h3",
+        "p",
+        "section",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "details",
+        "summary",
+        "figure",
+        "img",
+        "figcaption",
+        "b",
+        "ul",
+        "li",
+        "footer",
+        "main",
+        "code",
+        "div",
+        "span",
+        "a",
+        "nav",
+        "em",
+        "small",
+        "br",
+        "caption",
+        "sup",
+    }, tags
 
 
 def test_plot_and_report_of_a_missing_folder_are_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -50,6 +50,7 @@ start = { uniform = ["0.5s", "1s"] }
 # 2 cases x 2 rates x 3 replicates = 12 runs of 2 simulated seconds.
 SWEEP = """\
 name = "viz_sweep"
+description = "<script>alert(1)</script> & 'q'"
 base = "base.toml"
 seed = 3
 replicates = 3
@@ -141,6 +142,9 @@ def test_sweep_report_has_tables_2_and_3(sweep_dir: Path) -> None:
     assert "Queue length max (packets)" in page
     assert "red &lt;1&gt;" in page
     assert "red <1>" not in page
+    # The sweep's description too (no script gets in).
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &#x27;q&#x27;" in page
+    assert "<script" not in page.lower()
     assert "topology.bottleneck.rate = 2Mbps" in page
     assert re.search(r"<td>[A-B]\*? \(", page), "significance letters in the ranking"
     assert "Holm" in page

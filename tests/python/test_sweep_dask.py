@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -27,6 +28,33 @@ def test_a_local_dask_cluster_equals_the_local_pool(twelve: tuple[Path, Path, Pa
     # Two Dask worker processes ran them, none of them this one.
     workers = set(ccsim.load(out).runs["worker"])
     assert len(workers) == 2
+
+
+def listening(pid: int) -> set[str]:
+    """The addresses process `pid` listens on (TCP)."""
+    import psutil  # noqa: PLC0415 (a dependency of distributed)
+
+    conns = psutil.Process(pid).net_connections(kind="tcp")
+    return {c.laddr.ip for c in conns if c.status == psutil.CONN_LISTEN}
+
+
+def test_a_local_cluster_listens_on_loopback_only() -> None:
+    # The scheduler (in this process) and every worker process listen on 127.0.0.1 alone: their
+    # connections and the scheduler's HTTP server (health and metrics; the Bokeh dashboard is off).
+    before = listening(os.getpid())
+    backend = DaskCluster("local:1")
+    backend.warm_up(1)
+    try:
+        cluster, client = backend._cluster, backend._client
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        info = client.scheduler_info()
+        assert len(info["workers"]) == 1
+        assert all(address.startswith("tcp://127.0.0.1:") for address in info["workers"])
+        assert listening(os.getpid()) - before == {"127.0.0.1"}
+        for pid in client.run(os.getpid).values():
+            assert listening(pid) == {"127.0.0.1"}
+    finally:
+        backend.close()
 
 
 def test_bad_cluster_addresses(tmp_path: Path) -> None:

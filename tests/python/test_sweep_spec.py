@@ -202,7 +202,7 @@ def test_missing_base_and_unreadable_base(tmp_path: Path) -> None:
         from_dict({"replicates": 2}, "s.toml", tmp_path)
     path = tmp_path / "s.toml"
     path.write_text('base = "nowhere.toml"\n')
-    with pytest.raises(ccsim.ScenarioError, match=r"nowhere.toml: cannot read the base scenario"):
+    with pytest.raises(ccsim.ScenarioError, match=r"s\.toml: base: .*nowhere\.toml: cannot read the base scenario"):
         load_sweep(path)
 
 
@@ -234,6 +234,26 @@ def test_every_invalid_point_is_reported_with_the_engines_message() -> None:
     assert "s.toml [case=typo, flows[0].rate=1Mbps]: topology.bottleneck.queue" in text
     assert "limitt" in text
     assert "[case=ok, flows[0].rate=1Mbps]" not in text
+
+
+def test_an_error_shared_by_grid_points_is_one_line() -> None:
+    # A typo in a case is wrong at every grid point: one line, at the first point, with how many more.
+    s = sweep_of(
+        """
+        [grid]
+        "flows[0].rate" = ["1Mbps", "2Mbps", "3Mbps"]
+        [[cases]]
+        label = "typo"
+        topology.bottleneck.queue.limitt = 5
+        """
+    )
+    with pytest.raises(ccsim.ScenarioError) as e:
+        plan(s)
+    lines = str(e.value).splitlines()
+    assert lines[0] == "s.toml: 3 of 3 grid points are invalid; nothing was run:"
+    assert len(lines) == 2
+    assert lines[1].startswith("  s.toml [case=typo, flows[0].rate=1Mbps]: topology.bottleneck.queue.limitt: ")
+    assert lines[1].endswith(" (and 2 more grid points)")
 
 
 def test_every_fixed_column_of_runs_is_reserved() -> None:

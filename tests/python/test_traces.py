@@ -21,6 +21,7 @@ import pytest
 from scenarios import compact_dumbbell
 
 import ccsim
+from ccsim import cli
 from ccsim.cli import main
 
 # Node numbers of a 2-pair dumbbell (docs/plots.md): s0 s1 r1 r2 d0 d1.
@@ -243,3 +244,52 @@ def test_pcap_sequence_numbers_use_each_flows_own_mss(tmp_path: Path) -> None:
     seqs = sorted({ip.data.seq for _, ip in sent if ip.len == 540})
     assert seqs == [k * 500 for k in range(50)]
     assert (r.flows["app"] == "web").sum() > 1, "the web group (no count) makes several flows"
+
+
+@pytest.mark.parametrize("fmt", ["ns2", "pcap"])
+def test_the_trace_size_estimate_is_close_to_the_files_written(tmp_path: Path, fmt: str) -> None:
+    # A saturating TCP flow and a CBR flow: the estimate (max-min fair rates, docs/plots.md) is an
+    # upper bound of the right order, not a guess off by a factor of the number of links.
+    scenario = tomllib.loads(SCENARIO.replace('trace = "ns2"', f'trace = "{fmt}"'))
+    estimate = ccsim.trace_estimate(scenario)
+    assert estimate is not None
+    assert estimate[0] == fmt
+    ccsim.run(scenario, trace_dir=tmp_path)
+    written = sum(p.stat().st_size for p in tmp_path.iterdir())
+    assert 0.8 * written < estimate[2] < 2.0 * written, (estimate, written)
+
+
+def test_no_trace_no_estimate() -> None:
+    assert ccsim.trace_estimate(tomllib.loads(SCENARIO.replace('trace = "ns2"', 'trace = "none"'))) is None
+
+
+def test_a_trace_over_the_limit_needs_allow_large(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # 3 Mbit/s for 10^5 s: tens of GB. Refused before anything runs or is written.
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(SCENARIO.replace('duration = "3s"', 'duration = "100000s"'))
+    out = tmp_path / "out"
+    assert main(["run", str(scenario), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {scenario}: output.trace: the ns2 trace would take about ")
+    assert "over the 1 GB limit: add --allow-large" in err
+    assert err.count("\n") == 1
+    assert not out.exists()
+    # trace_links can bring it under the limit: only the CBR flow's access link, 1 Mbit/s of 500-byte packets.
+    scenario.write_text(
+        SCENARIO.replace('duration = "3s"', 'duration = "1000s"').replace(
+            'trace = "ns2"', 'trace = "ns2"\ntrace_links = ["s1->r1"]'
+        )
+    )
+    estimate = ccsim.trace_estimate(scenario)
+    assert estimate is not None
+    assert estimate[2] < 1e9
+
+
+def test_allow_large_writes_a_trace_over_the_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # With the limit lowered to 1 kB, the 0.5 s trace is over it: refused, then written with --allow-large.
+    monkeypatch.setattr(cli, "MAX_TRACE_BYTES", 1000)
+    scenario = tmp_path / "t.toml"
+    scenario.write_text(SCENARIO.replace('duration = "3s"', 'duration = "0.5s"'))
+    assert main(["run", str(scenario), "--quiet", "--out", str(tmp_path / "a")]) == 2
+    assert main(["run", str(scenario), "--quiet", "--out", str(tmp_path / "b"), "--allow-large"]) == 0
+    assert (tmp_path / "b" / "trace.tr").stat().st_size > 1000

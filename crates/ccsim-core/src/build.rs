@@ -15,11 +15,11 @@ use crate::queue::droptail::{DropTail, Limit};
 use crate::queue::{registry as queues, Queue, QueueDisc};
 use crate::rng::{stream, uniform01};
 use crate::routing::shortest_paths;
-use crate::sampler::Sampler;
+use crate::sampler::{Sampler, FLOW_METRICS, GROUP_METRICS};
 use crate::scenario::{FlowGroupSpec, LossSpec, QueueSpec, ScenarioSpec, WlanSpec};
 use crate::sim::{Flow, Guards, Node, Simulation};
 use crate::time::SimTime;
-use crate::trace::{TraceFormat, TracePlan, MAX_PCAP_FILES};
+use crate::trace::{estimate, TraceFormat, TracePlan, MAX_PCAP_FILES};
 use crate::transport::registry::{self as transports, TransportArgs};
 use crate::units::{parse_size, parse_time};
 use crate::wlan::dcf::DcfParams;
@@ -44,6 +44,8 @@ pub const MAX_PAIRS: u32 = 100_000;
 pub const MAX_FLOWS: usize = 1_000_000;
 /// Most samples per time series.
 pub const MAX_SAMPLES: u64 = 10_000_000;
+/// Most sampled values of all the time series together (8 bytes each: 1.6 GB).
+pub const MAX_SAMPLE_VALUES: u64 = 200_000_000;
 /// Default time-series sampling interval.
 pub const SAMPLE_INTERVAL: SimTime = SimTime::from_millis(100);
 
@@ -1315,7 +1317,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
         }
     }
     let out = &spec.output;
-    let trace = trace_plan(spec, file, &b, &flows)?;
+    let trace = trace_plan(spec, file, &b, &flows, &routes)?;
     let interval = out.sample_interval.map(|t| t.0).unwrap_or(SAMPLE_INTERVAL);
     let samples = duration.0 / interval.0.max(1);
     let sampler = if interval == SimTime::ZERO {
@@ -1362,15 +1364,33 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
                 (links, picked)
             }
         };
-        Sampler::new(
-            interval,
-            links,
-            out.sample_flows.unwrap_or(true),
-            out.sample_groups.unwrap_or(true),
-            warmup,
-        )
-        .with_ifaces(ifaces)
-        .with_duration(duration)
+        let (sample_flows, sample_groups) = (out.sample_flows.unwrap_or(true), out.sample_groups.unwrap_or(true));
+        // At least this many series (congestion windows, RTTs and AQM probes come on top).
+        let series = 2 * (links.len() + ifaces.len()) as u64
+            + if sample_flows {
+                (FLOW_METRICS.len() * flows.len()) as u64
+            } else {
+                0
+            }
+            + if sample_groups {
+                (GROUP_METRICS.len() * spec.flows.len()) as u64
+            } else {
+                0
+            };
+        if series.saturating_mul(samples) > MAX_SAMPLE_VALUES {
+            return Err(err(
+                file,
+                "output.sample_interval",
+                format!(
+                    "{samples} samples (every {interval}) of at least {series} series would keep more than \
+                     {MAX_SAMPLE_VALUES} values; sample less often, or fewer series (sample_links, \
+                     sample_flows = false, sample_groups = false)"
+                ),
+            ));
+        }
+        Sampler::new(interval, links, sample_flows, sample_groups, warmup)
+            .with_ifaces(ifaces)
+            .with_duration(duration)
     };
     let mut guards = Guards::default();
     if let Some(m) = spec.limits.max_events {
@@ -1399,9 +1419,75 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
     Ok(sim)
 }
 
+/// The size of the planned trace ([`crate::trace::estimate`]): each flow's
+/// data path and acknowledgement path from the routes, its data packet size
+/// from `packet_size` (else its segment plus a 40-byte header).
+fn trace_estimate(
+    spec: &ScenarioSpec,
+    b: &Builder,
+    flows: &[Flow],
+    routes: &[u32],
+    mss: &[u32],
+    plan: &TracePlan,
+) -> estimate::TraceEstimate {
+    let n = b.nodes.len();
+    let path = |from: usize, to: usize| {
+        let mut hops = Vec::new();
+        let mut at = from;
+        while at != to && hops.len() <= n {
+            let l = routes[at * n + to];
+            if l == u32::MAX {
+                break;
+            }
+            hops.push(l as usize);
+            at = b.links[l as usize].to.0 as usize;
+        }
+        hops
+    };
+    let sizes: Vec<Option<u64>> = spec
+        .flows
+        .iter()
+        .flat_map(|g| {
+            let size = g.params.get("packet_size").and_then(|v| v.as_u64());
+            std::iter::repeat_n(size, g.count.unwrap_or(1).max(1) as usize)
+        })
+        .collect();
+    let demands: Vec<estimate::Demand> = flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let (src, dst) = (f.src.0 as usize, f.dst.0 as usize);
+            let feedback = f.sender.name() != "udp";
+            estimate::Demand {
+                path: path(src, dst),
+                back: if feedback { path(dst, src) } else { Vec::new() },
+                packet_bytes: sizes
+                    .get(i)
+                    .copied()
+                    .flatten()
+                    .unwrap_or(u64::from(mss.get(i).copied().unwrap_or(crate::DEFAULT_MSS)) + estimate::ACK_BYTES),
+            }
+        })
+        .collect();
+    let capacity: Vec<f64> = b.links.iter().map(|l| l.rate_bps as f64).collect();
+    estimate::estimate(
+        plan.format,
+        &plan.links,
+        &capacity,
+        &demands,
+        spec.duration.0.secs_f64(),
+    )
+}
+
 /// `[output] trace` and `trace_links`: the trace to write, checked now
 /// (files are only created when the run starts, in its output folder).
-fn trace_plan(spec: &ScenarioSpec, file: &str, b: &Builder, flows: &[Flow]) -> Result<Option<TracePlan>> {
+fn trace_plan(
+    spec: &ScenarioSpec,
+    file: &str,
+    b: &Builder,
+    flows: &[Flow],
+    routes: &[u32],
+) -> Result<Option<TracePlan>> {
     let out = &spec.output;
     let format = match out.trace.as_deref().unwrap_or("none") {
         "none" => {
@@ -1455,7 +1541,8 @@ fn trace_plan(spec: &ScenarioSpec, file: &str, b: &Builder, flows: &[Flow]) -> R
         .iter()
         .map(|f| f.sender.segment_payload().unwrap_or(crate::DEFAULT_MSS))
         .collect();
-    let plan = TracePlan::new(format, traced, &b.nodes, &b.links, flows, &mss);
+    let mut plan = TracePlan::new(format, traced, &b.nodes, &b.links, flows, &mss);
+    plan.estimate = trace_estimate(spec, b, flows, routes, &mss, &plan);
     if format == TraceFormat::Pcap {
         let names: Vec<&String> = plan.files.iter().flatten().collect();
         if names.len() > MAX_PCAP_FILES {

@@ -76,6 +76,16 @@ pub fn validate_value(v: serde_json::Value, file: &str) -> Result<()> {
     build_value(v, file).map(|_| ())
 }
 
+/// The size of the packet trace a scenario asks for (`[output] trace`),
+/// estimated without running it ([`trace::estimate`]), with its format;
+/// None without a trace.
+pub fn trace_estimate_value(
+    v: serde_json::Value,
+    file: &str,
+) -> Result<Option<(trace::TraceFormat, trace::estimate::TraceEstimate)>> {
+    Ok(build_value(v, file)?.trace_plan.map(|p| (p.format, p.estimate)))
+}
+
 /// Run a scenario given as a JSON-model value.
 ///
 /// A scenario that asks for a packet trace (`[output] trace`) needs an

@@ -25,7 +25,7 @@ use crate::wlan::Wlan;
 pub const GROUP_METRICS: [&str; 5] = ["goodput_bps", "throughput_bps", "send_bps", "active_flows", "delay_s"];
 
 /// The per-flow series every flow has, in order, before its sender's probes.
-const FLOW_METRICS: [&str; 4] = ["goodput_bps", "throughput_bps", "send_bps", "delay_s"];
+pub const FLOW_METRICS: [&str; 4] = ["goodput_bps", "throughput_bps", "send_bps", "delay_s"];
 
 /// Mean one-way delay in seconds of `n` packets whose delays sum to
 /// `sum_ns`; NaN when there were none (so plots show a gap).

@@ -460,9 +460,28 @@ fn toml_to_json(v: toml::Value, path: &mut String, file: &str) -> Result<serde_j
 pub fn toml_text_to_value(text: &str, file: &str) -> Result<serde_json::Value> {
     let t: toml::Table = text.parse().map_err(|e: toml::de::Error| Error::Syntax {
         file: file.to_string(),
-        message: format!("invalid TOML: {}", e.to_string().trim()),
+        message: toml_error_line(text, &e),
     })?;
     toml_to_json(toml::Value::Table(t), &mut String::new(), file)
+}
+
+/// A TOML syntax error on one line: "invalid TOML at line L, column C: what".
+///
+/// The toml crate's own message quotes the offending source line under a
+/// caret, which for a long line (an inline array of 100 flows) runs to
+/// kilobytes; the position says as much in a line.
+fn toml_error_line(text: &str, e: &toml::de::Error) -> String {
+    let what = e.message().trim().replace('\n', "; ");
+    match e.span() {
+        Some(span) => {
+            let start = span.start.min(text.len());
+            let before = text.get(..start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+            format!("invalid TOML at line {line}, column {column}: {what}")
+        }
+        None => format!("invalid TOML: {what}"),
+    }
 }
 
 /// Parse JSON text into a value.

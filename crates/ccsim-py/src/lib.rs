@@ -13,11 +13,26 @@ create_exception!(_core, SimulationError, PyRuntimeError, "A run was stopped by 
 
 fn to_py(e: Error) -> PyErr {
     match e {
-        Error::Guard(m) => SimulationError::new_err(m),
+        Error::Guard(m) => SimulationError::new_err(one_line(&m)),
         Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("simulation interrupted"),
         Error::Io(m) => pyo3::exceptions::PyOSError::new_err(m),
-        other => ScenarioError::new_err(other.to_string()),
+        other => ScenarioError::new_err(one_line(&other.to_string())),
     }
+}
+
+/// A message on one line: control characters (a key named "\n" in the
+/// scenario, say) written as escapes, so the error stays one line.
+fn one_line(message: &str) -> String {
+    message
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 thread_local! {
@@ -177,6 +192,27 @@ fn parse_size_bytes(text: &str) -> PyResult<f64> {
         .map_err(PyValueError::new_err)
 }
 
+/// The packet trace a scenario asks for, estimated without running it:
+/// (format, packet crossings of traced links, bytes), or None without a trace.
+#[pyfunction]
+#[pyo3(signature = (text, source, fmt="toml", seed=None))]
+fn trace_estimate(
+    text: &str,
+    source: &str,
+    fmt: &str,
+    seed: Option<u64>,
+) -> PyResult<Option<(&'static str, f64, f64)>> {
+    let v = scenario_value(text, source, fmt, seed).map_err(to_py)?;
+    let estimate = ccsim_core::trace_estimate_value(v, source).map_err(to_py)?;
+    Ok(estimate.map(|(format, e)| {
+        let name = match format {
+            ccsim_core::trace::TraceFormat::Ns2 => "ns2",
+            ccsim_core::trace::TraceFormat::Pcap => "pcap",
+        };
+        (name, e.packets, e.bytes)
+    }))
+}
+
 /// The engine's version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -187,6 +223,7 @@ fn version() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_estimate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time_s, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;

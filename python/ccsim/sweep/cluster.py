@@ -3,7 +3,8 @@
 `ADDRESS` is a scheduler's address (`tcp://host:8786`, or any scheme Dask's
 `Client` takes) or `local:N`, which starts a LocalCluster of N worker
 processes with one thread each on this machine (for testing the cluster path
-without a cluster). Workers run `ccsim.sweep.runner.execute`, the function
+without a cluster), listening on loopback (127.0.0.1) only, without a
+dashboard. Workers run `ccsim.sweep.runner.execute`, the function
 every backend runs, so they must have the same ccsim installed (the driver
 checks the version each run reports). Results come back to the driver,
 which alone writes the store: workers need no shared file system.
@@ -23,6 +24,8 @@ from ccsim.sweep.runner import Outcome, Task, execute, failure
 
 INSTALL_HINT = "--cluster needs Dask: pip install 'ccsim[dask]' (or pip install 'dask[distributed]')"
 CONNECT_TIMEOUT_S = 30
+LOOPBACK = "127.0.0.1"
+"""The address a LocalCluster (`local:N`) listens on: its scheduler and workers are not reachable from elsewhere."""
 
 
 def _distributed() -> ModuleType:
@@ -60,11 +63,14 @@ class DaskCluster:
         distributed = _distributed()
         try:
             if self.local_workers is not None or self.address == "local":
+                # Loopback only, and no dashboard: nothing on the network can reach the workers.
                 self._cluster = distributed.LocalCluster(
                     n_workers=self.local_workers,
                     threads_per_worker=1,
                     processes=True,
+                    host=LOOPBACK,
                     dashboard_address=None,
+                    worker_dashboard_address=None,
                 )
                 self._client = distributed.Client(self._cluster)
             else:

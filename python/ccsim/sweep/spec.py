@@ -22,6 +22,7 @@ import json
 import os
 import re
 import tomllib
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ from typing import Any
 
 from ccsim import _core
 from ccsim._core import ScenarioError
+from ccsim.scenario import read_text
 
 DEFAULT_SEED = 1
 NO_CASE = "base"
@@ -290,7 +292,7 @@ class Sweep:
             for combo in itertools.product(*(p.values for p in self.parameters)):
                 values = tuple((p.path, v) for p, v in zip(self.parameters, combo, strict=True))
                 parts = ([f"case={case.label}"] if self.cases else []) + [f"{k}={_value_text(v)}" for k, v in values]
-                label = f"{self.source} [{', '.join(parts)}]" if parts else f"{self.source} [base]"
+                label = _printable(f"{self.source} [{', '.join(parts)}]" if parts else f"{self.source} [base]")
                 yield Point(case=case.label, values=values, label=label)
 
     def point_scenario(self, point: Point) -> dict[str, Any]:
@@ -329,7 +331,12 @@ class Sweep:
 
 
 def _fail(source: str, key: str, message: str) -> ScenarioError:
-    return ScenarioError(f"{source}: {key}: {message}")
+    return ScenarioError(f"{source}: {_printable(key)}: {message}")
+
+
+def _printable(text: str) -> str:
+    """`text` with control characters escaped (a key named "\\n" keeps the message on one line)."""
+    return "".join(c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) == "Cc" else c for c in text)
 
 
 def _flatten_grid(table: Mapping[str, Any], source: str, prefix: tuple[Segment, ...] = ()) -> Iterator[Parameter]:
@@ -396,11 +403,7 @@ def _parse_cases(raw: object, source: str) -> tuple[Case, ...]:
 
 def _read_toml(path: Path, what: str) -> tuple[dict[str, Any], str]:
     source = os.fspath(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        reason = getattr(e, "strerror", None) or str(e)
-        raise ScenarioError(f"{source}: cannot read the {what}: {reason}") from e
+    text = read_text(path, what)
     try:
         if path.suffix.lower() == ".json":
             data = json.loads(text)
@@ -410,6 +413,8 @@ def _read_toml(path: Path, what: str) -> tuple[dict[str, Any], str]:
             data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
         raise ScenarioError(f"{source}: not valid {'JSON' if path.suffix.lower() == '.json' else 'TOML'}: {e}") from e
+    except RecursionError:
+        raise ScenarioError(f"{source}: cannot read the {what}: tables or arrays nested too deeply") from None
     return data, text
 
 
@@ -428,7 +433,10 @@ def from_dict(data: Mapping[str, Any], source: str, base_dir: Path, text: str = 
     raw_base = data.get("base")
     if isinstance(raw_base, str):
         base_path = Path(raw_base) if Path(raw_base).is_absolute() else base_dir / raw_base
-        base, _ = _read_toml(base_path, "base scenario")
+        try:
+            base, _ = _read_toml(base_path, "base scenario")
+        except ScenarioError as e:  # name the sweep file first: it is the file the user gave
+            raise _fail(source, "base", str(e)) from None
         base_source = os.fspath(base_path)
     elif isinstance(raw_base, Mapping):
         base, base_source = copy.deepcopy(dict(raw_base)), f"{source} [base]"
@@ -481,8 +489,8 @@ def is_sweep_file(path: str | os.PathLike[str]) -> bool:
     if p.suffix.lower() == ".json":
         return False
     try:
-        return "base" in tomllib.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return "base" in tomllib.loads(read_text(p))
+    except (ScenarioError, tomllib.TOMLDecodeError, RecursionError):
         return False  # reading it as a scenario reports the problem
 
 
@@ -494,7 +502,7 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
 
 
 MAX_ERRORS_SHOWN = 20
-"""plan() lists at most this many invalid grid points."""
+"""plan() lists at most this many distinct errors (each at the first grid point that has it)."""
 
 
 def plan(sweep: Sweep) -> list[Run]:
@@ -503,7 +511,7 @@ def plan(sweep: Sweep) -> list[Run]:
     Raises one ScenarioError listing every invalid point (each message names
     the point) before anything has run.
     """
-    errors: list[str] = []
+    errors: dict[str, list[str]] = {}  # what is wrong -> the points where it is, in grid order
     checked: list[tuple[Point, dict[str, object]]] = []
     points = list(sweep.points())
     for pt in points:
@@ -512,16 +520,23 @@ def plan(sweep: Sweep) -> list[Run]:
             probe = sweep.run_at(pt, scenario, 0)
             _core.validate_scenario(probe.scenario_json(), pt.label, "json")
         except ScenarioError as e:
-            errors.append(str(e))
+            text = str(e)
+            what = text.removeprefix(f"{pt.label}: ")
+            errors.setdefault(what, []).append(pt.label if what != text else "")
             continue
         checked.append((pt, scenario))
     if errors:
-        shown = errors[:MAX_ERRORS_SHOWN]
-        more = f"\n  ... and {len(errors) - len(shown)} more" if len(errors) > len(shown) else ""
-        verb = "is" if len(errors) == 1 else "are"
-        raise ScenarioError(
-            f"{sweep.source}: {len(errors)} of {len(points)} grid points {verb} invalid; nothing was run:\n  "
-            + "\n  ".join(shown)
-            + more
-        )
+        raise ScenarioError(_plan_errors(sweep.source, errors, len(points)))
     return [sweep.run_at(pt, sc, r) for r in range(sweep.replicates) for pt, sc in checked]
+
+
+def _plan_errors(source: str, errors: Mapping[str, Sequence[str]], points: int) -> str:
+    """plan()'s message: one line per distinct error, at its first grid point, with how many more share it."""
+    bad = sum(len(at) for at in errors.values())
+    lines = []
+    for what, at in list(errors.items())[:MAX_ERRORS_SHOWN]:
+        same = f" (and {len(at) - 1} more grid point{'s' if len(at) > 2 else ''})" if len(at) > 1 else ""
+        lines.append(f"{at[0]}: {what}{same}" if at[0] else f"{what}{same}")
+    more = f"\n  ... and {len(errors) - MAX_ERRORS_SHOWN} more errors" if len(errors) > MAX_ERRORS_SHOWN else ""
+    verb = "is" if bad == 1 else "are"
+    return f"{source}: {bad} of {points} grid points {verb} invalid; nothing was run:\n  " + "\n  ".join(lines) + more

@@ -37,6 +37,7 @@
 //! (what an ns-2 script that attaches one agent after the other gets); the
 //! ns-2 port is that number and the pcap port 1024 + that number.
 
+pub mod estimate;
 pub mod ns2;
 pub mod pcap;
 
@@ -103,6 +104,8 @@ pub struct TracePlan {
     pub files: Vec<Option<String>>,
     /// Per flow (by id).
     pub flows: Vec<FlowTrace>,
+    /// How big the trace will get ([`estimate`]).
+    pub estimate: estimate::TraceEstimate,
 }
 
 /// The ns-2 packet types of a transport's data and acknowledgement packets.
@@ -189,6 +192,10 @@ impl TracePlan {
             ends,
             files,
             flows,
+            estimate: estimate::TraceEstimate {
+                packets: 0.0,
+                bytes: 0.0,
+            },
         }
     }
 }
