@@ -14,7 +14,7 @@ use crate::params::{ParamError, Params};
 use crate::queue::droptail::{DropTail, Limit};
 use crate::queue::{registry as queues, Queue, QueueDisc};
 use crate::rng::{stream, uniform01};
-use crate::routing::shortest_paths;
+use crate::routing::{Routes, NO_ROUTE};
 use crate::sampler::{Sampler, FLOW_METRICS, GROUP_METRICS};
 use crate::scenario::{FlowGroupSpec, LossSpec, QueueSpec, ScenarioSpec, WlanSpec};
 use crate::sim::{Flow, Guards, Node, Simulation};
@@ -1299,11 +1299,10 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
             b.links[i + 1].notify_reverse = Some(LinkId(i as u32));
         }
     }
-    let routes = shortest_paths(b.nodes.len(), &b.links);
-    let n = b.nodes.len();
+    let routes = Routes::new(b.nodes.len(), &b.links);
     for (i, f) in flows.iter().enumerate() {
         for (x, y) in [(f.src, f.dst), (f.dst, f.src)] {
-            if routes[x.0 as usize * n + y.0 as usize] == u32::MAX {
+            if routes.next(x.0 as usize, y.0 as usize) == NO_ROUTE {
                 let gi = group_of[i];
                 return Err(err(
                     file,
@@ -1426,7 +1425,7 @@ fn trace_estimate(
     spec: &ScenarioSpec,
     b: &Builder,
     flows: &[Flow],
-    routes: &[u32],
+    routes: &Routes,
     mss: &[u32],
     plan: &TracePlan,
 ) -> estimate::TraceEstimate {
@@ -1435,8 +1434,8 @@ fn trace_estimate(
         let mut hops = Vec::new();
         let mut at = from;
         while at != to && hops.len() <= n {
-            let l = routes[at * n + to];
-            if l == u32::MAX {
+            let l = routes.next(at, to);
+            if l == NO_ROUTE {
                 break;
             }
             hops.push(l as usize);
@@ -1486,7 +1485,7 @@ fn trace_plan(
     file: &str,
     b: &Builder,
     flows: &[Flow],
-    routes: &[u32],
+    routes: &Routes,
 ) -> Result<Option<TracePlan>> {
     let out = &spec.output;
     let format = match out.trace.as_deref().unwrap_or("none") {

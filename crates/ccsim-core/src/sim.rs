@@ -121,8 +121,8 @@ pub struct Simulation {
     pub links: Vec<Link>,
     /// Flows.
     pub flows: Vec<Flow>,
-    /// routes[node * n + dst] = egress link (u32::MAX: none).
-    pub routes: Vec<u32>,
+    /// The egress link from any node towards any destination.
+    pub routes: crate::routing::Routes,
     /// Start of the metrics window.
     pub warmup: SimTime,
     /// End of the run.
@@ -178,7 +178,7 @@ impl Simulation {
         nodes: Vec<Node>,
         links: Vec<Link>,
         flows: Vec<Flow>,
-        routes: Vec<u32>,
+        routes: crate::routing::Routes,
         warmup: SimTime,
         duration: SimTime,
         sampler: Sampler,
@@ -244,7 +244,7 @@ impl Simulation {
     /// The egress link from `node` towards `dst`.
     #[inline]
     pub fn route(&self, node: NodeId, dst: NodeId) -> Option<LinkId> {
-        let r = self.routes[node.0 as usize * self.nodes.len() + dst.0 as usize];
+        let r = self.routes.next(node.0 as usize, dst.0 as usize);
         (r != u32::MAX).then_some(LinkId(r))
     }
 

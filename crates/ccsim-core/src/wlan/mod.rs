@@ -172,8 +172,8 @@ pub struct MacCtx<'a> {
     pub lost: &'a mut Vec<PacketRef>,
     /// Links (to find a packet's next hop).
     pub links: &'a [Link],
-    /// The routing table, routes[node * n_nodes + dst].
-    pub routes: &'a [u32],
+    /// The routing table.
+    pub routes: &'a crate::routing::Routes,
     /// Number of nodes.
     pub n_nodes: usize,
     /// Start of the metrics window.
@@ -285,7 +285,7 @@ impl Wlan {
                 return false;
             };
             let pk = ctx.arena.get(p);
-            let r = ctx.routes[ifc.node.0 as usize * ctx.n_nodes + pk.dst.0 as usize];
+            let r = ctx.routes.next(ifc.node.0 as usize, pk.dst.0 as usize);
             let medium = ctx.links.get(r as usize).and_then(|l| l.medium.map(|m| (LinkId(r), m)));
             match medium {
                 Some((link, m)) if m.wlan == self.id && m.tx == i as u32 => {
