@@ -184,6 +184,9 @@ impl CongestionControl for Bic {
         let s = self.recalc_ssthresh(ev.window);
         self.w.reduce(s, ev);
     }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.w.cwnd = cwnd.max(1.0);
+    }
     fn on_rto(&mut self, ev: &CongestionEvent) {
         let s = self.recalc_ssthresh(ev.window);
         self.w.timeout(s, ev);

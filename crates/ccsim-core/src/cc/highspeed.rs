@@ -126,6 +126,9 @@ impl CongestionControl for HighSpeed {
         let w = ev.window;
         self.w.reduce((1.0 - self.cfg.b(w)) * w, ev);
     }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.w.cwnd = cwnd.max(1.0);
+    }
     fn on_rto(&mut self, ev: &CongestionEvent) {
         let w = ev.flight;
         self.w.timeout((1.0 - self.cfg.b(w)) * w, ev);

@@ -45,6 +45,8 @@ pub struct TcpReceiver {
     max_blocks: usize,
     /// ACKs carrying SACK blocks are longer by the option's bytes.
     option_bytes: bool,
+    /// Echo timestamps by RFC 1323's rule.
+    rfc1323_echo: bool,
     delack: Option<DelAck>,
     /// Next segment expected.
     rcv_nxt: u64,
@@ -71,6 +73,7 @@ impl TcpReceiver {
             sack,
             max_blocks: max_blocks.clamp(1, MAX_SACK_BLOCKS),
             option_bytes: false,
+            rfc1323_echo: false,
             delack,
             rcv_nxt: 0,
             ooo: VecDeque::new(),
@@ -144,6 +147,16 @@ impl TcpReceiver {
         self.n_blocks = n;
     }
 
+    /// Echo timestamps by RFC 1323's rule (section 3.4; ns-2's
+    /// `Acker::update_ts` with `ts_echo_rfc1323_`): the timestamp of the
+    /// segment that advanced the cumulative ACK, or of an older duplicate
+    /// with a later timestamp; out-of-order segments leave it alone, so
+    /// duplicate ACKs echo the last in-order segment's.
+    pub fn with_rfc1323_echo(mut self, on: bool) -> Self {
+        self.rfc1323_echo = on;
+        self
+    }
+
     /// Count the SACK option in the size of the ACKs that carry blocks.
     pub fn with_sack_option_bytes(mut self, on: bool) -> Self {
         self.option_bytes = on;
@@ -204,8 +217,10 @@ impl Receiver for TcpReceiver {
         if pkt.ecn == Ecn::Ce {
             self.ece = true;
         }
-        self.last_ts = pkt.ts_val;
         let seq = pkt.seq;
+        if !self.rfc1323_echo || seq == self.rcv_nxt || (seq < self.rcv_nxt && pkt.ts_val >= self.last_ts) {
+            self.last_ts = pkt.ts_val;
+        }
         let payload = pkt.payload.max(1);
         if seq < self.rcv_nxt {
             // A duplicate: acknowledge at once.
