@@ -28,18 +28,14 @@
 //! Times are `tcp_time_stamp`: milliseconds, truncated (`HZ` = 1000,
 //! `JIFFY_RATIO` 1000 in `tcp/linux/ns-linux-util.h`).
 
+use super::linux2622::{stamp, Sock, ACK_RATIO_SHIFT, HZ};
 use super::{AckInfo, CaState, CcInit, CongestionControl, CongestionEvent};
 use crate::rng::SimRng;
-use crate::time::SimTime;
 
 /// `BICTCP_BETA_SCALE`.
 const BETA_SCALE: u32 = 1024;
 /// `BICTCP_HZ` (2^10 units per second).
 const BICTCP_HZ: u32 = 10;
-/// `HZ` of ns-2's Linux shim.
-const HZ: u32 = 1000;
-/// `ACK_RATIO_SHIFT`.
-const ACK_RATIO_SHIFT: u32 = 4;
 /// ns-2.35 module defaults (`tcp_cubic.c`, confirmed by `get_ca_param cubic`).
 const BIC_SCALE: u32 = 41;
 /// `beta` 819 (/1024).
@@ -50,9 +46,7 @@ const MAX_INCREMENT: u32 = 16;
 /// `struct bictcp` and the window of `struct tcp_sock`.
 #[derive(Clone, Debug, Default)]
 pub struct LinuxCubic {
-    snd_cwnd: u32,
-    snd_ssthresh: u32,
-    snd_cwnd_cnt: u32,
+    sk: Sock,
     cnt: u32,
     last_max_cwnd: u32,
     loss_cwnd: u32,
@@ -112,12 +106,7 @@ impl LinuxCubic {
     pub fn new(init: &CcInit, fast_convergence: bool, tcp_friendliness: bool) -> Self {
         let beta = LINUX_BETA;
         let mut c = LinuxCubic {
-            snd_cwnd: init.initial_cwnd.max(1.0) as u32,
-            snd_ssthresh: if init.initial_ssthresh.is_finite() {
-                init.initial_ssthresh as u32
-            } else {
-                u32::MAX
-            },
+            sk: Sock::new(init),
             fast_convergence,
             tcp_friendliness,
             // cubictcp_register
@@ -149,11 +138,6 @@ impl LinuxCubic {
     /// ACKs per window increment last computed (`ca->cnt`).
     pub fn cnt(&self) -> u32 {
         self.cnt
-    }
-
-    /// `tcp_time_stamp`: ns-2 truncates the clock to milliseconds.
-    fn stamp(now: SimTime) -> u32 {
-        (now.0 / 1_000_000) as u32
     }
 
     /// `bictcp_update`.
@@ -244,7 +228,7 @@ impl LinuxCubic {
     /// `bictcp_recalc_ssthresh`.
     fn recalc_ssthresh(&mut self) -> u32 {
         self.epoch_start = 0;
-        let cwnd = self.snd_cwnd;
+        let cwnd = self.sk.cwnd;
         self.last_max_cwnd = if cwnd < self.last_max_cwnd && self.fast_convergence {
             (cwnd as u64 * (BETA_SCALE + LINUX_BETA) as u64 / (2 * BETA_SCALE) as u64) as u32
         } else {
@@ -253,15 +237,6 @@ impl LinuxCubic {
         self.loss_cwnd = cwnd;
         ((cwnd as u64 * LINUX_BETA as u64 / BETA_SCALE as u64) as u32).max(2)
     }
-
-    /// `tcp_slow_start` with `sysctl_tcp_abc` 1: one segment per ACK of new data.
-    fn slow_start(&mut self) {
-        self.snd_cwnd_cnt += self.snd_cwnd;
-        while self.snd_cwnd_cnt >= self.snd_cwnd {
-            self.snd_cwnd_cnt -= self.snd_cwnd;
-            self.snd_cwnd += 1;
-        }
-    }
 }
 
 impl CongestionControl for LinuxCubic {
@@ -269,14 +244,10 @@ impl CongestionControl for LinuxCubic {
         "cubic"
     }
     fn cwnd(&self) -> f64 {
-        self.snd_cwnd as f64
+        self.sk.cwnd as f64
     }
     fn ssthresh(&self) -> f64 {
-        if self.snd_ssthresh == u32::MAX {
-            f64::INFINITY
-        } else {
-            self.snd_ssthresh as f64
-        }
+        self.sk.ssthresh_f64()
     }
     /// ns-2 `LinuxTcpAgent::recv`: `pkts_acked` on an ACK of new data in
     /// the Open state; `cong_avoid` when new data is acknowledged outside
@@ -287,7 +258,7 @@ impl CongestionControl for LinuxCubic {
         if ack.acked == 0 {
             return;
         }
-        let now = Self::stamp(ack.now);
+        let now = stamp(ack.now);
         if ack.state == CaState::Open {
             // bictcp_acked (u32 arithmetic, as the kernel's)
             let cnt = (ack.acked as u32).wrapping_sub(self.delayed_ack >> ACK_RATIO_SHIFT);
@@ -306,38 +277,33 @@ impl CongestionControl for LinuxCubic {
             self.measure_delay(now, tsecr);
         }
         // tcp_is_cwnd_limited of ns-2's shim: in_flight >= snd_cwnd.
-        if ack.prior_in_flight < self.snd_cwnd as u64 {
+        if ack.prior_in_flight < self.sk.cwnd as u64 {
             return;
         }
-        if self.snd_cwnd <= self.snd_ssthresh {
-            self.slow_start();
+        if self.sk.in_slow_start() {
+            self.sk.slow_start();
         } else {
-            self.update(self.snd_cwnd, now);
-            if self.snd_cwnd_cnt >= self.cnt {
-                self.snd_cwnd += 1;
-                self.snd_cwnd_cnt = 0;
-            } else {
-                self.snd_cwnd_cnt += 1;
-            }
+            self.update(self.sk.cwnd, now);
+            self.sk.count_towards(self.cnt);
         }
     }
     /// `tcp_fastretrans_alert` entering Recovery: ssthresh from the
     /// module, cwnd = ssthresh (CUBIC has no `min_cwnd`).
     fn on_congestion_event(&mut self, _ev: &CongestionEvent) {
-        self.snd_ssthresh = self.recalc_ssthresh();
-        self.snd_cwnd_cnt = 0;
-        self.snd_cwnd = self.snd_ssthresh;
+        self.sk.ssthresh = self.recalc_ssthresh();
+        self.sk.cnt = 0;
+        self.sk.cwnd = self.sk.ssthresh;
     }
     /// `LinuxTcpAgent::enter_loss`: ssthresh from the module, cwnd = 1,
     /// then `bictcp_state(TCP_CA_Loss)` resets everything.
     fn on_rto(&mut self, _ev: &CongestionEvent) {
-        self.snd_ssthresh = self.recalc_ssthresh();
-        self.snd_cwnd = 1;
-        self.snd_cwnd_cnt = 0;
+        self.sk.ssthresh = self.recalc_ssthresh();
+        self.sk.cwnd = 1;
+        self.sk.cnt = 0;
         self.reset();
     }
     fn set_cwnd(&mut self, cwnd: f64) {
-        self.snd_cwnd = cwnd.max(1.0) as u32;
+        self.sk.cwnd = cwnd.max(1.0) as u32;
     }
 }
 
@@ -392,9 +358,9 @@ mod tests {
         c.on_ack(&a, &mut rng);
         assert_eq!(c.cnt(), 25);
         // Not cwnd-limited (flight below cwnd): no growth, no count.
-        let before = c.snd_cwnd_cnt;
+        let before = c.sk.cnt;
         a.prior_in_flight = 9;
         c.on_ack(&a, &mut rng);
-        assert_eq!(c.snd_cwnd_cnt, before);
+        assert_eq!(c.sk.cnt, before);
     }
 }

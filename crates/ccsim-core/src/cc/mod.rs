@@ -24,6 +24,7 @@ pub mod cubic;
 pub mod cubic_linux;
 pub mod highspeed;
 pub mod hystart;
+pub mod linux2622;
 pub mod reno;
 pub mod vegas;
 
@@ -97,11 +98,11 @@ pub const CONTROLLERS: &[Controller] = &[
         false,
     ),
     row("vegas", |p, i| boxed(vegas::Vegas::new(parse_params(p)?, i)), false),
-    row("bic", |p, i| boxed(bic::Bic::new(parse_params(p)?, i)), true),
+    row("bic", |p, i| bic::build(parse_params(p)?, i), true),
     row("cubic", |p, i| cubic::build(parse_params(p)?, i), true),
     row(
         "highspeed",
-        |p, i| boxed(highspeed::HighSpeed::new(parse_params(p)?, i)),
+        |p, i| highspeed::build(parse_params(p)?, i),
         false,
     ),
     row("bbr", |p, i| boxed(bbr::Bbr::new(parse_params(p)?, i)), true),
