@@ -371,7 +371,8 @@ impl LinuxHighSpeed {
     /// `hstcp_ssthresh`.
     fn ssthresh_for_loss(&self) -> u32 {
         let w = self.sk.cwnd;
-        w.saturating_sub(((w as u64 * HSTCP_AIMD[self.ai].1 as u64) >> 8) as u32).max(2)
+        w.saturating_sub(((w as u64 * HSTCP_AIMD[self.ai].1 as u64) >> 8) as u32)
+            .max(2)
     }
 }
 

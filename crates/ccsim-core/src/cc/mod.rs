@@ -100,11 +100,7 @@ pub const CONTROLLERS: &[Controller] = &[
     row("vegas", |p, i| boxed(vegas::Vegas::new(parse_params(p)?, i)), false),
     row("bic", |p, i| bic::build(parse_params(p)?, i), true),
     row("cubic", |p, i| cubic::build(parse_params(p)?, i), true),
-    row(
-        "highspeed",
-        |p, i| highspeed::build(parse_params(p)?, i),
-        false,
-    ),
+    row("highspeed", |p, i| highspeed::build(parse_params(p)?, i), false),
     row("bbr", |p, i| boxed(bbr::Bbr::new(parse_params(p)?, i)), true),
 ];
 

@@ -292,6 +292,34 @@ impl Receiver for TcpReceiver {
 #[cfg(test)]
 mod option_tests {
     use super::sack_option_len;
+    use super::TcpReceiver;
+    use crate::time::SimTime;
+    use crate::transport::Receiver;
+
+    #[test]
+    fn rfc1323_echo_keeps_the_last_in_order_timestamp() {
+        // Segments 0 (t = 1 ms) and 2 (t = 3 ms, out of order) then 1 (t =
+        // 5 ms): RFC 1323 echoes 1 ms on the duplicate ACK, 5 ms once 1
+        // fills the hole; the plain rule echoes the latest segment's.
+        for (rfc, want) in [(true, [1, 1, 5]), (false, [1, 3, 5])] {
+            let mut r = TcpReceiver::new(64, 40, true, 3, None).with_rfc1323_echo(rfc);
+            let mut env = crate::transport::testenv::TestEnv::new();
+            let mut echoes = Vec::new();
+            for (seq, ms) in [(0u64, 1u64), (2, 3), (1, 5)] {
+                let p = crate::packet::Packet {
+                    kind: crate::packet::PacketKind::Data,
+                    seq,
+                    payload: 1000,
+                    size: 1040,
+                    ts_val: SimTime::from_millis(ms),
+                    ..Default::default()
+                };
+                r.on_packet(&mut env.ctx(SimTime::from_millis(ms)), &p);
+                echoes.push(env.sent().last().expect("an ACK").ts_echo);
+            }
+            assert_eq!(echoes, want.map(SimTime::from_millis), "rfc1323 {rfc}");
+        }
+    }
 
     #[test]
     fn sack_option_lengths_match_ns3_acks() {

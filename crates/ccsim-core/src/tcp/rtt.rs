@@ -402,4 +402,38 @@ mod tests {
         e.on_sample(SimTime::from_millis(100), SimTime::ZERO);
         assert_eq!(e.backoff(), 0);
     }
+
+    #[test]
+    fn ns2_linux_agent_timestamps_and_mdev() {
+        // `LinuxTcpAgent::rtt_update` with timestamps and tcp_tick_ 1 ms:
+        // samples rounded to the nearest tick, and a sample below SRTT
+        // moves RTTVAR 1/8 as much.
+        let rules = RtoRules {
+            floor: RtoFloor::Whole,
+            granularity: SimTime::from_millis(1),
+            ticks: true,
+            backoff_reset: BackoffReset::Sample,
+            ts_rounding: true,
+            linux_rttvar: true,
+        };
+        let mut e = RttEstimator::with_rules(
+            SimTime::from_millis(200),
+            SimTime::from_secs(60),
+            SimTime::from_secs(3),
+            rules,
+        );
+        // 100.6 ms rounds to 101 ticks (the send-time tick rule would give 100).
+        e.on_sample(SimTime::from_micros(100_600), SimTime::from_micros(1_000_900));
+        assert_eq!(e.srtt(), Some(SimTime::from_millis(101)));
+        // srtt8 = 808, rttvar4 = 202. A sample of 61 ticks: delta = -40,
+        // srtt8 = 768; |delta| - (202 >> 2) = -10 (not positive: not
+        // divided), rttvar4 = 192. Then 21 ticks: delta = -75, srtt8 = 693;
+        // 75 - 48 = 27 >> 3 = 3: rttvar4 = 195 (RFC 6298: 27 added).
+        e.on_sample(SimTime::from_millis(61), SimTime::from_secs(2));
+        assert_eq!(e.rttvar(), SimTime::from_millis(48));
+        e.on_sample(SimTime::from_millis(21), SimTime::from_secs(3));
+        assert_eq!(e.rttvar(), SimTime::from_micros(48_750));
+        // RTO = (693 + 8 * 195) >> 3 = 281 ticks.
+        assert_eq!(e.rto(), SimTime::from_millis(281));
+    }
 }
