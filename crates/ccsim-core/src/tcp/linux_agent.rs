@@ -116,6 +116,9 @@ impl TcpSender {
         // The cumulative ACK (`ack_processing`, `CleanRtxQueue`).
         let mut acked = 0u64;
         let mut acked_bytes = 0u64;
+        // Without timestamps: Karn's sample from the cumulative ACK.
+        let mut cum_rtt: Option<crate::time::SimTime> = None;
+        let mut retrans_acked = false;
         for s in self.snd_una..ack {
             let seg = self
                 .segs
@@ -123,8 +126,14 @@ impl TcpSender {
                 .expect("segs holds every seq in [snd_una, snd_max) and ack <= snd_max");
             acked += 1;
             acked_bytes += seg.payload as u64;
-            if seg.la_lost && !self.board.is_sacked(s) {
+            let sacked = self.board.is_sacked(s);
+            if seg.la_lost && !sacked {
                 self.la.lost_out -= 1;
+            }
+            if seg.tx_count > 1 {
+                retrans_acked = true;
+            } else if !sacked && cum_rtt.is_none_or(|r| now - seg.sent_at < r) {
+                cum_rtt = Some(now - seg.sent_at);
             }
         }
         let advanced = acked > 0;
@@ -188,9 +197,25 @@ impl TcpSender {
         }
 
         // RTT sample and timer (`time_processing`).
-        let ts_rtt = self.cfg.ts_rtt.then(|| now.saturating_sub(pkt.ts_echo));
+        // (With `rtt_sampling` "timed" or "every_ack" instead of
+        // timestamps, the samples of the other senders.)
+        let ts_rtt = if self.cfg.ts_rtt {
+            Some(now.saturating_sub(pkt.ts_echo))
+        } else if self.cfg.timed_rtt {
+            match self.rtt_timing {
+                Some((seq, at)) if ack > seq => {
+                    self.rtt_timing = None;
+                    Some(now - at)
+                }
+                _ => None,
+            }
+        } else if retrans_acked {
+            None
+        } else {
+            cum_rtt
+        };
         if let Some(r) = ts_rtt {
-            self.rtt.on_sample(r, pkt.ts_echo);
+            self.rtt.on_sample(r, now - r);
         }
         if self.snd_una < self.snd_max {
             if advanced || self.cfg.rto_restart_every_ack {
