@@ -66,6 +66,20 @@ SEMANTICS = {
 LINUX_MODULES = {"cubic": "rfc9438", "bic": "ccsim", "highspeed": "rfc3649"}
 
 
+def _revert_linux_agent(sc: dict, where: str, key: str, value: object) -> bool:
+    """Revert one semantic of ns-2's Agent/TCP/Linux; False if the twin's cc is not one of its modules."""
+    cc = sc["flows"][0]["cc"]
+    if cc not in LINUX_MODULES:
+        return False
+    for f in sc["flows"]:
+        if where == "la":
+            f[key] = value
+        else:
+            # ccsim's own implementation of the module
+            f.setdefault("cc_params", {})[key] = LINUX_MODULES[cc]
+    return True
+
+
 def variant(params: dict, seed: int, compat: str | None, change: tuple) -> dict:
     where, key, value = change
     sc = ccsim_side.scenario(params, seed, compat)
@@ -81,15 +95,8 @@ def variant(params: dict, seed: int, compat: str | None, change: tuple) -> dict:
         for f in sc["flows"]:
             f.setdefault("cc_params", {})[key] = value
     elif where in ("la", "la-cc"):
-        cc = sc["flows"][0]["cc"]
-        if cc not in LINUX_MODULES:
+        if not _revert_linux_agent(sc, where, key, value):
             return {}
-        for f in sc["flows"]:
-            if where == "la":
-                f[key] = value
-            else:
-                # ccsim's own implementation of the module
-                f.setdefault("cc_params", {})[key] = LINUX_MODULES[cc]
     elif where == "queue":
         q = sc["topology"]["bottleneck"]
         if q["queue"]["kind"] != "droptail":

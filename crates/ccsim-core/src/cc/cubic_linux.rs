@@ -28,7 +28,7 @@
 //! Times are `tcp_time_stamp`: milliseconds, truncated (`HZ` = 1000,
 //! `JIFFY_RATIO` 1000 in `tcp/linux/ns-linux-util.h`).
 
-use super::linux2622::{stamp, Sock, ACK_RATIO_SHIFT, HZ};
+use super::linux2622::{stamp, track_ack_ratio, Sock, ACK_RATIO_SHIFT, HZ};
 use super::{AckInfo, CaState, CcInit, CongestionControl, CongestionEvent};
 use crate::rng::SimRng;
 
@@ -259,11 +259,7 @@ impl CongestionControl for LinuxCubic {
             return;
         }
         let now = stamp(ack.now);
-        if ack.state == CaState::Open {
-            // bictcp_acked (u32 arithmetic, as the kernel's)
-            let cnt = (ack.acked as u32).wrapping_sub(self.delayed_ack >> ACK_RATIO_SHIFT);
-            self.delayed_ack = self.delayed_ack.wrapping_add(cnt);
-        }
+        track_ack_ratio(&mut self.delayed_ack, ack);
         if ack.state == CaState::Recovery || ack.ece {
             return;
         }
@@ -280,26 +276,24 @@ impl CongestionControl for LinuxCubic {
         if ack.prior_in_flight < self.sk.cwnd as u64 {
             return;
         }
-        if self.sk.in_slow_start() {
-            self.sk.slow_start();
-        } else {
-            self.update(self.sk.cwnd, now);
-            self.sk.count_towards(self.cnt);
-        }
+        let mut sk = std::mem::take(&mut self.sk);
+        sk.grow(|cwnd| {
+            self.update(cwnd, now);
+            self.cnt
+        });
+        self.sk = sk;
     }
     /// `tcp_fastretrans_alert` entering Recovery: ssthresh from the
     /// module, cwnd = ssthresh (CUBIC has no `min_cwnd`).
     fn on_congestion_event(&mut self, _ev: &CongestionEvent) {
-        self.sk.ssthresh = self.recalc_ssthresh();
-        self.sk.cnt = 0;
-        self.sk.cwnd = self.sk.ssthresh;
+        let ss = self.recalc_ssthresh();
+        self.sk.enter_recovery(ss, ss);
     }
     /// `LinuxTcpAgent::enter_loss`: ssthresh from the module, cwnd = 1,
     /// then `bictcp_state(TCP_CA_Loss)` resets everything.
     fn on_rto(&mut self, _ev: &CongestionEvent) {
-        self.sk.ssthresh = self.recalc_ssthresh();
-        self.sk.cwnd = 1;
-        self.sk.cnt = 0;
+        let ss = self.recalc_ssthresh();
+        self.sk.enter_loss(ss);
         self.reset();
     }
     fn set_cwnd(&mut self, cwnd: f64) {

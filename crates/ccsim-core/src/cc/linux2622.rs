@@ -91,6 +91,32 @@ impl Sock {
         }
     }
 
+    /// `tcp_fastretrans_alert` entering Recovery: ssthresh from the
+    /// module's `ssthresh`, cwnd = `min_cwnd` (ssthresh for modules without one).
+    pub fn enter_recovery(&mut self, ssthresh: u32, min_cwnd: u32) {
+        self.ssthresh = ssthresh;
+        self.cnt = 0;
+        self.cwnd = min_cwnd.max(1);
+    }
+
+    /// `LinuxTcpAgent::enter_loss`: ssthresh from the module, cwnd = 1.
+    pub fn enter_loss(&mut self, ssthresh: u32) {
+        self.ssthresh = ssthresh;
+        self.cwnd = 1;
+        self.cnt = 0;
+    }
+
+    /// Congestion avoidance of BIC and CUBIC: slow start, or one more ACK
+    /// towards an increment every `cnt` + 1 ACKs, `cnt` from `update`.
+    pub fn grow(&mut self, update: impl FnOnce(u32) -> u32) {
+        if self.in_slow_start() {
+            self.slow_start();
+        } else {
+            let cnt = update(self.cwnd);
+            self.count_towards(cnt);
+        }
+    }
+
     /// One more ACK towards an increment every `cnt` + 1 ACKs (the
     /// `snd_cwnd_cnt >= cnt` test of BIC and CUBIC).
     pub fn count_towards(&mut self, cnt: u32) {
@@ -100,6 +126,17 @@ impl Sock {
         } else {
             self.cnt += 1;
         }
+    }
+}
+
+/// `bictcp_acked` of BIC and CUBIC: the ACK ratio `delayed_ack` (packets
+/// per ACK << 4) follows the segments an ACK of new data covers in the
+/// Open state, in the kernel's u32 arithmetic (it settles at 31 with one
+/// ACK per segment).
+pub fn track_ack_ratio(delayed_ack: &mut u32, ack: &AckInfo) {
+    if ack.acked > 0 && ack.state == CaState::Open {
+        let cnt = (ack.acked as u32).wrapping_sub(*delayed_ack >> ACK_RATIO_SHIFT);
+        *delayed_ack = delayed_ack.wrapping_add(cnt);
     }
 }
 
@@ -243,30 +280,24 @@ impl CongestionControl for LinuxBic {
         self.sk.ssthresh_f64()
     }
     fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
-        if ack.acked > 0 && ack.state == CaState::Open {
-            // bictcp_acked, u32 arithmetic
-            let cnt = (ack.acked as u32).wrapping_sub(self.delayed_ack >> ACK_RATIO_SHIFT);
-            self.delayed_ack = self.delayed_ack.wrapping_add(cnt);
-        }
+        track_ack_ratio(&mut self.delayed_ack, ack);
         if !self.sk.may_grow(ack) {
             return;
         }
-        if self.sk.in_slow_start() {
-            self.sk.slow_start();
-        } else {
-            self.update(self.sk.cwnd, stamp(ack.now));
-            self.sk.count_towards(self.cnt);
-        }
+        let mut sk = std::mem::take(&mut self.sk);
+        sk.grow(|cwnd| {
+            self.update(cwnd, stamp(ack.now));
+            self.cnt
+        });
+        self.sk = sk;
     }
     fn on_congestion_event(&mut self, _ev: &CongestionEvent) {
-        self.sk.ssthresh = self.recalc_ssthresh();
-        self.sk.cnt = 0;
-        self.sk.cwnd = self.sk.ssthresh;
+        let ss = self.recalc_ssthresh();
+        self.sk.enter_recovery(ss, ss);
     }
     fn on_rto(&mut self, _ev: &CongestionEvent) {
-        self.sk.ssthresh = self.recalc_ssthresh();
-        self.sk.cwnd = 1;
-        self.sk.cnt = 0;
+        let ss = self.recalc_ssthresh();
+        self.sk.enter_loss(ss);
         self.reset();
     }
     fn set_cwnd(&mut self, cwnd: f64) {
@@ -411,14 +442,12 @@ impl CongestionControl for LinuxHighSpeed {
     }
     /// ssthresh from the table; cwnd = `tcp_reno_min_cwnd` = ssthresh / 2.
     fn on_congestion_event(&mut self, _ev: &CongestionEvent) {
-        self.sk.ssthresh = self.ssthresh_for_loss();
-        self.sk.cnt = 0;
-        self.sk.cwnd = (self.sk.ssthresh / 2).max(1);
+        let ss = self.ssthresh_for_loss();
+        self.sk.enter_recovery(ss, ss / 2);
     }
     fn on_rto(&mut self, _ev: &CongestionEvent) {
-        self.sk.ssthresh = self.ssthresh_for_loss();
-        self.sk.cwnd = 1;
-        self.sk.cnt = 0;
+        let ss = self.ssthresh_for_loss();
+        self.sk.enter_loss(ss);
     }
     fn set_cwnd(&mut self, cwnd: f64) {
         self.sk.cwnd = cwnd.max(1.0) as u32;
