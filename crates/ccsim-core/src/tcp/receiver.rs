@@ -52,6 +52,8 @@ pub struct TcpReceiver {
     max_blocks: usize,
     /// ACKs carrying SACK blocks are longer by the option's bytes.
     option_bytes: bool,
+    /// Echo timestamps by RFC 1323's rule.
+    rfc1323_echo: bool,
     delack: Option<DelAck>,
     /// Next segment expected.
     rcv_nxt: u64,
@@ -80,6 +82,7 @@ impl TcpReceiver {
             sack,
             max_blocks: max_blocks.clamp(1, MAX_SACK_BLOCKS),
             option_bytes: false,
+            rfc1323_echo: false,
             delack,
             rcv_nxt: 0,
             ooo: VecDeque::new(),
@@ -152,6 +155,16 @@ impl TcpReceiver {
             }
         }
         self.n_blocks = n;
+    }
+
+    /// Echo timestamps by RFC 1323's rule (section 3.4; ns-2's
+    /// `Acker::update_ts` with `ts_echo_rfc1323_`): the timestamp of the
+    /// segment that advanced the cumulative ACK, or of an older duplicate
+    /// with a later timestamp; out-of-order segments leave it alone, so
+    /// duplicate ACKs echo the last in-order segment's.
+    pub fn with_rfc1323_echo(mut self, on: bool) -> Self {
+        self.rfc1323_echo = on;
+        self
     }
 
     /// Count the SACK option in the size of the ACKs that carry blocks.
@@ -235,8 +248,10 @@ impl Receiver for TcpReceiver {
             return;
         }
         self.ecn_on_arrival(ctx, pkt);
-        self.last_ts = pkt.ts_val;
         let seq = pkt.seq;
+        if !self.rfc1323_echo || seq == self.rcv_nxt || (seq < self.rcv_nxt && pkt.ts_val >= self.last_ts) {
+            self.last_ts = pkt.ts_val;
+        }
         let payload = pkt.payload.max(1);
         if seq < self.rcv_nxt {
             // A duplicate: acknowledge at once.
@@ -308,6 +323,34 @@ impl Receiver for TcpReceiver {
 #[cfg(test)]
 mod option_tests {
     use super::sack_option_len;
+    use super::TcpReceiver;
+    use crate::time::SimTime;
+    use crate::transport::Receiver;
+
+    #[test]
+    fn rfc1323_echo_keeps_the_last_in_order_timestamp() {
+        // Segments 0 (t = 1 ms) and 2 (t = 3 ms, out of order) then 1 (t =
+        // 5 ms): RFC 1323 echoes 1 ms on the duplicate ACK, 5 ms once 1
+        // fills the hole; the plain rule echoes the latest segment's.
+        for (rfc, want) in [(true, [1, 1, 5]), (false, [1, 3, 5])] {
+            let mut r = TcpReceiver::new(64, 40, true, 3, None).with_rfc1323_echo(rfc);
+            let mut env = crate::transport::testenv::TestEnv::new();
+            let mut echoes = Vec::new();
+            for (seq, ms) in [(0u64, 1u64), (2, 3), (1, 5)] {
+                let p = crate::packet::Packet {
+                    kind: crate::packet::PacketKind::Data,
+                    seq,
+                    payload: 1000,
+                    size: 1040,
+                    ts_val: SimTime::from_millis(ms),
+                    ..Default::default()
+                };
+                r.on_packet(&mut env.ctx(SimTime::from_millis(ms)), &p);
+                echoes.push(env.sent().last().expect("an ACK").ts_echo);
+            }
+            assert_eq!(echoes, want.map(SimTime::from_millis), "rfc1323 {rfc}");
+        }
+    }
 
     #[test]
     fn sack_option_lengths_match_ns3_acks() {
