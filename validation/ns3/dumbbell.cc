@@ -285,6 +285,10 @@ DiscFor(const Params& p)
                              "AdaptMaxP", BooleanValue(p.queue == "ared"),
                              "MeanPktSize", UintegerValue(p.packetSize));
     }
+    else if (p.queue == "cobalt")
+    {
+        tch.SetRootQueueDisc("ns3::CobaltQueueDisc", "MaxSize", StringValue(size));
+    }
     else if (p.queue == "codel")
     {
         tch.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", StringValue(size));

@@ -35,6 +35,7 @@ pub mod wred;
 pub mod blue;
 pub mod choke;
 pub mod classq;
+pub mod cobalt;
 pub mod codel;
 pub mod drr;
 pub mod flowq;

@@ -82,6 +82,9 @@ pub const DISCIPLINES: &[Discipline] = &[
         ))
     }),
     row("codel", |a| boxed(super::codel::Codel::from_params(a.limit, a.params))),
+    row("cobalt", |a| {
+        boxed(super::cobalt::Cobalt::from_params(a.limit, a.params))
+    }),
     row("fq_codel", |a| {
         boxed(super::fq_codel::FqCodel::from_params(a.limit, a.params))
     }),
