@@ -22,6 +22,7 @@ pub mod bic;
 pub mod binomial;
 pub mod cubic;
 pub mod cubic_linux;
+pub mod dctcp;
 pub mod highspeed;
 pub mod hystart;
 pub mod linux2622;
@@ -45,6 +46,10 @@ pub struct Controller {
     pub build: BuildFn,
     /// Taken from Linux: SACK is on by default for it.
     pub sack_by_default: bool,
+    /// Needs every CE mark echoed: its flows are ECN-capable and their
+    /// receivers echo the CE state of each segment (DCTCP, RFC 8257
+    /// section 3.2) instead of RFC 3168's ECE-until-CWR.
+    pub accurate_ecn: bool,
 }
 
 /// Every controller, one row each: a new one is its file plus a row here.
@@ -102,6 +107,7 @@ pub const CONTROLLERS: &[Controller] = &[
     row("cubic", |p, i| cubic::build(parse_params(p)?, i), true),
     row("highspeed", |p, i| highspeed::build(parse_params(p)?, i), false),
     row("bbr", |p, i| boxed(bbr::Bbr::new(parse_params(p)?, i)), true),
+    row("dctcp", |p, i| boxed(dctcp::Dctcp::new(parse_params(p)?, i)), true).with_accurate_ecn(),
 ];
 
 const fn row(name: &'static str, build: BuildFn, sack_by_default: bool) -> Controller {
@@ -109,6 +115,15 @@ const fn row(name: &'static str, build: BuildFn, sack_by_default: bool) -> Contr
         name,
         build,
         sack_by_default,
+        accurate_ecn: false,
+    }
+}
+
+impl Controller {
+    /// The row of a controller that needs every CE mark echoed.
+    const fn with_accurate_ecn(mut self) -> Self {
+        self.accurate_ecn = true;
+        self
     }
 }
 
