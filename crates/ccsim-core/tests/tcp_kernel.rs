@@ -265,7 +265,7 @@ fn bad_tcp_keys_are_reported_with_their_path() {
     );
     assert_eq!(
         err("recovery = \"vegas\""),
-        "bad.toml: flows[0].recovery: unknown recovery \"vegas\"; expected tahoe, reno, newreno or sack"
+        "bad.toml: flows[0].recovery: unknown recovery \"vegas\"; expected tahoe, reno, newreno, sack or rate_halving"
     );
     assert_eq!(
         err("window = 0"),

@@ -187,6 +187,9 @@ impl CongestionControl for Dctcp {
     fn on_ecn(&mut self, ev: &CongestionEvent) {
         self.reduce_pending = Some(*ev);
     }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.w.cwnd = cwnd.max(1.0);
+    }
     fn on_rto(&mut self, ev: &CongestionEvent) {
         self.reduce_pending = None;
         let s = match self.loss_response {

@@ -62,7 +62,8 @@ pub const DEFAULT_INITIAL_CWND: f64 = 2.0;
 pub struct TcpConfig {
     /// Congestion control (see [`crate::cc::CONTROLLERS`]; default "newreno").
     pub cc: String,
-    /// Loss recovery: tahoe, reno, newreno or sack (default from `cc`).
+    /// Loss recovery: tahoe, reno, newreno, sack or rate_halving (ns-2's
+    /// `Agent/TCP/Linux`) (default from `cc` and `linux_agent`).
     pub recovery: Option<String>,
     /// Payload bytes per segment (default 1460).
     pub mss: u32,
