@@ -239,6 +239,8 @@ pub struct SenderConfig {
     pub recovery: Recovery,
     /// ECN-capable.
     pub ecn: bool,
+    /// ECN-capable packets carry ECT(1), the L4S identifier (RFC 9331).
+    pub ect1: bool,
     /// Duplicate-ACK threshold.
     pub dupthresh: u32,
     /// Limited Transmit.
@@ -480,6 +482,7 @@ impl TcpConfig {
             window: self.window,
             recovery,
             ecn: self.ecn || controller.accurate_ecn,
+            ect1: controller.l4s,
             dupthresh: self.dupthresh,
             limited_transmit: self.limited_transmit,
             lt_after_loss: self.limited_transmit_after_loss.unwrap_or(profile == Profile::Ns2),
