@@ -292,12 +292,14 @@ impl TcpConfig {
             Some(s) => s == RttSampling::Timed,
             None => profile == Profile::Ns2,
         };
-        let Some(controller) = cc::lookup(&self.cc) else {
-            return Err(cc::unknown(&self.cc));
-        };
         // Linux always negotiates SACK, and its BIC, CUBIC and BBR are what
-        // ccsim implements; ns-2's own agents default to no SACK.
-        let linux_cc = controller.sack_by_default;
+        // ccsim implements; ns-2's own agents default to no SACK, and so do
+        // external controllers (crate::plugin).
+        let linux_cc = match cc::lookup(&self.cc) {
+            Some(controller) => controller.sack_by_default,
+            None if crate::plugin::is_external(&self.cc) => false,
+            None => return Err(cc::unknown(&self.cc)),
+        };
         // ns-3 negotiates SACK by default (`TcpSocketBase::Sack`) and then
         // recovers by RFC 6675 whatever the congestion control.
         let ns3_sack = profile == Profile::Ns3 && self.sack.unwrap_or(true);
