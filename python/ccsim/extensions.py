@@ -15,13 +15,15 @@ session, PYTHONPATH, installed packages).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import importlib.util
 import json
 import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from types import ModuleType, TracebackType
 
 __all__ = ["describe", "instantiate", "load_class", "plugin_dirs_of"]
 
@@ -30,28 +32,75 @@ class ExtensionError(Exception):
     """A `python:` name that cannot be loaded: the message says why (one line)."""
 
 
-def describe(exc: BaseException) -> str:
-    """One line for an exception raised by user code: `Type: message (file.py, line N)`."""
+def describe(exc: BaseException, tb: TracebackType | None = None) -> str:
+    """One line for an exception raised by user code: `Type: message (file.py, line N, in function)`.
+
+    The place is the innermost frame outside this module (the user's code,
+    not the loading machinery).
+    """
     text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    frames = traceback.extract_tb(exc.__traceback__)
+    here = Path(__file__).name
+    frames = [f for f in traceback.extract_tb(tb or exc.__traceback__) if Path(f.filename).name != here]
     if frames:
         last = frames[-1]
         text += f" ({Path(last.filename).name}, line {last.lineno}, in {last.name})"
     return " ".join(text.split())
 
 
-def _import(module: str, dirs: Sequence[str]) -> Any:
-    """Import `module`, looking first in `dirs`, then on sys.path."""
-    added = [d for d in dirs if d not in sys.path]
+_LOADED: dict[str, tuple[str, int, int]] = {}
+"""Modules loaded from a scenario's folder: name -> (file, modification time and size when loaded)."""
+
+
+def _from_folder(module: str, dirs: Sequence[str]) -> ModuleType | None:
+    """`module` loaded from `<dir>/<module>.py` of the first folder that has it, or None.
+
+    A module of that name imported before from another file, or from this
+    file before it changed, is loaded afresh: two scenarios in two folders
+    may each have their own `aqm.py`, and an edited class takes effect on
+    the next run (in a notebook, say) without restarting Python.
+    """
+    if "." in module:
+        return None
+    for d in dirs:
+        path = Path(d) / f"{module}.py"
+        if not path.is_file():
+            continue
+        st = path.stat()
+        key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+        current = sys.modules.get(module)
+        if current is not None and _LOADED.get(module) == key:
+            return current
+        spec = importlib.util.spec_from_file_location(module, path)
+        if spec is None or spec.loader is None:
+            return None
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[module] = mod
+        try:
+            spec.loader.exec_module(mod)
+        except BaseException:
+            del sys.modules[module]
+            _LOADED.pop(module, None)
+            raise
+        _LOADED[module] = key
+        return mod
+    return None
+
+
+def _import(module: str, dirs: Sequence[str]) -> ModuleType:
+    """Import `module`: from the scenario's folders first (`dirs`), else from sys.path."""
+    found = _from_folder(module, dirs)
+    if found is not None:
+        return found
+    if _LOADED.pop(module, None) is not None:  # another scenario's folder had it, this one has not
+        sys.modules.pop(module, None)
+    added = [d for d in dirs if d not in sys.path]  # a package in a scenario folder
     sys.path[:0] = added
     try:
         return importlib.import_module(module)
     finally:
         for d in added:
-            try:
+            with contextlib.suppress(ValueError):  # the module's own code changed sys.path
                 sys.path.remove(d)
-            except ValueError:  # the module's own code changed sys.path
-                pass
 
 
 def load_class(spec: str, dirs: Sequence[str], base: type) -> type:
@@ -68,9 +117,7 @@ def load_class(spec: str, dirs: Sequence[str], base: type) -> type:
         mod = _import(module, dirs)
     except ModuleNotFoundError as e:
         if e.name is not None and module.startswith(e.name):
-            raise ExtensionError(
-                f"no module named {e.name!r} (searched {where}, then sys.path/PYTHONPATH)"
-            ) from None
+            raise ExtensionError(f"no module named {e.name!r} (searched {where}, then sys.path/PYTHONPATH)") from None
         raise ExtensionError(f"importing {module!r} failed: {describe(e)}") from None
     except Exception as e:  # the module's own code raised while importing
         raise ExtensionError(f"importing {module!r} failed: {describe(e)}") from None
@@ -89,7 +136,7 @@ def instantiate(cls: type, params_json: str) -> object:
 
 
 def plugin_dirs_of(*paths: str | Path | None) -> list[str]:
-    """The folders of the given scenario or sweep files (absolute, without repeats), where `python:` modules are looked for first.
+    """The folders of the given scenario or sweep files (absolute, no repeats): `python:` modules are looked for there.
 
     Labels that are not files (a scenario given as a dict) add nothing.
     """

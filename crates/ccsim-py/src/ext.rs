@@ -66,7 +66,7 @@ fn describe(py: Python<'_>, e: &PyErr) -> String {
     let described = py
         .import("ccsim.extensions")
         .and_then(|m| m.getattr("describe"))
-        .and_then(|f| f.call1((e.value(py),)))
+        .and_then(|f| f.call1((e.value(py), e.traceback(py))))
         .and_then(|s| s.extract::<String>());
     described.unwrap_or_else(|_| e.to_string())
 }
@@ -113,12 +113,12 @@ fn construct<'py>(
         .map_err(|e| ParamError::at("", format!("{spec}(...) raised {}", describe(py, &e))))
 }
 
-/// A bound method of `obj`, if it is callable.
-fn method(obj: &Bound<'_, PyAny>, name: &str, full: &str) -> Result<Py<PyAny>, ParamError> {
+/// A bound method of `obj`, if it is callable (else an error at `key`).
+fn method(obj: &Bound<'_, PyAny>, name: &str, full: &str, key: &str) -> Result<Py<PyAny>, ParamError> {
     match obj.getattr(name) {
         Ok(m) if m.is_callable() => Ok(m.unbind()),
         _ => Err(ParamError::at(
-            "",
+            key,
             format!("\"{full}\" defines no method {name}() (docs/extending.md)"),
         )),
     }
@@ -1021,10 +1021,10 @@ impl plugin::Provider for PythonProvider {
             let built = construct(py, kind, name, args.params, &base, "kind");
             QUEUE_INIT.with(|i| *i.borrow_mut() = None);
             let obj = built?;
-            let enqueue = method(&obj, "enqueue", kind)?;
-            let dequeue = method(&obj, "dequeue", kind)?;
+            let enqueue = method(&obj, "enqueue", kind, "kind")?;
+            let dequeue = method(&obj, "dequeue", kind, "kind")?;
             let probe = match probe_names(&obj)? {
-                Some(names) => Some((names, method(&obj, "probe", kind)?)),
+                Some(names) => Some((names, method(&obj, "probe", kind, "kind")?)),
                 None => None,
             };
             let obj: Py<PyQueueDisc> = obj
@@ -1058,12 +1058,12 @@ impl plugin::Provider for PythonProvider {
             let built = construct(py, cc, name, params, &base, "cc");
             CC_INIT.with(|i| *i.borrow_mut() = None);
             let obj = built?;
-            let on_ack = method(&obj, "on_ack", cc)?;
-            let on_congestion_event = method(&obj, "on_congestion_event", cc)?;
-            let on_rto = method(&obj, "on_rto", cc)?;
+            let on_ack = method(&obj, "on_ack", cc, "cc")?;
+            let on_congestion_event = method(&obj, "on_congestion_event", cc, "cc")?;
+            let on_rto = method(&obj, "on_rto", cc, "cc")?;
             let optional = |n: &str| -> Result<Option<Py<PyAny>>, ParamError> {
                 if overrides(&obj, &base, n) {
-                    method(&obj, n, cc).map(Some)
+                    method(&obj, n, cc, "cc").map(Some)
                 } else {
                     Ok(None)
                 }

@@ -150,17 +150,24 @@ fn run_scenario<'py>(
     let g = guards(max_events, max_wall_s);
     let _progress = ProgressGuard::set(progress);
     let _dirs = ext::DirsGuard::set(plugin_dirs.unwrap_or_default());
+    // A scenario naming a Python algorithm calls into Python on every packet
+    // or ACK of it: such a run keeps the GIL (taking it back per call would
+    // cost about a fifth of each call; docs/performance.md), which the
+    // interpreter still hands to other threads while the algorithms' code
+    // runs. Any other run releases it, so other threads run meanwhile.
+    let uses_python = text.contains("python:");
     let text = text.to_string();
     let source = source.to_string();
     let fmt = fmt.to_string();
-    let out = py.detach(move || {
+    let run = move || {
         let v = scenario_value(&text, &source, &fmt, seed)?;
         // Guard messages do not name the scenario; errors here all start with it.
         ccsim_core::run_value_in(v, &source, g, trace_dir.as_deref()).map_err(|e| match e {
             Error::Guard(m) => Error::Guard(format!("{source}: {m}")),
             other => other,
         })
-    });
+    };
+    let out = if uses_python { run() } else { py.detach(run) };
     output(py, out.map_err(to_py)?)
 }
 

@@ -14,13 +14,16 @@ import ccsim
 
 
 class Red(ccsim.QueueDisc):
-    def __init__(self, min_th=5.0, max_th=15.0, max_p=0.1, weight=0.002, mean_pkt_size=500):
+    def __init__(
+        self, min_th: float = 5, max_th: float = 15, max_p: float = 0.1, weight: float = 0.002, mean_pkt_size: int = 500
+    ) -> None:
         self.min_th, self.max_th, self.max_p, self.w = min_th, max_th, max_p, weight
         self.s = mean_pkt_size * 8.0 * 1e9 / self.link_rate_bps  # ns to send a mean packet
-        self.fifo = deque()
-        self.avg, self.count, self.idle_since = 0.0, -1, 0  # the link is idle from t = 0
+        self.fifo: deque[ccsim.Packet] = deque()
+        self.avg, self.count = 0.0, -1
+        self.idle_since: int | None = 0  # the link is idle from t = 0
 
-    def enqueue(self, now, pkt):
+    def enqueue(self, now: int, pkt: ccsim.Packet) -> bool | str:
         q, m = self.len_pkts, 0.0
         if self.idle_since is not None and now > self.idle_since:  # decay for the idle time
             m, self.idle_since = math.floor((now - self.idle_since) / self.s), now
@@ -47,7 +50,7 @@ class Red(ccsim.QueueDisc):
         self.idle_since = None
         return True
 
-    def dequeue(self, now):
+    def dequeue(self, now: int) -> ccsim.Packet | None:
         if not self.fifo:
             return None
         pkt = self.fifo.popleft()
