@@ -66,6 +66,13 @@ class Raises(DropFront):
         return super().enqueue(now, pkt)
 
 
+class CtrlC(DropFront):
+    def enqueue(self, now, pkt):
+        if now > 500_000_000:
+            raise KeyboardInterrupt
+        return super().enqueue(now, pkt)
+
+
 class BadVerdict(DropFront):
     def enqueue(self, now, pkt):
         return 3
@@ -318,6 +325,13 @@ def test_each_scenario_folder_has_its_own_module_and_edits_take_effect(tmp_path:
     assert ccsim.run(a).queues.iloc[0]["early_drops"] == 0
 
 
+def test_ctrl_c_in_user_code_interrupts_the_run(tmp_path: Path) -> None:
+    """Ctrl-C while the algorithm's code runs interrupts the run (the CLI says so); it is not the algorithm's error."""
+    with pytest.raises(KeyboardInterrupt):
+        ccsim.run(scenario(tmp_path, "python:helpers.CtrlC"))
+    assert ccsim.run(scenario(tmp_path / "after", "python:helpers.DropFront")).queues.iloc[0]["arrivals"] > 0
+
+
 def test_a_run_after_a_failed_one_is_clean(tmp_path: Path) -> None:
     with pytest.raises(ccsim.SimulationError):
         ccsim.run(scenario(tmp_path / "bad", "python:helpers.Raises"))
@@ -385,3 +399,14 @@ def test_the_sweep_check_names_a_missing_module(tmp_path: Path) -> None:
     (tmp_path / "my_red.py").unlink()
     with pytest.raises(ccsim.ScenarioError, match=r"no module named 'my_red' \(searched "):
         run_sweep(load_sweep(path), tmp_path / "out", LocalPool(2))
+
+
+def test_docs_show_the_shipped_examples_verbatim() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "extending.md").read_text()
+    for name in ("python_red.py", "python_reno.py"):
+        code = (EXAMPLES / name).read_text()
+        body = code[code.index("import ") :].rstrip("\n")
+        assert f"```python\n{body}\n```" in doc, name
+    red = (EXAMPLES / "python_red.py").read_text()
+    klass = red[red.index("class Red") :].rstrip("\n").splitlines()
+    assert len(klass) <= 45, "RED in about 40 lines"

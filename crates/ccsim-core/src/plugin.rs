@@ -185,6 +185,102 @@ mod tests {
 
     static FIFO: Fifo = Fifo;
 
+    /// A DropTail that gives up on its `after`-th arrival, as a Python
+    /// class whose code raised would.
+    struct GivesUp {
+        inner: DropTail,
+        after: u64,
+        seen: u64,
+        key: String,
+    }
+
+    impl QueueDisc for GivesUp {
+        fn kind(&self) -> &'static str {
+            "fail:after"
+        }
+        fn enqueue(
+            &mut self,
+            pkt: crate::packet::PacketRef,
+            ctx: &mut crate::queue::QueueCtx,
+        ) -> crate::queue::Verdict {
+            self.seen += 1;
+            if self.seen == self.after {
+                fail(format!("{}: gave up at arrival {}", self.key, self.seen));
+            }
+            self.inner.enqueue(pkt, ctx)
+        }
+        fn dequeue(&mut self, ctx: &mut crate::queue::QueueCtx) -> Option<crate::packet::PacketRef> {
+            self.inner.dequeue(ctx)
+        }
+        fn len_pkts(&self) -> usize {
+            self.inner.len_pkts()
+        }
+        fn len_bytes(&self) -> u64 {
+            self.inner.len_bytes()
+        }
+    }
+
+    struct Failing;
+
+    impl Provider for Failing {
+        fn queue(&self, _kind: &str, name: &str, args: &QueueArgs) -> Result<Box<dyn QueueDisc>, ParamError> {
+            Ok(Box::new(GivesUp {
+                inner: DropTail::new(args.limit, false),
+                after: name.parse().map_err(|_| ParamError::at("kind", "a count"))?,
+                seen: 0,
+                key: current_key(),
+            }))
+        }
+        fn controller(
+            &self,
+            _cc: &str,
+            _name: &str,
+            _params: &Params,
+            _init: &CcInit,
+        ) -> Result<Box<dyn CongestionControl>, ParamError> {
+            Err(ParamError::at("cc", "none"))
+        }
+    }
+
+    static FAILING: Failing = Failing;
+
+    const RUN: &str = r#"
+name = "t"
+duration = "2s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+access = { rate = "100Mbps", delay = "1ms" }
+[topology.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+queue = { kind = "fail:AFTER", limit = 20 }
+[[flows]]
+transport = "udp"
+app = "cbr"
+rate = "4Mbps"
+count = 2
+"#;
+
+    #[test]
+    fn a_failure_stops_the_run_with_the_key_and_the_next_run_is_clean() {
+        register("fail", &FAILING);
+        let guards = crate::GuardOverrides::default();
+        // 1,333 arrivals over the run: failing at the 10th stops it long before the end.
+        let err = match crate::run_toml(&RUN.replace("AFTER", "10"), "t.toml", guards) {
+            Ok(_) => panic!("the run went on after the failure"),
+            Err(e) => e,
+        };
+        assert_eq!(
+            err,
+            crate::Error::Extension("t.toml: topology.bottleneck.queue: gave up at arrival 10".into())
+        );
+        assert_eq!(take_failure(), None, "the kernel took the failure");
+        // A later run on the same thread does not see it, and runs to the end.
+        let out = crate::run_toml(&RUN.replace("AFTER", "1000000"), "t.toml", guards).unwrap();
+        assert!(out.result.queues[0].arrivals > 1000);
+    }
+
     fn args(params: &Params) -> QueueArgs<'_> {
         QueueArgs {
             limit: Limit {

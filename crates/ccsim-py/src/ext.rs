@@ -35,6 +35,7 @@ thread_local! {
     /// object (so the subclass's `__init__` already sees them).
     static QUEUE_INIT: RefCell<Option<QueueInit>> = const { RefCell::new(None) };
     static CC_INIT: RefCell<Option<CcInit>> = const { RefCell::new(None) };
+    static INTERRUPTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Holds the plugin folders for the duration of one call into the engine.
@@ -61,8 +62,18 @@ struct QueueInit {
     compat: &'static str,
 }
 
+/// Whether user code on this thread was interrupted by Ctrl-C (a
+/// KeyboardInterrupt raised inside it): the run then ends as interrupted,
+/// not as an error of the algorithm.
+pub fn take_interrupted() -> bool {
+    INTERRUPTED.with(|i| i.replace(false))
+}
+
 /// `Type: message (file.py, line N, in f)` for an exception from user code.
 fn describe(py: Python<'_>, e: &PyErr) -> String {
+    if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+        INTERRUPTED.with(|i| i.set(true));
+    }
     let described = py
         .import("ccsim.extensions")
         .and_then(|m| m.getattr("describe"))

@@ -152,7 +152,7 @@ fn run_scenario<'py>(
     let _dirs = ext::DirsGuard::set(plugin_dirs.unwrap_or_default());
     // A scenario naming a Python algorithm calls into Python on every packet
     // or ACK of it: such a run keeps the GIL (taking it back per call would
-    // cost about a fifth of each call; docs/performance.md), which the
+    // cost a quarter of each call; docs/performance.md), which the
     // interpreter still hands to other threads while the algorithms' code
     // runs. Any other run releases it, so other threads run meanwhile.
     let uses_python = text.contains("python:");
@@ -167,7 +167,11 @@ fn run_scenario<'py>(
             other => other,
         })
     };
+    ext::take_interrupted(); // forget a Ctrl-C seen while another call built a scenario
     let out = if uses_python { run() } else { py.detach(run) };
+    if ext::take_interrupted() {
+        return Err(to_py(Error::Interrupted));
+    }
     output(py, out.map_err(to_py)?)
 }
 
