@@ -196,6 +196,22 @@ def test_python_red_gives_the_builtin_reds_results() -> None:
     same_results(python, builtin)
 
 
+def test_python_red_writes_the_builtin_reds_packet_trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trace hooks (enqueue, dequeue, drop, receive) see the same events, byte for byte."""
+    monkeypatch.syspath_prepend(str(EXAMPLES))  # a scenario given as a dict has no folder
+    traces = []
+    for kind in ("python:python_red.Red", "red"):
+        s = example("python_red")
+        s["duration"], s["warmup"] = "6s", "1s"
+        s["topology"]["bottleneck"]["queue"]["kind"] = kind
+        s["output"] = {"trace": "ns2", "trace_links": ["r1->r2"]}
+        out = tmp_path / kind.replace(":", "_")
+        ccsim.run(s, trace_dir=out)
+        traces.append((out / "trace.tr").read_bytes())
+    assert traces[0].count(b"\nd ") > 50  # drops are in it
+    assert traces[0] == traces[1]
+
+
 def test_python_reno_gives_the_builtin_renos_results() -> None:
     python = ccsim.run(EXAMPLES / "python_reno.toml")
     s = example("python_reno")
