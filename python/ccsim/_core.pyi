@@ -112,8 +112,9 @@ class QueueDisc:
     A subclass defines `enqueue(self, now, pkt)` (True: queued; False or
     "overflow", "forced", "early": dropped) and `dequeue(self, now)` (a Packet
     it holds, or None); optionally `probes = ("name", ...)` and `probe(self)`
-    returning as many floats (time series). The queue table's other keys are
-    the constructor's keyword arguments.
+    returning as many floats (time series), and `initial_timer(self)` /
+    `on_timer(self, now)` returning timer delays in ns (or None). The queue
+    table's other keys are the constructor's keyword arguments.
     """
 
     def __init__(self, *args: object, **kwargs: object) -> None: ...

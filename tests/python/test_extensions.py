@@ -59,6 +59,33 @@ class StepMark(DropFront):
         return (float(self.len_pkts), float(self.marked))
 
 
+class Ticks(DropFront):
+    # A timer every 100 ms that counts its firings and drops the head packet when more than 5 wait.
+
+    probes = ("ticks",)
+
+    def __init__(self):
+        super().__init__()
+        self.ticks = 0
+
+    def initial_timer(self):
+        return 100_000_000
+
+    def on_timer(self, now):
+        self.ticks += 1
+        if self.len_pkts > 5:
+            self.drop(self.q.popleft(), "early")
+        return 100_000_000
+
+    def probe(self):
+        return (float(self.ticks),)
+
+
+class BadTimer(DropFront):
+    def initial_timer(self):
+        return 0
+
+
 class Raises(DropFront):
     def enqueue(self, now, pkt):
         if now > 1_000_000_000:
@@ -244,6 +271,18 @@ def test_marks_and_probes_reach_the_tables_and_series(tmp_path: Path) -> None:
     assert r.series("r1->r2", "len", "queue").max() <= 20
 
 
+def test_timers_fire_on_time_and_may_drop(tmp_path: Path) -> None:
+    r = ccsim.run(scenario(tmp_path, "python:helpers.Ticks"))
+    ticks = r.series("r1->r2", "ticks", "queue")
+    # Timers come before samples at the same instant: at t the timer fired round(t / 100 ms) times.
+    assert len(ticks) > 30
+    assert all(v == round(t / 0.1) for t, v in ticks.items())
+    q = r.queues.iloc[0]
+    assert q["early_drops"] > 0
+    assert q["early_drops"] == q["drops_in_queue"]
+    assert q["enqueued"] + q["backlog_start_pkts"] == q["dequeued"] + q["drops_in_queue"] + q["backlog_end_pkts"]
+
+
 def test_a_class_runs_outside_the_engine_with_defaults() -> None:
     import importlib  # noqa: PLC0415
     import sys  # noqa: PLC0415
@@ -276,6 +315,10 @@ ERRORS = [
         "DropFront.__init__() got an unexpected keyword argument 'size'",
     ),
     ({"queue": "nosuch:helpers.X"}, 'no extension provides the scheme "nosuch:"'),
+    (
+        {"queue": "python:helpers.BadTimer"},
+        "helpers.BadTimer.initial_timer() returned 0; expected a delay in integer nanoseconds > 0, or None",
+    ),
     ({"cc": "python:helpers.NoRto"}, 'flows[0].cc: "python:helpers.NoRto" defines no method on_rto()'),
     ({"cc": "python:helpers.DropFront"}, "helpers.DropFront is not a subclass of ccsim.CongestionControl"),
 ]

@@ -419,9 +419,25 @@ struct PyQueueAdapter {
     enqueue: Py<PyAny>,
     dequeue: Py<PyAny>,
     probe: Option<(&'static [&'static str], Py<PyAny>)>,
+    /// The first timer's delay from the start of the run, and `on_timer`.
+    timer: Option<(SimTime, Py<PyAny>)>,
     len_pkts: usize,
     len_bytes: u64,
     failed: bool,
+}
+
+/// A timer delay returned by Python: an int of nanoseconds > 0, or None.
+fn timer_delay(v: &Bound<'_, PyAny>) -> Result<Option<SimTime>, String> {
+    if v.is_none() {
+        return Ok(None);
+    }
+    match v.extract::<u64>() {
+        Ok(ns) if ns > 0 => Ok(Some(SimTime(ns))),
+        _ => Err(format!(
+            "returned {}; expected a delay in integer nanoseconds > 0, or None",
+            v.repr().map(|r| r.to_string()).unwrap_or_default()
+        )),
+    }
 }
 
 impl PyQueueAdapter {
@@ -576,6 +592,32 @@ impl QueueDisc for PyQueueAdapter {
 
     fn len_bytes(&self) -> u64 {
         self.len_bytes
+    }
+
+    fn initial_timer(&self) -> Option<(SimTime, u32)> {
+        self.timer.as_ref().map(|(t, _)| (*t, 0))
+    }
+
+    fn on_timer(&mut self, _kind: u32, ctx: &mut QueueCtx) -> Option<SimTime> {
+        if self.failed {
+            return None;
+        }
+        Python::attach(|py| {
+            let f = self.timer.as_ref().map(|(_, f)| f.clone_ref(py))?;
+            self.obj.bind(py).borrow_mut().rng.clone_from(ctx.rng);
+            let out = f.call1(py, (ctx.now.0,));
+            self.settle(py, ctx);
+            match out
+                .map_err(|e| format!("raised {}", describe(py, &e)))
+                .and_then(|v| timer_delay(v.bind(py)))
+            {
+                Ok(next) => next,
+                Err(m) => {
+                    self.fail("on_timer", m);
+                    None
+                }
+            }
+        })
     }
 
     fn probe_names(&self) -> &'static [&'static str] {
@@ -1038,6 +1080,21 @@ impl plugin::Provider for PythonProvider {
                 Some(names) => Some((names, method(&obj, "probe", kind, "kind")?)),
                 None => None,
             };
+            let timer = match obj.getattr("initial_timer") {
+                Ok(first) => {
+                    let first = first
+                        .call0()
+                        .map_err(|e| ParamError::at("", format!("{name}.initial_timer() raised {}", describe(py, &e))))
+                        .and_then(|v| {
+                            timer_delay(&v).map_err(|m| ParamError::at("", format!("{name}.initial_timer() {m}")))
+                        })?;
+                    match first {
+                        Some(t) => Some((t, method(&obj, "on_timer", kind, "kind")?)),
+                        None => None,
+                    }
+                }
+                Err(_) => None,
+            };
             let obj: Py<PyQueueDisc> = obj
                 .cast_into::<PyQueueDisc>()
                 .map_err(|_| ParamError::at("kind", format!("\"{kind}\" is not a ccsim.QueueDisc")))?
@@ -1049,6 +1106,7 @@ impl plugin::Provider for PythonProvider {
                 enqueue,
                 dequeue,
                 probe,
+                timer,
                 len_pkts: 0,
                 len_bytes: 0,
                 failed: false,
