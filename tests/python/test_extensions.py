@@ -278,8 +278,8 @@ def test_timers_fire_on_time_and_may_drop(tmp_path: Path) -> None:
     assert len(ticks) > 30
     assert all(v == round(t / 0.1) for t, v in ticks.items())
     q = r.queues.iloc[0]
-    assert q["early_drops"] > 0
-    assert q["early_drops"] == q["drops_in_queue"]
+    assert q["early_drops"] > 0  # the timer's drops (the push-outs are "overflow")
+    assert q["early_drops"] <= q["drops_in_queue"]
     assert q["enqueued"] + q["backlog_start_pkts"] == q["dequeued"] + q["drops_in_queue"] + q["backlog_end_pkts"]
 
 
