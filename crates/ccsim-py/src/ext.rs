@@ -5,8 +5,9 @@
 //! around a Python object, registered as the core's `python:` scheme
 //! (`ccsim_core::plugin`).
 //!
-//! Per call an adapter takes the GIL, builds the argument object, calls the
-//! bound method it looked up once, and reads the answer back; the state the
+//! Per call an adapter attaches to the interpreter (the GIL is already held:
+//! a run of a scenario with Python algorithms keeps it), builds the argument
+//! object, calls the bound method it looked up once, and reads the answer back; the state the
 //! engine reads often (queue lengths, cwnd, ssthresh) lives in the Rust part
 //! of the Python object, so reading it needs no call. An exception in user
 //! code is recorded with `ccsim_core::plugin::fail` (its key, class, method
@@ -35,6 +36,7 @@ thread_local! {
     /// object (so the subclass's `__init__` already sees them).
     static QUEUE_INIT: RefCell<Option<QueueInit>> = const { RefCell::new(None) };
     static CC_INIT: RefCell<Option<CcInit>> = const { RefCell::new(None) };
+    /// A KeyboardInterrupt was raised inside user code during this run.
     static INTERRUPTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
@@ -94,7 +96,8 @@ fn compat_name(p: ccsim_core::compat::Profile) -> &'static str {
 }
 
 /// Load `module.Class` (a subclass of `base`) and instantiate it with
-/// `params`, the base's constructor reading its context from `set_init`.
+/// `params` (the base class's constructor reads its context from
+/// `QUEUE_INIT` / `CC_INIT`, which the caller sets).
 fn construct<'py>(
     py: Python<'py>,
     full: &str,
