@@ -21,6 +21,7 @@ pub mod bbr;
 pub mod bic;
 pub mod binomial;
 pub mod cubic;
+pub mod dctcp;
 pub mod highspeed;
 pub mod hystart;
 pub mod reno;
@@ -43,6 +44,10 @@ pub struct Controller {
     pub build: BuildFn,
     /// Taken from Linux: SACK is on by default for it.
     pub sack_by_default: bool,
+    /// Needs every CE mark echoed: its flows are ECN-capable and their
+    /// receivers echo the CE state of each segment (DCTCP, RFC 8257
+    /// section 3.2) instead of RFC 3168's ECE-until-CWR.
+    pub accurate_ecn: bool,
 }
 
 /// Every controller, one row each: a new one is its file plus a row here.
@@ -104,6 +109,7 @@ pub const CONTROLLERS: &[Controller] = &[
         false,
     ),
     row("bbr", |p, i| boxed(bbr::Bbr::new(parse_params(p)?, i)), true),
+    row("dctcp", |p, i| boxed(dctcp::Dctcp::new(parse_params(p)?, i)), true).with_accurate_ecn(),
 ];
 
 const fn row(name: &'static str, build: BuildFn, sack_by_default: bool) -> Controller {
@@ -111,6 +117,15 @@ const fn row(name: &'static str, build: BuildFn, sack_by_default: bool) -> Contr
         name,
         build,
         sack_by_default,
+        accurate_ecn: false,
+    }
+}
+
+impl Controller {
+    /// The row of a controller that needs every CE mark echoed.
+    const fn with_accurate_ecn(mut self) -> Self {
+        self.accurate_ecn = true;
+        self
     }
 }
 

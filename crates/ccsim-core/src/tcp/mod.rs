@@ -86,7 +86,8 @@ pub struct TcpConfig {
     /// block, padded to a multiple of 4 (12, 20, 28 or 36 bytes) (default
     /// false: every ACK is `header` bytes; true under `ns3` and `linux`).
     pub sack_option_bytes: Option<bool>,
-    /// ECN (RFC 3168; default false).
+    /// ECN (RFC 3168; default false; always on for a controller that needs
+    /// every CE mark echoed, DCTCP).
     pub ecn: bool,
     /// Lower bound of the RTO (default from the compatibility profile:
     /// 200 ms; 1 s under `ns3` and `rfc`).
@@ -392,7 +393,7 @@ impl TcpConfig {
             header: self.header,
             window: self.window,
             recovery,
-            ecn: self.ecn,
+            ecn: self.ecn || controller.accurate_ecn,
             dupthresh: self.dupthresh,
             limited_transmit: self.limited_transmit,
             lt_after_loss: self.limited_transmit_after_loss.unwrap_or(profile == Profile::Ns2),
@@ -453,8 +454,10 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
     let option_bytes = cfg
         .sack_option_bytes
         .unwrap_or(matches!(profile, Profile::Ns3 | Profile::Linux));
+    let accurate_ecn = cc::lookup(&cfg.cc).is_some_and(|c| c.accurate_ecn);
     let receiver = TcpReceiver::new(cfg.window, cfg.header, sack, max_blocks as usize, delack)
-        .with_sack_option_bytes(option_bytes);
+        .with_sack_option_bytes(option_bytes)
+        .with_accurate_ecn(accurate_ecn);
     let sender = TcpSender::new(sc, controller);
     Ok((Box::new(sender), Box::new(receiver)))
 }

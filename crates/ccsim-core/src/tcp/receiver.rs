@@ -15,7 +15,14 @@
 //!   recently reported blocks that are not subsets of one already included
 //!   (RFC 2018 section 4).
 //! - ECN: after a CE-marked segment every ACK carries ECE until a segment
-//!   with CWR arrives.
+//!   with CWR arrives (RFC 3168 section 6.1.3). With accurate echo (DCTCP,
+//!   RFC 8257 section 3.2) ECE is instead the CE state of the latest
+//!   segment, CWR is ignored, and when the state changes while a delayed
+//!   ACK is pending, the segments received before the change are
+//!   acknowledged at once with the old state (the two-state machine of
+//!   RFC 8257 Figure 1; Linux `dctcp_ece_ack_update`, ns-3
+//!   `TcpDctcp::CeState0to1`/`CeState1to0`), so the sender counts marked
+//!   bytes exactly.
 
 use super::sender::TIMER_DELACK;
 use crate::event::Endpoint;
@@ -56,6 +63,8 @@ pub struct TcpReceiver {
     /// In-order segments not yet acknowledged.
     pending: u32,
     ece: bool,
+    /// Echo each segment's CE state (DCTCP) instead of RFC 3168's latch.
+    accurate_ecn: bool,
     last_ts: SimTime,
     timer_deadline: Option<SimTime>,
     timer_event: Option<SimTime>,
@@ -78,6 +87,7 @@ impl TcpReceiver {
             n_blocks: 0,
             pending: 0,
             ece: false,
+            accurate_ecn: false,
             last_ts: SimTime::ZERO,
             timer_deadline: None,
             timer_event: None,
@@ -150,6 +160,32 @@ impl TcpReceiver {
         self
     }
 
+    /// Echo the CE state of every segment (DCTCP, RFC 8257 section 3.2).
+    pub fn with_accurate_ecn(mut self, on: bool) -> Self {
+        self.accurate_ecn = on;
+        self
+    }
+
+    /// Track the ECN state a data segment brings, before it is processed.
+    fn ecn_on_arrival(&mut self, ctx: &mut FlowCtx, pkt: &Packet) {
+        let ce = pkt.ecn == Ecn::Ce;
+        if !self.accurate_ecn {
+            if pkt.flags & flags::CWR != 0 {
+                self.ece = false;
+            }
+            if ce {
+                self.ece = true;
+            }
+            return;
+        }
+        if ce != self.ece && self.pending > 0 {
+            // RFC 8257 Figure 1: the delayed segments are acknowledged now,
+            // with the state they arrived in.
+            self.send_ack(ctx);
+        }
+        self.ece = ce;
+    }
+
     fn send_ack(&mut self, ctx: &mut FlowCtx) {
         let mut p = Packet {
             kind: PacketKind::Ack,
@@ -198,12 +234,7 @@ impl Receiver for TcpReceiver {
         if pkt.kind != PacketKind::Data {
             return;
         }
-        if pkt.flags & flags::CWR != 0 {
-            self.ece = false;
-        }
-        if pkt.ecn == Ecn::Ce {
-            self.ece = true;
-        }
+        self.ecn_on_arrival(ctx, pkt);
         self.last_ts = pkt.ts_val;
         let seq = pkt.seq;
         let payload = pkt.payload.max(1);

@@ -43,6 +43,9 @@ pub(crate) struct Harness {
     pub log: Vec<Tx>,
     /// (time, effective cwnd, ssthresh, srtt) after each ACK.
     pub cwnd_log: Vec<(SimTime, f64, f64, f64)>,
+    /// Segments newly acknowledged by ACKs that carried ECN-Echo.
+    pub ece_acked: u64,
+    last_ack: u64,
 }
 
 const DATA: LinkId = LinkId(0);
@@ -71,6 +74,8 @@ impl Harness {
             data_count: 0,
             log: Vec::new(),
             cwnd_log: Vec::new(),
+            ece_acked: 0,
+            last_ack: 0,
         }
     }
 
@@ -148,6 +153,10 @@ impl Harness {
                             self.with_ctx(|ctx, _, r| r.on_packet(ctx, &p));
                         }
                         PacketKind::Ack => {
+                            if p.flags & crate::packet::flags::ECE != 0 {
+                                self.ece_acked += p.ack.saturating_sub(self.last_ack);
+                            }
+                            self.last_ack = self.last_ack.max(p.ack);
                             self.with_ctx(|ctx, s, _| s.on_packet(ctx, &p));
                             let pr = self.sender.probe();
                             self.cwnd_log
@@ -404,6 +413,28 @@ fn ecn_one_reduction_per_window_no_retransmission() {
         .unwrap();
     assert_eq!(cwnd, ssthresh);
     assert!((10.0..=11.5).contains(&ssthresh), "{ssthresh}");
+}
+
+#[test]
+fn dctcp_receiver_echoes_exactly_the_marked_segments() {
+    // RFC 8257 section 3.2: with delayed ACKs, ECE covers the CE-marked
+    // segments and no others (the state change flushes the pending ACK with
+    // the old state). RFC 3168's latch instead echoes until CWR arrives,
+    // about a round trip of ACKs.
+    for (cc, exact) in [("dctcp", true), ("newreno", false)] {
+        let mut c = cfg(cc);
+        c.ecn = true;
+        c.delayed_ack = Some(true);
+        let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[]);
+        h.marks = vec![61, 62, 63, 64];
+        h.start(u64::MAX);
+        h.run_until(SimTime::from_secs(2));
+        if exact {
+            assert_eq!(h.ece_acked, 4, "{cc}");
+        } else {
+            assert!(h.ece_acked > 8, "{cc}: {}", h.ece_acked);
+        }
+    }
 }
 
 #[test]
