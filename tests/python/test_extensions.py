@@ -258,6 +258,27 @@ def test_a_python_drop_front_counts_as_the_builtin_dropfront(tmp_path: Path) -> 
     same_results(python, builtin)
 
 
+def test_a_python_fifo_as_a_wlan_interface_queue(wlan_scenario: Path) -> None:
+    """An 802.11 interface queue (the MAC decides when a packet leaves) takes a Python discipline too."""
+    text = wlan_scenario.read_text()
+    assert 'standard = "802.11b"' in text
+    (wlan_scenario.parent / "helpers.py").write_text(HELPERS)
+    results = []
+    for kind in ("python:helpers.DropFront", "dropfront"):
+        path = wlan_scenario.parent / f"{kind.replace(':', '_')}.toml"
+        path.write_text(text.replace('standard = "802.11b"', f'standard = "802.11b"\nqueue = {{ kind = "{kind}" }}'))
+        results.append(ccsim.run(path))
+    pd.testing.assert_frame_equal(results[0].flows, results[1].flows, check_exact=True)
+    pd.testing.assert_frame_equal(
+        results[0].wlans.drop(columns=["queue_kind"], errors="ignore"),
+        results[1].wlans.drop(columns=["queue_kind"], errors="ignore"),
+        check_exact=True,
+    )
+    assert results[0].flows["goodput_bps"].sum() > 0
+    assert set(results[0].wlans["queue_kind"]) == {"python:helpers.DropFront"}
+    assert results[0].wlans["queue_arrivals"].sum() > 100
+
+
 def test_marks_and_probes_reach_the_tables_and_series(tmp_path: Path) -> None:
     r = ccsim.run(scenario(tmp_path, "python:helpers.StepMark", queue_params="k = 5", flow_params="ecn = true"))
     q = r.queues.iloc[0]
