@@ -158,7 +158,7 @@ pub fn unknown(name: &str) -> ParamError {
     ParamError::at(
         "cc",
         format!(
-            "unknown congestion control \"{name}\"; expected one of: {}",
+            "unknown congestion control \"{name}\"; expected one of: {}, or SCHEME:NAME from an extension (python:module.Class)",
             kinds().join(", ")
         ),
     )
@@ -465,6 +465,9 @@ pub fn check_range(key: &str, v: f64, lo: f64, hi: f64) -> Result<f64, ParamErro
 
 /// Build the controller named `name` with its `cc_params`.
 pub fn build(name: &str, params: &Params, init: &CcInit) -> Result<Box<dyn CongestionControl>, ParamError> {
+    if crate::plugin::is_external(name) {
+        return crate::plugin::build_controller(name, params, init);
+    }
     match lookup(name) {
         Some(c) => (c.build)(params, init),
         None => Err(unknown(name)),
