@@ -20,6 +20,7 @@ pub mod aimd;
 pub mod bbr;
 pub mod bic;
 pub mod binomial;
+pub mod copa;
 pub mod cubic;
 pub mod cubic_linux;
 pub mod dctcp;
@@ -110,6 +111,7 @@ pub const CONTROLLERS: &[Controller] = &[
     row("highspeed", |p, i| highspeed::build(parse_params(p)?, i), false),
     row("bbr", |p, i| boxed(bbr::Bbr::new(parse_params(p)?, i)), true),
     row("dctcp", |p, i| boxed(dctcp::Dctcp::new(parse_params(p)?, i)), true).with_accurate_ecn(),
+    row("copa", |p, i| boxed(copa::Copa::new(parse_params(p)?, i)), true),
     row("prague", |p, i| boxed(dctcp::Dctcp::prague(parse_params(p)?, i)), true)
         .with_accurate_ecn()
         .with_l4s(),
