@@ -104,7 +104,7 @@ class Packet:
         """ "data" or "ack"."""
     @property
     def ecn(self) -> str:
-        """ "not-ect", "ect" or "ce"."""
+        """ "not-ect", "ect" (ECT(0)), "ect1" (ECT(1), L4S) or "ce"."""
 
 class QueueDisc:
     """Base class of a queue discipline written in Python: `kind = "python:module.Class"`.

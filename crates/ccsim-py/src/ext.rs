@@ -175,13 +175,15 @@ pub struct PyPacket {
     ecn: std::sync::atomic::AtomicU8,
 }
 
-const ECN_NAMES: [&str; 3] = ["not-ect", "ect", "ce"];
+/// By code: ECT(0) is "ect", ECT(1) (L4S, RFC 9331) "ect1".
+const ECN_NAMES: [&str; 4] = ["not-ect", "ect", "ce", "ect1"];
 
 fn ecn_code(e: Ecn) -> u8 {
     match e {
         Ecn::NotEct => 0,
         Ecn::Ect => 1,
         Ecn::Ce => 2,
+        Ecn::Ect1 => 3,
     }
 }
 
@@ -217,7 +219,7 @@ impl PyPacket {
         }
     }
 
-    /// The ECN codepoint: "not-ect", "ect" or "ce".
+    /// The ECN codepoint: "not-ect", "ect" (ECT(0)), "ect1" (ECT(1), L4S) or "ce".
     #[getter]
     fn ecn(&self) -> &'static str {
         ECN_NAMES[self.ecn_code() as usize]
@@ -402,7 +404,7 @@ impl PyQueueDisc {
             )));
         }
         match p.ecn_code() {
-            1 => {
+            1 | 3 => {
                 p.ecn.store(2, std::sync::atomic::Ordering::Relaxed);
                 self.marks.push(p.handle);
                 Ok(true)
@@ -880,6 +882,7 @@ impl PyCongestionControl {
             mss: ccsim_core::DEFAULT_MSS,
             wire_size: ccsim_core::DEFAULT_MSS + 40,
             compat: ccsim_core::compat::Profile::Ccsim,
+            linux_agent: false,
         });
         PyCongestionControl {
             cwnd: init.initial_cwnd,
