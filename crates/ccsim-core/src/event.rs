@@ -156,11 +156,12 @@ const FAR: u64 = 1 << 62;
 ///
 /// - the wheel has [`BUCKETS`] buckets of `2^shift` ns each and covers the
 ///   times `[start, start + BUCKETS << shift)`, `start` being the start of
-///   the current bucket; an event goes to the bucket of its time, unsorted,
-///   or, beyond the wheel's end, to the overflow heap;
-/// - the current bucket is sorted (latest first) when the wheel reaches it,
-///   and an event scheduled into it is inserted in order; the earliest
-///   pending event is the current bucket's last;
+///   the current bucket; an event goes to the bucket of its time (a linked
+///   list through a pool of nodes, unsorted) or, beyond the wheel's end, to
+///   the overflow heap;
+/// - the current bucket is a vector sorted latest first, filled and sorted
+///   when the wheel reaches the bucket; an event scheduled into it is
+///   inserted in order; the earliest pending event is its last;
 /// - when the current bucket is empty the wheel advances one bucket, taking
 ///   the overflow's events that now fall inside it; an empty wheel jumps to
 ///   the overflow's earliest event;
@@ -168,36 +169,53 @@ const FAR: u64 = 1 << 62;
 ///   mean time between events (everything is re-filed), so that buckets hold
 ///   a few events whatever the link rates.
 ///
-/// Events come out in exactly the order of their keys (time, tie-break),
-/// whatever the bucket width, as from a binary heap: no two pending events
-/// share a key.
+/// Nothing is allocated per event once the pool has grown to the largest
+/// number of pending events. Events come out in exactly the order of their
+/// keys (time, tie-break), whatever the bucket width, as from a binary heap:
+/// no two pending events share a key.
 struct Calendar {
-    buckets: Vec<Vec<Event>>,
+    /// First node of each bucket's list ([`NIL`]: empty).
+    heads: Vec<u32>,
+    /// The lists' nodes; free ones are chained from `free`.
+    nodes: Vec<Node>,
+    free: u32,
+    /// The current bucket's events, latest first.
+    current: Vec<Event>,
     shift: u32,
     /// Start of the current bucket, ns (a multiple of the width).
     start: u64,
     /// Index of the current bucket.
     cur: usize,
-    /// Events in the wheel (all buckets).
+    /// Events in the wheel (lists and current bucket).
     in_wheel: usize,
     overflow: BinaryHeap<Event>,
-    /// Whether the current bucket is sorted (it is once the wheel reached it).
-    sorted: bool,
     /// Adaptation: pops and the first pop's time in this period.
     pops: u64,
     period_start: u64,
 }
 
+/// A bucket list's node.
+#[derive(Copy, Clone)]
+struct Node {
+    ev: Event,
+    next: u32,
+}
+
+/// No node.
+const NIL: u32 = u32::MAX;
+
 impl Default for Calendar {
     fn default() -> Self {
         Calendar {
-            buckets: vec![Vec::new(); BUCKETS],
+            heads: vec![NIL; BUCKETS],
+            nodes: Vec::new(),
+            free: NIL,
+            current: Vec::new(),
             shift: 16,
             start: 0,
             cur: 0,
             in_wheel: 0,
             overflow: BinaryHeap::new(),
-            sorted: true,
             pops: 0,
             period_start: 0,
         }
@@ -226,29 +244,37 @@ impl Calendar {
         // Times before the current bucket's start (none in practice: events
         // are scheduled at the current time or later) are the earliest: the
         // current bucket is theirs too.
-        let i = if t < self.start + (1 << self.shift) {
-            self.cur
-        } else {
-            ((t >> self.shift) as usize) & (BUCKETS - 1)
-        };
-        let b = &mut self.buckets[i];
-        if i == self.cur && self.sorted {
+        if t < self.start + (1 << self.shift) {
             let k = e.key();
-            let at = b.partition_point(|x| x.key() > k);
-            b.insert(at, e);
+            let at = self.current.partition_point(|x| x.key() > k);
+            self.current.insert(at, e);
         } else {
-            b.push(e);
+            let i = ((t >> self.shift) as usize) & (BUCKETS - 1);
+            self.file(i, e);
         }
+    }
+
+    /// Put `e` on bucket `i`'s list.
+    #[inline]
+    fn file(&mut self, i: usize, ev: Event) {
+        let next = self.heads[i];
+        let n = if self.free != NIL {
+            let n = self.free;
+            self.free = self.nodes[n as usize].next;
+            self.nodes[n as usize] = Node { ev, next };
+            n
+        } else {
+            self.nodes.push(Node { ev, next });
+            (self.nodes.len() - 1) as u32
+        };
+        self.heads[i] = n;
     }
 
     /// The earliest event, removed.
     #[inline]
     fn pop(&mut self) -> Option<Event> {
         loop {
-            if !self.sorted {
-                self.sort_current();
-            }
-            if let Some(e) = self.buckets[self.cur].pop() {
+            if let Some(e) = self.current.pop() {
                 self.in_wheel -= 1;
                 self.pops += 1;
                 if self.pops == ADAPT_EVERY {
@@ -270,18 +296,16 @@ impl Calendar {
 
     /// The earliest event's time.
     fn peek_time(&self) -> Option<SimTime> {
-        let wheel = self.buckets.iter().flatten().map(|e| e.key()).min();
-        let over = self.overflow.peek().map(|e| e.key());
-        match (wheel, over) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        let mut keys: Vec<u128> = self.current.iter().map(|e| e.key()).collect();
+        for &h in &self.heads {
+            let mut n = h;
+            while n != NIL {
+                keys.push(self.nodes[n as usize].ev.key());
+                n = self.nodes[n as usize].next;
+            }
         }
-        .map(|k| SimTime((k >> 64) as u64))
-    }
-
-    fn sort_current(&mut self) {
-        self.buckets[self.cur].sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
-        self.sorted = true;
+        keys.extend(self.overflow.peek().map(|e| e.key()));
+        keys.into_iter().min().map(|k| SimTime((k >> 64) as u64))
     }
 
     /// Move to the next bucket, taking the overflow's events that the
@@ -289,25 +313,43 @@ impl Calendar {
     fn advance(&mut self) {
         self.start += 1 << self.shift;
         self.cur = (self.cur + 1) & (BUCKETS - 1);
-        self.sorted = false;
         self.take_overflow();
+        self.open_current();
     }
 
     /// The wheel is empty: start it at the bucket of time `t`.
     fn jump(&mut self, t: u64) {
         self.start = (t >> self.shift) << self.shift;
         self.cur = ((t >> self.shift) as usize) & (BUCKETS - 1);
-        self.sorted = false;
         self.take_overflow();
+        self.open_current();
+    }
+
+    /// The current bucket's list becomes the (empty) sorted current bucket.
+    fn open_current(&mut self) {
+        let mut n = std::mem::replace(&mut self.heads[self.cur], NIL);
+        while n != NIL {
+            let node = self.nodes[n as usize];
+            self.current.push(node.ev);
+            self.nodes[n as usize].next = self.free;
+            self.free = n;
+            n = node.next;
+        }
+        self.current.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
     }
 
     fn take_overflow(&mut self) {
         let end = self.end().min(FAR);
         while self.overflow.peek().is_some_and(|e| e.time.0 < end) {
             let e = self.overflow.pop().expect("peeked");
-            let i = ((e.time.0 >> self.shift) as usize) & (BUCKETS - 1);
-            self.buckets[i].push(e);
             self.in_wheel += 1;
+            // (The current bucket is sorted by `open_current`, which follows.)
+            if e.time.0 < self.start + (1 << self.shift) {
+                self.current.push(e);
+            } else {
+                let i = ((e.time.0 >> self.shift) as usize) & (BUCKETS - 1);
+                self.file(i, e);
+            }
         }
     }
 
@@ -324,9 +366,16 @@ impl Calendar {
         }
         // Re-file every event under the new width, all through the overflow.
         let mut all: Vec<Event> = std::mem::take(&mut self.overflow).into_vec();
-        for b in &mut self.buckets {
-            all.append(b);
+        all.append(&mut self.current);
+        for h in &mut self.heads {
+            let mut n = std::mem::replace(h, NIL);
+            while n != NIL {
+                all.push(self.nodes[n as usize].ev);
+                n = self.nodes[n as usize].next;
+            }
         }
+        self.nodes.clear();
+        self.free = NIL;
         self.overflow = BinaryHeap::from(all);
         self.in_wheel = 0;
         self.shift = want;
@@ -574,7 +623,7 @@ mod tests {
                 for _ in 0..n_push {
                     let v = crate::rng::uniform01(&mut rng);
                     let time = if v < 0.02 {
-                        now.saturating_sub(3) // in the past
+                        now.saturating_sub(1 + (v * 1e6) as u64 % (scale * 20 + 1)) // in the past
                     } else if v < 0.1 {
                         now // same instant: the tie-break decides
                     } else if v < 0.12 {
