@@ -253,6 +253,9 @@ struct FastFifo {
 pub struct Queue {
     disc: Box<dyn QueueDisc>,
     fast: Option<FastFifo>,
+    /// For a plain tail-drop FIFO, its limit, also on the general path (see
+    /// [`Queue::try_pass_through`]).
+    pass_limit: Option<droptail::Limit>,
     rng: SimRng,
     /// Statistics over the window.
     pub stats: QueueStats,
@@ -265,7 +268,8 @@ pub struct Queue {
 impl Queue {
     /// Wrap a discipline.
     pub fn new(disc: Box<dyn QueueDisc>, rng: SimRng) -> Self {
-        let fast = disc.as_tail_drop_fifo().map(|limit| FastFifo {
+        let pass_limit = disc.as_tail_drop_fifo();
+        let fast = pass_limit.map(|limit| FastFifo {
             limit,
             waiting: std::collections::VecDeque::new(),
             bytes: 0,
@@ -273,6 +277,7 @@ impl Queue {
         Queue {
             disc,
             fast,
+            pass_limit,
             rng,
             stats: QueueStats::default(),
             last_change: SimTime::ZERO,
@@ -287,6 +292,7 @@ impl Queue {
     pub fn general(disc: Box<dyn QueueDisc>, rng: SimRng) -> Self {
         let mut q = Queue::new(disc, rng);
         q.fast = None;
+        q.pass_limit = None;
         q
     }
 
@@ -432,6 +438,25 @@ impl Queue {
         }
         self.stats.max_len_pkts = self.stats.max_len_pkts.max(1);
         self.stats.min_len_pkts = 0;
+    }
+
+    /// General path of a plain tail-drop FIFO (the fast path is off under the
+    /// `fifo` tie order), transmitter idle: if the queue is empty and the
+    /// packet fits, count its arrival, enqueue and immediate dequeue as
+    /// [`Queue::enqueue`] and [`Queue::dequeue`] would (the discipline's FIFO
+    /// would hold it for no time, so it is not touched) and return true: the
+    /// caller transmits the packet at once. Otherwise false, nothing done.
+    #[inline]
+    pub fn try_pass_through(&mut self, pkt: PacketRef, now: SimTime, arena: &mut PacketArena) -> bool {
+        let Some(limit) = self.pass_limit else { return false };
+        let p = arena.get_mut(pkt);
+        if self.fast.is_some() || self.disc.len_pkts() != 0 || !limit.fits(0, 0, p.size) {
+            return false;
+        }
+        p.enqueued_at = now;
+        let size = p.size;
+        self.pass_through(size, now);
+        true
     }
 
     /// Fast path: bytes and packets accepted whose transmission starts at or
@@ -650,6 +675,14 @@ mod tests {
     /// the same packets ((arrival ns, size)), with the window opened at
     /// arrival `window_at`; 100 ns transmissions, three packets of buffer.
     fn both_paths(arrivals: &[(u64, u32)], window_at: usize) -> (QueueStats, QueueStats) {
+        let (fast, slow, _) = three_paths(arrivals, window_at);
+        (fast, slow)
+    }
+
+    /// [`both_paths`], plus a third queue on the general path that passes
+    /// packets through when it is empty and its transmitter idle, as the
+    /// kernel does under the `fifo` tie order.
+    fn three_paths(arrivals: &[(u64, u32)], window_at: usize) -> (QueueStats, QueueStats, QueueStats) {
         let limit = Limit {
             packets: Some(3),
             bytes: None,
@@ -657,7 +690,9 @@ mod tests {
         let rng = || crate::rng::stream(1, "q");
         let mut fast = Queue::new(Box::new(DropTail::new(limit, false)), rng());
         let mut slow = Queue::general(Box::new(DropTail::new(limit, false)), rng());
-        assert!(fast.is_fast_fifo() && !slow.is_fast_fifo());
+        let mut pass = Queue::new(Box::new(DropTail::new(limit, false)), rng());
+        pass.disable_fast_path();
+        assert!(fast.is_fast_fifo() && !slow.is_fast_fifo() && !pass.is_fast_fifo());
         let mut arena = PacketArena::new();
         let mut dropped = Vec::new();
         let tx = SimTime(100);
@@ -671,12 +706,30 @@ mod tests {
                 *free = at + tx;
             }
         };
+        let mut pass_free = SimTime::ZERO;
+        let mut passed = 0;
         for (i, &(t, size)) in arrivals.iter().enumerate() {
             let now = SimTime(t);
             drain(&mut slow, &mut arena, now, &mut slow_free);
+            drain(&mut pass, &mut arena, now, &mut pass_free);
             if i == window_at {
                 fast.open_window(now);
                 slow.open_window(now);
+                pass.open_window(now);
+            }
+            let pp = arena.alloc(Packet { size, ..Packet::default() });
+            if pass_free <= now && pass.try_pass_through(pp, now, &mut arena) {
+                passed += 1;
+                arena.free(pp);
+                pass_free = now + tx;
+            } else {
+                let mut d = Vec::new();
+                pass.enqueue(pp, now, &mut arena, 8, &mut d);
+                if pass_free <= now && pass.len_pkts() > 0 {
+                    let p = pass.dequeue(now, &mut arena, 8, &mut d).expect("queued");
+                    arena.free(p);
+                    pass_free = now + tx;
+                }
             }
             let pf = arena.alloc(Packet { size, ..Packet::default() });
             let ps = arena.alloc(Packet { size, ..Packet::default() });
@@ -694,15 +747,30 @@ mod tests {
         }
         let end = SimTime(10_000);
         drain(&mut slow, &mut arena, end, &mut slow_free);
+        drain(&mut pass, &mut arena, end, &mut pass_free);
         fast.close_window(end);
         slow.close_window(end);
-        (fast.stats, slow.stats)
+        pass.close_window(end);
+        assert!(passed > 0, "no packet passed through");
+        (fast.stats, slow.stats, pass.stats)
     }
 
     /// The fast path's idle-transmitter shortcut (`pass_through`) counts
     /// exactly what the general path counts for a packet that arrives at an
     /// empty queue and leaves at once, alone in a window and mixed with
     /// packets that wait and a drop.
+    /// The general path's shortcut for an idle DropTail
+    /// ([`Queue::try_pass_through`]) counts what the discipline's round trip counts.
+    #[test]
+    fn pass_through_counts_as_the_general_path() {
+        let idle = [(0u64, 50u32), (500, 60), (900, 40), (2000, 70)];
+        let (_, slow, pass) = three_paths(&idle, 1);
+        assert_eq!(pass, slow);
+        let burst = [(0u64, 50u32), (500, 60), (1000, 40), (1010, 40), (1020, 40), (1030, 40), (1040, 40), (5000, 70)];
+        let (_, slow, pass) = three_paths(&burst, 3);
+        assert_eq!(pass, slow);
+    }
+
     #[test]
     fn fast_path_counts_as_the_general_path() {
         let idle = [(0u64, 50u32), (500, 60), (900, 40), (2000, 70)];
