@@ -615,15 +615,28 @@ mod tests {
         let mut heap = BinaryHeap::new();
         let mut seq = 0u64;
         let mut now = 0u64;
-        let phases: [(u64, u64); 5] = [(1_000, 40_000), (1_000_000, 40_000), (50, 60_000), (0, 100), (2_000_000_000, 5_000)];
+        let phases: [(u64, u64); 5] = [
+            (1_000, 40_000),
+            (1_000_000, 40_000),
+            (50, 60_000),
+            (0, 100),
+            (2_000_000_000, 5_000),
+        ];
         for (scale, steps) in phases {
             for _ in 0..steps {
                 let u = crate::rng::uniform01(&mut rng);
-                let n_push = if u < 0.45 { 2 } else if u < 0.9 { 1 } else { 0 };
+                let n_push = if u < 0.45 {
+                    2
+                } else if u < 0.9 {
+                    1
+                } else {
+                    0
+                };
                 for _ in 0..n_push {
                     let v = crate::rng::uniform01(&mut rng);
                     let time = if v < 0.02 {
-                        now.saturating_sub(1 + (v * 1e6) as u64 % (scale * 20 + 1)) // in the past
+                        now.saturating_sub(1 + (v * 1e6) as u64 % (scale * 20 + 1))
+                    // in the past
                     } else if v < 0.1 {
                         now // same instant: the tie-break decides
                     } else if v < 0.12 {

@@ -231,7 +231,9 @@ mod tests {
     fn same_buckets_whatever_the_order_of_values() {
         // Values arriving below the first one (the held span grows
         // downwards) land in the buckets a histogram from zero would use.
-        let vals: Vec<u64> = (1..=3_000u64).map(|k| (k * 104_729) % 50_000_000 + (k % 7) * 3).collect();
+        let vals: Vec<u64> = (1..=3_000u64)
+            .map(|k| (k * 104_729) % 50_000_000 + (k % 7) * 3)
+            .collect();
         let mut h = Histogram::default();
         for &v in vals.iter().rev() {
             h.record(v);

@@ -65,9 +65,9 @@ fn main() {
     }
     if !digests {
         println!(
-        "{:<40} {:>12} {:>10} {:>14} {:>14} {:>10}",
-        "scenario", "events", "wall_s", "events/s", "hops/s", "ev/hop"
-    );
+            "{:<40} {:>12} {:>10} {:>14} {:>14} {:>10}",
+            "scenario", "events", "wall_s", "events/s", "hops/s", "ev/hop"
+        );
     }
     for path in &args {
         let text = match std::fs::read_to_string(path) {
@@ -88,7 +88,12 @@ fn main() {
         match out {
             Ok(out) if digests => {
                 let p = &out.result.perf;
-                println!("{path} {} events {} hops {}", digest(&out), p.events, p.packets_forwarded);
+                println!(
+                    "{path} {} events {} hops {}",
+                    digest(&out),
+                    p.events,
+                    p.packets_forwarded
+                );
             }
             Ok(out) => {
                 let p = &out.result.perf;

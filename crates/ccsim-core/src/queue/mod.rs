@@ -387,7 +387,12 @@ impl Queue {
     pub fn fast_offer(&mut self, pkt: PacketRef, now: SimTime, start: SimTime, arena: &PacketArena) -> bool {
         self.sync(now);
         let size = arena.get(pkt).size;
-        if start == now && self.fast.as_ref().is_some_and(|f| f.waiting.is_empty() && f.limit.fits(0, 0, size)) {
+        if start == now
+            && self
+                .fast
+                .as_ref()
+                .is_some_and(|f| f.waiting.is_empty() && f.limit.fits(0, 0, size))
+        {
             self.pass_through(size, now);
             return true;
         }
@@ -671,17 +676,11 @@ mod tests {
     use super::*;
     use crate::packet::Packet;
 
-    /// The stats of a fast-path queue and of a general-path queue offered
-    /// the same packets ((arrival ns, size)), with the window opened at
-    /// arrival `window_at`; 100 ns transmissions, three packets of buffer.
-    fn both_paths(arrivals: &[(u64, u32)], window_at: usize) -> (QueueStats, QueueStats) {
-        let (fast, slow, _) = three_paths(arrivals, window_at);
-        (fast, slow)
-    }
-
-    /// [`both_paths`], plus a third queue on the general path that passes
-    /// packets through when it is empty and its transmitter idle, as the
-    /// kernel does under the `fifo` tie order.
+    /// The stats of a fast-path queue, a general-path queue and a
+    /// general-path queue that passes packets through when it is empty and
+    /// its transmitter idle (as the kernel does under the `fifo` tie order),
+    /// offered the same packets ((arrival ns, size)), with the window opened
+    /// at arrival `window_at`; 100 ns transmissions, three packets of buffer.
     fn three_paths(arrivals: &[(u64, u32)], window_at: usize) -> (QueueStats, QueueStats, QueueStats) {
         let limit = Limit {
             packets: Some(3),
@@ -717,7 +716,10 @@ mod tests {
                 slow.open_window(now);
                 pass.open_window(now);
             }
-            let pp = arena.alloc(Packet { size, ..Packet::default() });
+            let pp = arena.alloc(Packet {
+                size,
+                ..Packet::default()
+            });
             if pass_free <= now && pass.try_pass_through(pp, now, &mut arena) {
                 passed += 1;
                 arena.free(pp);
@@ -731,8 +733,14 @@ mod tests {
                     pass_free = now + tx;
                 }
             }
-            let pf = arena.alloc(Packet { size, ..Packet::default() });
-            let ps = arena.alloc(Packet { size, ..Packet::default() });
+            let pf = arena.alloc(Packet {
+                size,
+                ..Packet::default()
+            });
+            let ps = arena.alloc(Packet {
+                size,
+                ..Packet::default()
+            });
             let start = busy_until.max(now);
             if fast.fast_offer(pf, now, start, &arena) {
                 busy_until = start + tx;
@@ -755,31 +763,32 @@ mod tests {
         (fast.stats, slow.stats, pass.stats)
     }
 
-    /// The fast path's idle-transmitter shortcut (`pass_through`) counts
-    /// exactly what the general path counts for a packet that arrives at an
-    /// empty queue and leaves at once, alone in a window and mixed with
+    /// The fast path's idle-transmitter shortcut (`pass_through`) and the
+    /// general path's ([`Queue::try_pass_through`]) count exactly what the
+    /// discipline's enqueue and dequeue count for a packet that arrives at an
+    /// empty queue and leaves at once: alone in a window, and mixed with
     /// packets that wait and a drop.
-    /// The general path's shortcut for an idle DropTail
-    /// ([`Queue::try_pass_through`]) counts what the discipline's round trip counts.
     #[test]
-    fn pass_through_counts_as_the_general_path() {
+    fn shortcuts_count_as_the_general_path() {
         let idle = [(0u64, 50u32), (500, 60), (900, 40), (2000, 70)];
-        let (_, slow, pass) = three_paths(&idle, 1);
-        assert_eq!(pass, slow);
-        let burst = [(0u64, 50u32), (500, 60), (1000, 40), (1010, 40), (1020, 40), (1030, 40), (1040, 40), (5000, 70)];
-        let (_, slow, pass) = three_paths(&burst, 3);
-        assert_eq!(pass, slow);
-    }
-
-    #[test]
-    fn fast_path_counts_as_the_general_path() {
-        let idle = [(0u64, 50u32), (500, 60), (900, 40), (2000, 70)];
-        let (fast, slow) = both_paths(&idle, 1);
+        let burst = [
+            (0u64, 50u32),
+            (500, 60),
+            (1000, 40),
+            (1010, 40),
+            (1020, 40),
+            (1030, 40),
+            (1040, 40),
+            (5000, 70),
+        ];
+        let (fast, slow, pass) = three_paths(&idle, 1);
         assert_eq!(fast, slow);
-        assert_eq!((fast.arrivals, fast.dequeued, fast.max_len_pkts, fast.min_len_pkts), (3, 3, 1, 0));
-        let burst = [(0u64, 50u32), (500, 60), (1000, 40), (1010, 40), (1020, 40), (1030, 40), (1040, 40), (5000, 70)];
-        let (fast, slow) = both_paths(&burst, 3);
+        assert_eq!(pass, slow);
+        let counts = (fast.arrivals, fast.dequeued, fast.max_len_pkts, fast.min_len_pkts);
+        assert_eq!(counts, (3, 3, 1, 0));
+        let (fast, slow, pass) = three_paths(&burst, 3);
         assert_eq!(fast, slow);
+        assert_eq!(pass, slow);
         assert_eq!((fast.arrivals, fast.drops, fast.max_len_pkts), (5, 1, 3));
     }
 }
