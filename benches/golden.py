@@ -36,44 +36,45 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "validation"))
 
-# Twins (validation/twins.toml's parameters, shortened): each kind of queue
-# the validation suite covers, one-way and two-way, random loss.
-TWINS: list[dict[str, object]] = [
-    {"flows": 10, "cc": "newreno", "queue": "droptail", "buffer": 116, "window": 64, "duration": 30, "warmup": 5},
-    {"flows": 5, "cc": "tahoe", "queue": "droptail", "buffer": 58, "duration": 30, "warmup": 5},
-    {"flows": 1, "cc": "newreno", "queue": "droptail", "buffer": 30, "window": 100, "duration": 20, "warmup": 0,
-     "start_max": 0},
-    {"flows": 20, "cc": "newreno", "queue": "red", "buffer": 100, "min_th": 5, "max_th": 15, "max_p": 0.1,
-     "w_q": 0.002, "window": 64, "duration": 30, "warmup": 5},
-    {"flows": 20, "cc": "newreno", "queue": "gred", "buffer": 100, "min_th": 5, "max_th": 15, "max_p": 0.1,
-     "w_q": 0.002, "window": 64, "duration": 30, "warmup": 5},
-    {"flows": 12, "cc": "sack", "queue": "red", "buffer": 100, "min_th": 5, "max_th": 15, "max_p": 0.1,
-     "w_q": 0.002, "access_delay": "1,10,30,60", "window": 64, "duration": 30, "warmup": 5},
-    {"flows": 20, "cc": "newreno", "queue": "rem", "buffer": 100, "rem_b_ref": 20, "rem_gamma": 0.001,
-     "rem_phi": 1.001, "rem_update": 0.002, "window": 64, "duration": 30, "warmup": 5},
-    {"flows": 20, "cc": "newreno", "queue": "pi", "buffer": 116, "pi_q_ref": 50, "window": 64, "duration": 30,
-     "warmup": 5},
-    {"flows": 20, "cc": "newreno", "queue": "avq", "buffer": 58, "vq_gamma": 0.98, "vq_ecnlim": 0.8, "window": 64,
-     "duration": 30, "warmup": 5},
-    {"flows": 10, "cc": "newreno", "queue": "sfq", "buffer": 30, "window": 64, "duration": 30, "warmup": 5},
-    {"flows": 10, "cc": "newreno", "queue": "drr", "buffer": 30, "access_delay": "1,10,30", "window": 64,
-     "duration": 30, "warmup": 5},
-    {"flows": 20, "cc": "cubic", "queue": "droptail", "buffer": 58, "window": 200, "duration": 30, "warmup": 5},
-    {"flows": 5, "two_way": 1, "cc": "tahoe", "queue": "droptail", "buffer": 2, "packet_size": 2000,
-     "access_delay": "10", "bottleneck_delay": 40, "window": 20, "duration": 40, "warmup": 5},
-    {"flows": 10, "two_way": 1, "cc": "reno", "queue": "red", "buffer": 30, "min_th": 5, "max_th": 15,
-     "max_p": 0.1, "w_q": 0.002, "window": 64, "duration": 30, "warmup": 5},
-    {"flows": 6, "cc": "sack", "queue": "droptail", "buffer": 58, "loss": 0.005, "access_delay": "1,20",
-     "window": 64, "duration": 30, "warmup": 5},
-    {"flows": 60, "cc": "tahoe", "packet_size": 512, "window": 8000, "queue": "gred", "buffer": 100, "min_th": 5,
-     "max_th": 15, "max_p": 0.1, "w_q": 0.002, "duration": 30, "warmup": 5},
-    {"flows": 40, "cc": "cubic", "queue": "pie", "buffer": 200, "window": 1000, "duration": 30, "warmup": 5,
-     "start_max": 5},
-    {"flows": 40, "cc": "cubic", "queue": "fq_codel", "buffer": 1000, "window": 1000, "duration": 30, "warmup": 5,
-     "start_max": 5},
-    {"flows": 20, "cc": "newreno", "queue": "codel", "buffer": 1000, "window": 1000, "duration": 30, "warmup": 5},
-    {"flows": 20, "cc": "bic", "queue": "droptail", "buffer": 100, "window": 1000, "duration": 30, "warmup": 5},
+# Twins (validation/twins.toml's parameters, shortened: 30 s with a 5 s
+# warmup unless given): each kind of queue the validation suite covers,
+# one-way and two-way, random loss.
+TWINS_KV = [
+    "flows=10 cc=newreno queue=droptail buffer=116 window=64",
+    "flows=5 cc=tahoe queue=droptail buffer=58",
+    "flows=1 cc=newreno queue=droptail buffer=30 window=100 duration=20 warmup=0 start_max=0",
+    "flows=20 cc=newreno queue=red buffer=100 min_th=5 max_th=15 max_p=0.1 w_q=0.002 window=64",
+    "flows=20 cc=newreno queue=gred buffer=100 min_th=5 max_th=15 max_p=0.1 w_q=0.002 window=64",
+    "flows=12 cc=sack queue=red buffer=100 min_th=5 max_th=15 max_p=0.1 w_q=0.002 access_delay=1,10,30,60 window=64",
+    "flows=20 cc=newreno queue=rem buffer=100 rem_b_ref=20 rem_gamma=0.001 rem_phi=1.001 rem_update=0.002 window=64",
+    "flows=20 cc=newreno queue=pi buffer=116 pi_q_ref=50 window=64",
+    "flows=20 cc=newreno queue=avq buffer=58 vq_gamma=0.98 vq_ecnlim=0.8 window=64",
+    "flows=10 cc=newreno queue=sfq buffer=30 window=64",
+    "flows=10 cc=newreno queue=drr buffer=30 access_delay=1,10,30 window=64",
+    "flows=20 cc=cubic queue=droptail buffer=58 window=200",
+    "flows=5 two_way=1 cc=tahoe queue=droptail buffer=2 packet_size=2000 access_delay=10 bottleneck_delay=40"
+    " window=20 duration=40",
+    "flows=10 two_way=1 cc=reno queue=red buffer=30 min_th=5 max_th=15 max_p=0.1 w_q=0.002 window=64",
+    "flows=6 cc=sack queue=droptail buffer=58 loss=0.005 access_delay=1,20 window=64",
+    "flows=60 cc=tahoe packet_size=512 window=8000 queue=gred buffer=100 min_th=5 max_th=15 max_p=0.1 w_q=0.002",
+    "flows=40 cc=cubic queue=pie buffer=200 window=1000 start_max=5",
+    "flows=40 cc=cubic queue=fq_codel buffer=1000 window=1000 start_max=5",
+    "flows=20 cc=newreno queue=codel buffer=1000 window=1000",
+    "flows=20 cc=bic queue=droptail buffer=100 window=1000",
 ]
+
+
+def twin_params(kv: str) -> dict[str, object]:
+    """`key=value ...` as validation/ccsim_side.py's command line types it."""
+    from params import resolve  # noqa: PLC0415
+
+    defaults = resolve({})
+    pairs = dict(a.split("=", 1) for a in kv.split())
+    pairs.setdefault("duration", "30")
+    pairs.setdefault("warmup", "5")
+    return {k: type(defaults[k])(v) if k in defaults else v for k, v in pairs.items()}
+
+
 COMPATS = ["ns2", "ns3"]
 
 
@@ -88,7 +89,8 @@ def twin_files(tmp: Path) -> list[Path]:
     import ccsim_side  # noqa: PLC0415 (imports ccsim)
 
     out = []
-    for i, params in enumerate(TWINS):
+    for i, kv in enumerate(TWINS_KV):
+        params = twin_params(kv)
         for compat in COMPATS:
             path = tmp / f"twin{i:02}_{params['queue']}_{params['cc']}_{compat}.json"
             path.write_text(json.dumps(ccsim_side.scenario(params, 1, compat)))
@@ -146,7 +148,8 @@ def twin_metric_hashes() -> list[str]:
     import ccsim_side  # noqa: PLC0415
 
     lines = []
-    for i, params in enumerate(TWINS):
+    for i, kv in enumerate(TWINS_KV):
+        params = twin_params(kv)
         for compat in COMPATS:
             m = ccsim_side.run(params, 1, compat)
             digest = hashlib.sha256(json.dumps(m, sort_keys=True, default=repr).encode()).hexdigest()[:16]
