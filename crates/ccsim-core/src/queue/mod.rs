@@ -676,6 +676,18 @@ mod tests {
     use super::*;
     use crate::packet::Packet;
 
+    /// The general path's arrival: enqueue, and start transmitting at once
+    /// (for `tx`) if the transmitter is free at `now`.
+    fn offer(q: &mut Queue, p: PacketRef, now: SimTime, arena: &mut PacketArena, free: &mut SimTime, tx: SimTime) {
+        let mut d = Vec::new();
+        q.enqueue(p, now, arena, 8, &mut d);
+        if *free <= now && q.len_pkts() > 0 {
+            let out = q.dequeue(now, arena, 8, &mut d).expect("queued");
+            arena.free(out);
+            *free = now + tx;
+        }
+    }
+
     /// The stats of a fast-path queue, a general-path queue and a
     /// general-path queue that passes packets through when it is empty and
     /// its transmitter idle (as the kernel does under the `fifo` tie order),
@@ -725,13 +737,7 @@ mod tests {
                 arena.free(pp);
                 pass_free = now + tx;
             } else {
-                let mut d = Vec::new();
-                pass.enqueue(pp, now, &mut arena, 8, &mut d);
-                if pass_free <= now && pass.len_pkts() > 0 {
-                    let p = pass.dequeue(now, &mut arena, 8, &mut d).expect("queued");
-                    arena.free(p);
-                    pass_free = now + tx;
-                }
+                offer(&mut pass, pp, now, &mut arena, &mut pass_free, tx);
             }
             let pf = arena.alloc(Packet {
                 size,
@@ -745,13 +751,7 @@ mod tests {
             if fast.fast_offer(pf, now, start, &arena) {
                 busy_until = start + tx;
             }
-            let mut d = Vec::new();
-            slow.enqueue(ps, now, &mut arena, 8, &mut d);
-            if slow_free <= now && slow.len_pkts() > 0 {
-                let p = slow.dequeue(now, &mut arena, 8, &mut d).expect("queued");
-                arena.free(p);
-                slow_free = now + tx;
-            }
+            offer(&mut slow, ps, now, &mut arena, &mut slow_free, tx);
         }
         let end = SimTime(10_000);
         drain(&mut slow, &mut arena, end, &mut slow_free);
