@@ -266,8 +266,6 @@ impl Sampler {
         for (k_link, &li) in self.links.iter().enumerate() {
             links[li].queue.sync(now);
             let q = &links[li].queue;
-            self.series[k].values.push(q.len_pkts() as f64);
-            self.series[k + 1].values.push(q.len_bytes() as f64);
             let m = &mut self.last_queue[k_link];
             let arrivals = q.stats.arrivals - m.arrivals + m.carried_arrivals;
             let drops = q.stats.drops - m.drops + m.carried_drops;
@@ -276,9 +274,15 @@ impl Sampler {
                 drops: q.stats.drops,
                 ..QueueMark::default()
             };
-            self.series[k + 2].values.push(arrivals as f64);
-            self.series[k + 3].values.push(drops as f64);
-            self.series[k + 4].values.push(if arrivals > 0 {
+            // The queue's five series, bounds-checked once.
+            let [len_pkts, len_bytes, arr, drp, rate] = &mut self.series[k..k + 5] else {
+                unreachable!("a slice of five")
+            };
+            len_pkts.values.push(q.len_pkts() as f64);
+            len_bytes.values.push(q.len_bytes() as f64);
+            arr.values.push(arrivals as f64);
+            drp.values.push(drops as f64);
+            rate.values.push(if arrivals > 0 {
                 drops as f64 / arrivals as f64
             } else {
                 0.0
@@ -325,10 +329,13 @@ impl Sampler {
             self.group_delay[gi].1 += delay_n;
             let probe = f.sender.probe();
             if self.flows {
-                self.series[k].values.push(g);
-                self.series[k + 1].values.push(t);
-                self.series[k + 2].values.push(sb);
-                self.series[k + 3].values.push(mean_delay_s(delay_sum, delay_n));
+                let [good, thr, snd, delay] = &mut self.series[k..k + 4] else {
+                    unreachable!("a slice of four")
+                };
+                good.values.push(g);
+                thr.values.push(t);
+                snd.values.push(sb);
+                delay.values.push(mean_delay_s(delay_sum, delay_n));
                 k += 4;
                 for name in f.sender.probe_names() {
                     let v = match *name {

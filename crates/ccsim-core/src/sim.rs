@@ -525,6 +525,13 @@ impl Simulation {
         if let Some(t) = self.tracer.as_deref_mut() {
             t.enqueue(link, now, self.arena.get(pkt));
         }
+        // A DropTail queue on the general path (the `fifo` tie order), empty,
+        // its transmitter idle: the packet would be enqueued and dequeued at
+        // once; count that and send it without the discipline's round trip.
+        if l.busy_until <= now && !l.free_pending && l.queue.try_pass_through(pkt, now, &mut self.arena) {
+            self.transmit(link, pkt);
+            return;
+        }
         l.queue.enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
         self.process_drops(link);
         let l = &mut self.links[li];
@@ -601,6 +608,14 @@ impl Simulation {
             self.process_drops(link);
         }
         let Some(p) = next else { return };
+        self.transmit(link, p);
+    }
+
+    /// Put packet `p`, just dequeued, on the wire of `link`.
+    #[inline]
+    fn transmit(&mut self, link: LinkId, p: PacketRef) {
+        let li = link.0 as usize;
+        let now = self.now;
         if let Some(t) = self.tracer.as_deref_mut() {
             t.dequeue(link, now, self.arena.get(p));
         }

@@ -256,6 +256,9 @@ struct FastFifo {
 pub struct Queue {
     disc: Box<dyn QueueDisc>,
     fast: Option<FastFifo>,
+    /// For a plain tail-drop FIFO, its limit, also on the general path (see
+    /// [`Queue::try_pass_through`]).
+    pass_limit: Option<droptail::Limit>,
     rng: SimRng,
     /// Statistics over the window.
     pub stats: QueueStats,
@@ -268,7 +271,8 @@ pub struct Queue {
 impl Queue {
     /// Wrap a discipline.
     pub fn new(disc: Box<dyn QueueDisc>, rng: SimRng) -> Self {
-        let fast = disc.as_tail_drop_fifo().map(|limit| FastFifo {
+        let pass_limit = disc.as_tail_drop_fifo();
+        let fast = pass_limit.map(|limit| FastFifo {
             limit,
             waiting: std::collections::VecDeque::new(),
             bytes: 0,
@@ -276,6 +280,7 @@ impl Queue {
         Queue {
             disc,
             fast,
+            pass_limit,
             rng,
             stats: QueueStats::default(),
             last_change: SimTime::ZERO,
@@ -290,6 +295,7 @@ impl Queue {
     pub fn general(disc: Box<dyn QueueDisc>, rng: SimRng) -> Self {
         let mut q = Queue::new(disc, rng);
         q.fast = None;
+        q.pass_limit = None;
         q
     }
 
@@ -383,8 +389,17 @@ impl Queue {
     /// frees the packet.
     pub fn fast_offer(&mut self, pkt: PacketRef, now: SimTime, start: SimTime, arena: &PacketArena) -> bool {
         self.sync(now);
-        self.integrate(now);
         let size = arena.get(pkt).size;
+        if start == now
+            && self
+                .fast
+                .as_ref()
+                .is_some_and(|f| f.waiting.is_empty() && f.limit.fits(0, 0, size))
+        {
+            self.pass_through(size, now);
+            return true;
+        }
+        self.integrate(now);
         if self.counting {
             self.stats.arrivals += 1;
             self.stats.arrival_bytes += size as u64;
@@ -412,6 +427,43 @@ impl Queue {
         self.note_len();
         // A packet that starts at once is dequeued at once, as on the slow path.
         self.sync(now);
+        true
+    }
+
+    /// Fast path, idle transmitter: a packet accepted into the empty queue
+    /// starts at once. What the general case below counts for it, without
+    /// the queue entry: its arrival, enqueue and dequeue (sojourn zero), the
+    /// length's excursion to one and back to zero, no length integral (the
+    /// queue was and stays empty, so only the integral's start moves).
+    #[inline]
+    fn pass_through(&mut self, size: u32, now: SimTime) {
+        if self.counting {
+            self.last_change = now;
+            self.stats.arrivals += 1;
+            self.stats.arrival_bytes += size as u64;
+            self.stats.enqueued += 1;
+            self.stats.dequeued += 1;
+        }
+        self.stats.max_len_pkts = self.stats.max_len_pkts.max(1);
+        self.stats.min_len_pkts = 0;
+    }
+
+    /// General path of a plain tail-drop FIFO (the fast path is off under the
+    /// `fifo` tie order), transmitter idle: if the queue is empty and the
+    /// packet fits, count its arrival, enqueue and immediate dequeue as
+    /// [`Queue::enqueue`] and [`Queue::dequeue`] would (the discipline's FIFO
+    /// would hold it for no time, so it is not touched) and return true: the
+    /// caller transmits the packet at once. Otherwise false, nothing done.
+    #[inline]
+    pub fn try_pass_through(&mut self, pkt: PacketRef, now: SimTime, arena: &mut PacketArena) -> bool {
+        let Some(limit) = self.pass_limit else { return false };
+        let p = arena.get_mut(pkt);
+        if self.fast.is_some() || self.disc.len_pkts() != 0 || !limit.fits(0, 0, p.size) {
+            return false;
+        }
+        p.enqueued_at = now;
+        let size = p.size;
+        self.pass_through(size, now);
         true
     }
 
@@ -618,5 +670,128 @@ impl Queue {
         self.count_queued_drops(arena, &dropped[first_new..]);
         self.note_len();
         next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::droptail::{DropTail, Limit};
+    use super::*;
+    use crate::packet::Packet;
+
+    /// The general path's arrival: enqueue, and start transmitting at once
+    /// (for `tx`) if the transmitter is free at `now`.
+    fn offer(q: &mut Queue, p: PacketRef, now: SimTime, arena: &mut PacketArena, free: &mut SimTime, tx: SimTime) {
+        let mut d = Vec::new();
+        q.enqueue(p, now, arena, 8, &mut d);
+        if *free <= now && q.len_pkts() > 0 {
+            let out = q.dequeue(now, arena, 8, &mut d).expect("queued");
+            arena.free(out);
+            *free = now + tx;
+        }
+    }
+
+    /// The stats of a fast-path queue, a general-path queue and a
+    /// general-path queue that passes packets through when it is empty and
+    /// its transmitter idle (as the kernel does under the `fifo` tie order),
+    /// offered the same packets ((arrival ns, size)), with the window opened
+    /// at arrival `window_at`; 100 ns transmissions, three packets of buffer.
+    fn three_paths(arrivals: &[(u64, u32)], window_at: usize) -> (QueueStats, QueueStats, QueueStats) {
+        let limit = Limit {
+            packets: Some(3),
+            bytes: None,
+        };
+        let rng = || crate::rng::stream(1, "q");
+        let mut fast = Queue::new(Box::new(DropTail::new(limit, false)), rng());
+        let mut slow = Queue::general(Box::new(DropTail::new(limit, false)), rng());
+        let mut pass = Queue::new(Box::new(DropTail::new(limit, false)), rng());
+        pass.disable_fast_path();
+        assert!(fast.is_fast_fifo() && !slow.is_fast_fifo() && !pass.is_fast_fifo());
+        let mut arena = PacketArena::new();
+        let mut dropped = Vec::new();
+        let tx = SimTime(100);
+        let mut busy_until = SimTime::ZERO;
+        let mut slow_free = SimTime::ZERO;
+        let mut drain = |slow: &mut Queue, arena: &mut PacketArena, before: SimTime, free: &mut SimTime| {
+            while slow.len_pkts() > 0 && *free < before {
+                let at = *free;
+                let p = slow.dequeue(at, arena, 8, &mut dropped).expect("queued");
+                arena.free(p);
+                *free = at + tx;
+            }
+        };
+        let mut pass_free = SimTime::ZERO;
+        let mut passed = 0;
+        for (i, &(t, size)) in arrivals.iter().enumerate() {
+            let now = SimTime(t);
+            drain(&mut slow, &mut arena, now, &mut slow_free);
+            drain(&mut pass, &mut arena, now, &mut pass_free);
+            if i == window_at {
+                fast.open_window(now);
+                slow.open_window(now);
+                pass.open_window(now);
+            }
+            let pp = arena.alloc(Packet {
+                size,
+                ..Packet::default()
+            });
+            if pass_free <= now && pass.try_pass_through(pp, now, &mut arena) {
+                passed += 1;
+                arena.free(pp);
+                pass_free = now + tx;
+            } else {
+                offer(&mut pass, pp, now, &mut arena, &mut pass_free, tx);
+            }
+            let pf = arena.alloc(Packet {
+                size,
+                ..Packet::default()
+            });
+            let ps = arena.alloc(Packet {
+                size,
+                ..Packet::default()
+            });
+            let start = busy_until.max(now);
+            if fast.fast_offer(pf, now, start, &arena) {
+                busy_until = start + tx;
+            }
+            offer(&mut slow, ps, now, &mut arena, &mut slow_free, tx);
+        }
+        let end = SimTime(10_000);
+        drain(&mut slow, &mut arena, end, &mut slow_free);
+        drain(&mut pass, &mut arena, end, &mut pass_free);
+        fast.close_window(end);
+        slow.close_window(end);
+        pass.close_window(end);
+        assert!(passed > 0, "no packet passed through");
+        (fast.stats, slow.stats, pass.stats)
+    }
+
+    /// The fast path's idle-transmitter shortcut (`pass_through`) and the
+    /// general path's ([`Queue::try_pass_through`]) count exactly what the
+    /// discipline's enqueue and dequeue count for a packet that arrives at an
+    /// empty queue and leaves at once: alone in a window, and mixed with
+    /// packets that wait and a drop.
+    #[test]
+    fn shortcuts_count_as_the_general_path() {
+        let idle = [(0u64, 50u32), (500, 60), (900, 40), (2000, 70)];
+        let burst = [
+            (0u64, 50u32),
+            (500, 60),
+            (1000, 40),
+            (1010, 40),
+            (1020, 40),
+            (1030, 40),
+            (1040, 40),
+            (5000, 70),
+        ];
+        let (fast, slow, pass) = three_paths(&idle, 1);
+        assert_eq!(fast, slow);
+        assert_eq!(pass, slow);
+        let counts = (fast.arrivals, fast.dequeued, fast.max_len_pkts, fast.min_len_pkts);
+        assert_eq!(counts, (3, 3, 1, 0));
+        let (fast, slow, pass) = three_paths(&burst, 3);
+        assert_eq!(fast, slow);
+        assert_eq!(pass, slow);
+        assert_eq!((fast.arrivals, fast.drops, fast.max_len_pkts), (5, 1, 3));
     }
 }
