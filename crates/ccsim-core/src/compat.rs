@@ -109,6 +109,33 @@ impl Profile {
         }
     }
 
+    /// Packets of the device transmit queue below each link's queue
+    /// discipline (scenario key `device_queue`). ns-3's traffic-control
+    /// layer dequeues from the queue disc whenever the device queue has
+    /// room (`PointToPointNetDevice`, `NetDeviceQueue` flow control), so
+    /// while the link is busy the next packet already waits in the device,
+    /// outside the disc's limit and its AQM's view; the validation twins
+    /// give the bottleneck devices a 1-packet queue
+    /// (`validation/ns3/dumbbell.cc`). 0 elsewhere (ns-2's queue feeds its
+    /// link directly).
+    pub fn device_queue(self) -> u32 {
+        match self {
+            Profile::Ns3 => 1,
+            _ => 0,
+        }
+    }
+
+    /// Link-layer framing bytes per packet on wired links (scenario key
+    /// `framing_bytes`): ns-3's `PointToPointNetDevice::AddHeader` puts a
+    /// 2-byte `PppHeader` on every packet, so a 1040-byte IP packet takes
+    /// 1042 bytes' time on the wire. ns-2's links carry the packet's size.
+    pub fn framing_bytes(self) -> u32 {
+        match self {
+            Profile::Ns3 => 2,
+            _ => 0,
+        }
+    }
+
     /// TCP: the minimum RTO in nanoseconds (key `min_rto`). ns-2: `minrto_`
     /// 0.2; ns-3: `TcpSocketBase::MinRto` 1 s; Linux `TCP_RTO_MIN` 200 ms;
     /// RFC 6298 section 2.4: 1 s.

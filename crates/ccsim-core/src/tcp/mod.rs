@@ -75,6 +75,11 @@ pub struct TcpConfig {
     pub delayed_ack_count: u32,
     /// Delayed-ACK timer (default 200 ms).
     pub delayed_ack_timeout: Time,
+    /// With delayed ACKs and `syn`: the first data segment after the SYN
+    /// is acknowledged at once (default from the profile: true under
+    /// `ns3`, whose `TcpSocketBase::ProcessSynRcvd` sets `m_delAckCount =
+    /// m_delAckMaxCount` "to speed up the connection").
+    pub ack_first_segment: Option<bool>,
     /// SACK option (RFC 2018; default false, true for cc = "sack" and for
     /// the controllers taken from Linux, "bic", "cubic" and "bbr").
     pub sack: Option<bool>,
@@ -163,6 +168,7 @@ impl Default for TcpConfig {
             delayed_ack: None,
             delayed_ack_count: 2,
             delayed_ack_timeout: Time(SimTime::from_millis(200)),
+            ack_first_segment: None,
             sack: None,
             max_sack_blocks: None,
             sack_option_bytes: None,
@@ -444,6 +450,7 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
     let delack = cfg.delayed_ack_for(profile).then_some(DelAck {
         count: cfg.delayed_ack_count,
         timeout: cfg.delayed_ack_timeout.0,
+        first_at_once: cfg.ack_first_segment.unwrap_or(profile == Profile::Ns3),
     });
     let max_blocks = cfg
         .max_sack_blocks

@@ -422,3 +422,29 @@ fn finite_transfer_completes_with_partial_last_segment() {
         );
     }
 }
+
+#[test]
+fn ns3_acknowledges_the_first_data_segment_at_once() {
+    // ns-3's receiver ACKs the first data segment after the handshake at
+    // once (`ProcessSynRcvd`: m_delAckCount = m_delAckMaxCount), then every
+    // second one: with 4 segments in flight the ACKs cover 1, 2 and 1
+    // segments (the last by the timer); without it, 2 and 2.
+    let acks_for = |first: bool| {
+        let c = TcpConfig {
+            delayed_ack: Some(true),
+            syn: Some(true),
+            ack_first_segment: Some(first),
+            initial_cwnd: Some(4.0),
+            min_rto: Some(crate::units::Time(SimTime::from_secs(1))),
+            ..cfg("newreno")
+        };
+        let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[]);
+        h.start(4 * 1460);
+        h.run_until(SimTime::from_secs(1));
+        assert!(h.stats.delivered_bytes >= 4 * 1460);
+        h.stats.acks_sent
+    };
+    // The SYN's ACK plus the data ACKs.
+    assert_eq!(acks_for(false), 1 + 2);
+    assert_eq!(acks_for(true), 1 + 3);
+}
