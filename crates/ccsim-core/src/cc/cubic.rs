@@ -57,6 +57,15 @@ pub struct CubicConfig {
     /// `Agent/TCP/Linux` runs Linux 2.6.22's `tcp_cubic.c`, which counted
     /// ACKs: `snd_cwnd_cnt++` per call).
     pub growth_per_segment: Option<bool>,
+    /// Take ssthresh and W_max at a loss or timeout from the congestion
+    /// window in whole segments instead of the flight size: ssthresh =
+    /// max(floor(floor(cwnd) * beta), 2) and W_max = floor(cwnd) (with fast
+    /// convergence floor(floor(cwnd) (1 + beta) / 2)), as ns-3's
+    /// `TcpCubic::GetSsThresh` ("Formula taken from the Linux kernel",
+    /// `GetCwndInSegments`, integer arithmetic; it ignores `bytesInFlight`).
+    /// Default: the flight size (RFC 9438 section 4.6); the cwnd under
+    /// `compat = "ns3"`.
+    pub ssthresh_from_cwnd: Option<bool>,
 }
 
 impl Default for CubicConfig {
@@ -68,6 +77,7 @@ impl Default for CubicConfig {
             reno_friendly: true,
             hystart: None,
             growth_per_segment: None,
+            ssthresh_from_cwnd: None,
         }
     }
 }
@@ -103,6 +113,8 @@ pub struct Cubic {
     /// Segments each ACK counts for in the cubic region's growth: resolved
     /// from `growth_per_segment`.
     per_segment: bool,
+    /// Resolved `ssthresh_from_cwnd`.
+    from_cwnd: bool,
 }
 
 impl Cubic {
@@ -118,6 +130,7 @@ impl Cubic {
             per_segment: cfg
                 .growth_per_segment
                 .unwrap_or(matches!(init.compat, Profile::Ns3 | Profile::Linux)),
+            from_cwnd: cfg.ssthresh_from_cwnd.unwrap_or(init.compat == Profile::Ns3),
             cfg,
             w: Window::new(init),
             w_max: 0.0,
@@ -174,6 +187,17 @@ impl Cubic {
 
     fn decrease(&mut self, ev: &CongestionEvent) -> f64 {
         self.epoch_start = None;
+        if self.from_cwnd {
+            // ns-3 `TcpCubic::GetSsThresh`, in whole segments.
+            let seg = ev.window.floor();
+            self.w_max = if seg < self.w_max && self.cfg.fast_convergence {
+                (seg * (1.0 + self.cfg.beta) / 2.0).floor()
+            } else {
+                seg
+            };
+            self.cwnd_prior = seg;
+            return (seg * self.cfg.beta).floor().max(2.0);
+        }
         let cwnd = ev.window;
         self.w_max = if cwnd < self.w_max && self.cfg.fast_convergence {
             cwnd * (1.0 + self.cfg.beta) / 2.0
@@ -216,9 +240,15 @@ impl CongestionControl for Cubic {
         }
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
+        let ssthresh = if self.from_cwnd && !ev.repeated {
+            // ns-3's `ReTxTimeout` calls the same `GetSsThresh`.
+            self.decrease(ev)
+        } else {
+            ev.flight * self.cfg.beta
+        };
         self.epoch_start = None;
         self.after_rto = true;
-        self.w.timeout(ev.flight * self.cfg.beta, ev);
+        self.w.timeout(ssthresh, ev);
         if let Some(h) = self.hystart.as_mut() {
             h.finish();
         }
@@ -322,6 +352,25 @@ mod tests {
         a.newly_delivered = 6;
         c.on_ack(&a, &mut rng);
         assert_eq!(c.cwnd(), before + 1.0);
+    }
+
+    #[test]
+    fn ns3_takes_ssthresh_from_the_window_in_whole_segments() {
+        // A loss with cwnd 100.6 and 80 segments in flight: RFC 9438 takes
+        // 0.7 x 80 = 56; ns-3's GetSsThresh takes floor(100 x 0.7) = 70.
+        let with = |from_cwnd: bool| {
+            let cfg = CubicConfig {
+                ssthresh_from_cwnd: Some(from_cwnd),
+                ..CubicConfig::default()
+            };
+            let mut c = Cubic::new(cfg, &init(100.6)).unwrap();
+            let mut ev = loss(0, 100.6);
+            ev.flight = 80.0;
+            c.on_congestion_event(&ev);
+            (c.ssthresh(), c.epoch().0)
+        };
+        assert_eq!(with(false), (56.0, 100.6));
+        assert_eq!(with(true), (70.0, 100.0));
     }
 
     #[test]

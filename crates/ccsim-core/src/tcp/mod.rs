@@ -147,10 +147,21 @@ pub struct TcpConfig {
     /// the profile: false under `ns2`).
     pub cwnd_validation: Option<bool>,
     /// ssthresh after a loss or timeout: "flight" (RFC 5681: FlightSize / 2,
-    /// held on a repeated timeout) or "window" (ns-2's `slowdown`:
-    /// min(cwnd, wnd) / 2 rounded down, on every timeout) (default
-    /// from the profile: "window" under `ns2`).
+    /// held on a repeated timeout), "window" (ns-2's `slowdown`:
+    /// min(cwnd, wnd) / 2 rounded down, on every timeout) or "pipe" (ns-3:
+    /// RFC 6675's pipe with the head marked lost, held only on a repeated
+    /// timeout whose head was already retransmitted) (default from the
+    /// profile: "window" under `ns2`, "pipe" under `ns3`).
     pub ssthresh_basis: Option<SsthreshBasis>,
+    /// With SACK, the window limits RFC 6675's pipe in every state, not
+    /// only in recovery: outside recovery a segment may be sent while the
+    /// unSACKed segments sent (below the next to send) are fewer than cwnd,
+    /// so every duplicate ACK that SACKs a segment releases one (ns-3's
+    /// `TcpSocketBase::AvailableWindow` = cwnd - `BytesInFlight ()`, used by
+    /// `SendPendingData` whatever the congestion state), instead of the
+    /// outstanding segments plus RFC 3042's two (default from the profile:
+    /// true under `ns3`).
+    pub pipe_window: Option<bool>,
     /// Pace transmissions (default false; BBR always paces).
     pub pacing: bool,
     /// The congestion controller's own parameters.
@@ -190,6 +201,7 @@ impl Default for TcpConfig {
             syn: None,
             cwnd_validation: None,
             ssthresh_basis: None,
+            pipe_window: None,
             pacing: false,
             cc_params: Params::new(),
         }
@@ -225,6 +237,10 @@ pub struct SenderConfig {
     pub cwnd_validation: bool,
     /// ssthresh from ns-2's window rule instead of FlightSize.
     pub ssthresh_from_window: bool,
+    /// ssthresh from RFC 6675's pipe, as ns-3 (`SsthreshBasis::Pipe`).
+    pub ssthresh_from_pipe: bool,
+    /// With SACK, the window limits the unSACKed segments in every state (ns-3).
+    pub pipe_window: bool,
     /// ns-2's Reno/NewReno recovery window: cwnd = min(cwnd, wnd) / 2
     /// unrounded at the fast retransmit, partial-ACK deflation beyond the
     /// inflation taken off cwnd, and cwnd opened on the ACK that ends
@@ -252,6 +268,10 @@ pub enum SsthreshBasis {
     Flight,
     /// min(cwnd, receiver window), whole segments (ns-2).
     Window,
+    /// RFC 6675's pipe, SACKed and lost segments left out (ns-3's
+    /// `GetSsThresh(tcb, BytesInFlight())` in `TcpSocketBase::EnterRecovery`,
+    /// after `MarkHeadAsLost`, and in `ReTxTimeout`).
+    Pipe,
 }
 
 /// How the sender takes RTT samples.
@@ -407,6 +427,10 @@ impl TcpConfig {
             ssthresh_from_window: self
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns2, |b| b == SsthreshBasis::Window),
+            pipe_window: self.pipe_window.unwrap_or(profile == Profile::Ns3),
+            ssthresh_from_pipe: self
+                .ssthresh_basis
+                .map_or(profile == Profile::Ns3, |b| b == SsthreshBasis::Pipe),
             ns2_recovery: self
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns2, |b| b == SsthreshBasis::Window),

@@ -448,3 +448,38 @@ fn ns3_acknowledges_the_first_data_segment_at_once() {
     assert_eq!(acks_for(false), 1 + 2);
     assert_eq!(acks_for(true), 1 + 3);
 }
+
+#[test]
+fn ns3_takes_ssthresh_from_the_pipe() {
+    // Segment 59 lost with 21 segments outstanding and Limited Transmit
+    // sending two more: FlightSize (RFC 5681) leaves the two out, 21 / 2;
+    // ns-3's pipe (`EnterRecovery`: BytesInFlight after MarkHeadAsLost)
+    // leaves out the three SACKed segments and the lost head, (23 - 4) / 2.
+    let at_fr = |basis: super::SsthreshBasis| {
+        let h = run_for("sack", &[60], 3, |c| {
+            c.limited_transmit = true;
+            c.ssthresh_basis = Some(basis);
+        });
+        let fr = h.log.iter().position(|t| t.retransmission).unwrap();
+        cwnd_at(&h, h.log[fr].t).1
+    };
+    assert_eq!(at_fr(super::SsthreshBasis::Flight), 10.5);
+    assert_eq!(at_fr(super::SsthreshBasis::Pipe), 9.5);
+}
+
+#[test]
+fn ns3_window_limits_the_pipe_outside_recovery() {
+    // Without Limited Transmit, RFC 5681 sends nothing new on the first two
+    // duplicate ACKs; with SACK, ns-3's AvailableWindow (cwnd - pipe, the
+    // SACKed segments left out) sends one new segment per SACKed one.
+    let before_fr = |pipe: bool| {
+        let h = run_for("sack", &[60], 3, |c| {
+            c.limited_transmit = false;
+            c.pipe_window = Some(pipe);
+        });
+        let fr = h.log.iter().position(|t| t.retransmission).unwrap();
+        let last_new = h.log[..fr].iter().map(|t| t.seq).max().unwrap();
+        last_new
+    };
+    assert_eq!(before_fr(true), before_fr(false) + 2);
+}
