@@ -29,10 +29,26 @@ use crate::rng::SimRng;
 use crate::time::SimTime;
 use serde::Deserialize;
 
+/// Whose CUBIC (key `variant`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CubicVariant {
+    /// RFC 9438 (this module).
+    Rfc,
+    /// ns-3.44's `TcpCubic` ([`super::cubic_ns3`]).
+    Ns3,
+}
+
 /// CUBIC parameters (RFC 9438 section 5 defaults).
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct CubicConfig {
+    /// "rfc" (RFC 9438) or "ns3" (ns-3.44's `TcpCubic`, Linux's integer
+    /// CUBIC with its own HyStart; `cc::cubic_ns3`) (default from the
+    /// compatibility profile: "ns3" under `ns3`, else "rfc"). The ns3
+    /// variant uses `c`, `beta`, `fast_convergence`, `reno_friendly` (its
+    /// `TcpFriendliness`) and `hystart`; the other keys are RFC 9438's.
+    pub variant: Option<CubicVariant>,
     /// C, segments / s^3 (default 0.4).
     pub c: f64,
     /// beta_cubic, the multiplicative decrease factor (default 0.7).
@@ -71,6 +87,7 @@ pub struct CubicConfig {
 impl Default for CubicConfig {
     fn default() -> Self {
         CubicConfig {
+            variant: None,
             c: 0.4,
             beta: 0.7,
             fast_convergence: true,
@@ -80,6 +97,26 @@ impl Default for CubicConfig {
             ssthresh_from_cwnd: None,
         }
     }
+}
+
+/// Build the `cubic` controller of `cfg.variant`.
+pub fn build(cfg: CubicConfig, init: &CcInit) -> Result<Box<dyn CongestionControl>, ParamError> {
+    let ns3 = cfg
+        .variant
+        .map_or(init.compat == Profile::Ns3, |v| v == CubicVariant::Ns3);
+    if !ns3 {
+        return Ok(Box::new(Cubic::new(cfg, init)?));
+    }
+    check_range("c", cfg.c, 1e-6, 1e6)?;
+    check_range("beta", cfg.beta, 0.01, 0.99)?;
+    Ok(Box::new(super::cubic_ns3::CubicNs3::new(
+        init,
+        cfg.c,
+        cfg.beta,
+        cfg.fast_convergence,
+        cfg.reno_friendly,
+        cfg.hystart.unwrap_or(true),
+    )))
 }
 
 /// RFC 9438 eq. (2): K = cbrt((W_max - cwnd_epoch) / C), seconds.

@@ -21,6 +21,7 @@ pub mod bbr;
 pub mod bic;
 pub mod binomial;
 pub mod cubic;
+pub mod cubic_ns3;
 pub mod highspeed;
 pub mod hystart;
 pub mod reno;
@@ -97,7 +98,7 @@ pub const CONTROLLERS: &[Controller] = &[
     ),
     row("vegas", |p, i| boxed(vegas::Vegas::new(parse_params(p)?, i)), false),
     row("bic", |p, i| boxed(bic::Bic::new(parse_params(p)?, i)), true),
-    row("cubic", |p, i| boxed(cubic::Cubic::new(parse_params(p)?, i)), true),
+    row("cubic", |p, i| cubic::build(parse_params(p)?, i), true),
     row(
         "highspeed",
         |p, i| boxed(highspeed::HighSpeed::new(parse_params(p)?, i)),
