@@ -144,7 +144,8 @@ pub struct TcpConfig {
     pub syn: Option<bool>,
     /// Grow cwnd only while the sender is using it (RFC 7661, Linux's
     /// `tcp_is_cwnd_limited`); ns-2 grows it on every new ACK (default from
-    /// the profile: false under `ns2`).
+    /// the profile: false under `ns2`, and under `ns3` for every controller
+    /// but CUBIC, the only one of ns-3.44 that tests `m_isCwndLimited`).
     pub cwnd_validation: Option<bool>,
     /// ssthresh after a loss or timeout: "flight" (RFC 5681: FlightSize / 2,
     /// held on a repeated timeout), "window" (ns-2's `slowdown`:
@@ -423,7 +424,13 @@ impl TcpConfig {
             rto_restart_on_frx: self.rto_restart_on_fast_retransmit.unwrap_or(profile == Profile::Ns2),
             rescue_rxt: self.rescue_retransmission.unwrap_or(profile != Profile::Ns3),
             syn: self.syn.unwrap_or(matches!(profile, Profile::Ns2 | Profile::Ns3)),
-            cwnd_validation: self.cwnd_validation.unwrap_or(profile != Profile::Ns2),
+            // ns-3.44 checks `m_isCwndLimited` in `TcpCubic::IncreaseWindow`
+            // only; its NewReno and BIC grow cwnd on every ACK.
+            cwnd_validation: self.cwnd_validation.unwrap_or(match profile {
+                Profile::Ns2 => false,
+                Profile::Ns3 => self.cc == "cubic",
+                _ => true,
+            }),
             ssthresh_from_window: self
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns2, |b| b == SsthreshBasis::Window),

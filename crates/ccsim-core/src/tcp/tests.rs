@@ -483,3 +483,20 @@ fn ns3_window_limits_the_pipe_outside_recovery() {
     };
     assert_eq!(before_fr(true), before_fr(false) + 2);
 }
+
+#[test]
+fn ns3_validates_cwnd_for_cubic_only() {
+    // ns-3.44: `TcpCubic::IncreaseWindow` returns unless m_isCwndLimited;
+    // TcpNewReno and TcpBic grow on every ACK.
+    let resolved = |cc: &str| cfg(cc).resolve(crate::compat::Profile::Ns3).unwrap().0.cwnd_validation;
+    assert!(resolved("cubic"));
+    assert!(!resolved("newreno"));
+    assert!(!resolved("bic"));
+    assert!(
+        cfg("newreno")
+            .resolve(crate::compat::Profile::Ccsim)
+            .unwrap()
+            .0
+            .cwnd_validation
+    );
+}
