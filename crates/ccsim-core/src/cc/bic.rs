@@ -43,23 +43,10 @@ use serde::Deserialize;
 /// The binary search divisor B of `bictcp_update`.
 pub const BICTCP_B: f64 = 4.0;
 
-/// Whose BIC (key `variant`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BicVariant {
-    /// Linux `tcp_bic.c`.
-    Linux,
-    /// ns-3.44 `TcpBic` (module documentation).
-    Ns3,
-}
-
 /// BIC parameters (Linux module defaults).
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct BicConfig {
-    /// "linux" or "ns3" (default from the compatibility profile: "ns3"
-    /// under `ns3`, else "linux").
-    pub variant: Option<BicVariant>,
     /// Multiplicative decrease factor (default 819/1024; ns-3's `Beta` 0.8
     /// with the ns3 variant).
     pub beta: Option<f64>,
@@ -72,17 +59,73 @@ pub struct BicConfig {
     pub smooth_part: Option<u32>,
     /// Fast convergence (default true).
     pub fast_convergence: bool,
+    /// Which BIC: "ccsim" (this module: the kernel's rules on a real-valued
+    /// window), "linux-2.6.22" (the integer module ns-2.35's
+    /// `Agent/TCP/Linux` runs, [`super::linux2622::LinuxBic`]) or "ns3"
+    /// (this module with ns-3.44's `TcpBic` rules: module documentation).
+    /// Default "ccsim"; "linux-2.6.22" with `linux_agent` (under `compat =
+    /// "ns2"`); "ns3" under `compat = "ns3"`.
+    pub variant: Option<BicVariant>,
+}
+
+/// The BIC implementations (key `variant` of `bic`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+pub enum BicVariant {
+    /// This module.
+    #[serde(rename = "ccsim")]
+    Ccsim,
+    /// Linux 2.6.22's `tcp_bic.c` in integers (ns-2.35 `tcp/linux/src/tcp_bic.c`).
+    #[serde(rename = "linux-2.6.22")]
+    Linux2622,
+    /// ns-3.44's `TcpBic` (`src/internet/model/tcp-bic.cc`).
+    #[serde(rename = "ns3")]
+    Ns3,
+}
+
+/// Build the BIC that `variant` names (default: Linux 2.6.22's under
+/// ns-2's `Agent/TCP/Linux`).
+pub fn build(cfg: BicConfig, init: &CcInit) -> Result<Box<dyn CongestionControl>, ParamError> {
+    let variant = cfg.variant.unwrap_or(if init.linux_agent {
+        BicVariant::Linux2622
+    } else if init.compat == crate::compat::Profile::Ns3 {
+        BicVariant::Ns3
+    } else {
+        BicVariant::Ccsim
+    });
+    let bic = Bic::new(
+        BicConfig {
+            variant: Some(variant),
+            ..cfg
+        },
+        init,
+    )?;
+    Ok(match variant {
+        BicVariant::Ccsim | BicVariant::Ns3 => Box::new(bic),
+        BicVariant::Linux2622 => {
+            let c = &bic.cfg;
+            Box::new(super::linux2622::LinuxBic::new(
+                init,
+                super::linux2622::BicParams {
+                    fast_convergence: c.fast_convergence,
+                    max_increment: c.max_increment,
+                    low_window: c.low_window,
+                    beta: (bic.beta * 1024.0).round() as u32,
+                    smooth_part: bic.smooth_part as u32,
+                },
+            ))
+        }
+    })
 }
 
 impl Default for BicConfig {
     fn default() -> Self {
         BicConfig {
-            variant: None,
             beta: None,
             max_increment: 16,
             low_window: 14,
             smooth_part: None,
             fast_convergence: true,
+            variant: None,
         }
     }
 }
@@ -271,6 +314,9 @@ impl CongestionControl for Bic {
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
         let s = self.recalc_ssthresh_with(ev.window, ev.flight);
         self.w.reduce(s, ev);
+    }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.w.cwnd = cwnd.max(1.0);
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
         if self.ns3 {

@@ -29,26 +29,10 @@ use crate::rng::SimRng;
 use crate::time::SimTime;
 use serde::Deserialize;
 
-/// Whose CUBIC (key `variant`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CubicVariant {
-    /// RFC 9438 (this module).
-    Rfc,
-    /// ns-3.44's `TcpCubic` ([`super::cubic_ns3`]).
-    Ns3,
-}
-
 /// CUBIC parameters (RFC 9438 section 5 defaults).
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct CubicConfig {
-    /// "rfc" (RFC 9438) or "ns3" (ns-3.44's `TcpCubic`, Linux's integer
-    /// CUBIC with its own HyStart; `cc::cubic_ns3`) (default from the
-    /// compatibility profile: "ns3" under `ns3`, else "rfc"). The ns3
-    /// variant uses `c`, `beta`, `fast_convergence`, `reno_friendly` (its
-    /// `TcpFriendliness`) and `hystart`; the other keys are RFC 9438's.
-    pub variant: Option<CubicVariant>,
     /// C, segments / s^3 (default 0.4).
     pub c: f64,
     /// beta_cubic, the multiplicative decrease factor (default 0.7).
@@ -82,12 +66,87 @@ pub struct CubicConfig {
     /// Default: the flight size (RFC 9438 section 4.6); the cwnd under
     /// `compat = "ns3"`.
     pub ssthresh_from_cwnd: Option<bool>,
+    /// Which CUBIC: "rfc9438" (this module), "linux-2.6.22", the v2.1
+    /// module of Linux 2.6.22 in its integer arithmetic, which ns-2.35's
+    /// `Agent/TCP/Linux` runs ([`super::cubic_linux`]; beta 819/1024,
+    /// `bic_scale` 41, `cnt` 50 before the first loss, `max_increment`
+    /// 16, state reset on a timeout), or "ns3", ns-3.44's `TcpCubic`
+    /// ([`super::cubic_ns3`]: Linux's integer CUBIC with its own HyStart;
+    /// it takes `c`, `beta`, `fast_convergence`, `reno_friendly` as its
+    /// `TcpFriendliness` and `hystart`, default true). Default "rfc9438";
+    /// "linux-2.6.22" with `linux_agent` (under `compat = "ns2"`); "ns3"
+    /// under `compat = "ns3"`. With "linux-2.6.22",
+    /// `c`, `beta`, `hystart` and `growth_per_segment` must stay unset
+    /// (the module's constants are fixed); `fast_convergence` and
+    /// `reno_friendly` (the module's `tcp_friendliness`) apply.
+    pub variant: Option<CubicVariant>,
+}
+
+/// The CUBIC implementations (key `variant` of `cubic`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+pub enum CubicVariant {
+    /// RFC 9438.
+    #[serde(rename = "rfc9438")]
+    Rfc9438,
+    /// Linux 2.6.22's `tcp_cubic.c` v2.1 (ns-2.35's `tcp/linux/src/tcp_cubic.c`).
+    #[serde(rename = "linux-2.6.22")]
+    Linux2622,
+    /// ns-3.44's `TcpCubic` (`src/internet/model/tcp-cubic.cc`).
+    #[serde(rename = "ns3")]
+    Ns3,
+}
+
+/// Build the CUBIC that `variant` names (default: Linux 2.6.22's under
+/// ns-2's `Agent/TCP/Linux`, RFC 9438's otherwise).
+pub fn build(cfg: CubicConfig, init: &CcInit) -> Result<Box<dyn CongestionControl>, ParamError> {
+    let variant = cfg.variant.unwrap_or(if init.linux_agent {
+        CubicVariant::Linux2622
+    } else if init.compat == Profile::Ns3 {
+        CubicVariant::Ns3
+    } else {
+        CubicVariant::Rfc9438
+    });
+    match variant {
+        CubicVariant::Rfc9438 => Ok(Box::new(Cubic::new(cfg, init)?)),
+        CubicVariant::Ns3 => {
+            check_range("c", cfg.c, 1e-6, 1e6)?;
+            check_range("beta", cfg.beta, 0.01, 0.99)?;
+            Ok(Box::new(super::cubic_ns3::CubicNs3::new(
+                init,
+                cfg.c,
+                cfg.beta,
+                cfg.fast_convergence,
+                cfg.reno_friendly,
+                cfg.hystart.unwrap_or(true),
+            )))
+        }
+        CubicVariant::Linux2622 => {
+            let d = CubicConfig::default();
+            for (key, set) in [
+                ("c", cfg.c != d.c),
+                ("beta", cfg.beta != d.beta),
+                ("hystart", cfg.hystart.is_some()),
+                ("growth_per_segment", cfg.growth_per_segment.is_some()),
+            ] {
+                if set {
+                    return Err(ParamError::at(
+                        key,
+                        "not a parameter of variant \"linux-2.6.22\" (its constants are fixed: beta 819/1024, bic_scale 41)",
+                    ));
+                }
+            }
+            Ok(Box::new(super::cubic_linux::LinuxCubic::new(
+                init,
+                cfg.fast_convergence,
+                cfg.reno_friendly,
+            )))
+        }
+    }
 }
 
 impl Default for CubicConfig {
     fn default() -> Self {
         CubicConfig {
-            variant: None,
             c: 0.4,
             beta: 0.7,
             fast_convergence: true,
@@ -95,28 +154,9 @@ impl Default for CubicConfig {
             hystart: None,
             growth_per_segment: None,
             ssthresh_from_cwnd: None,
+            variant: None,
         }
     }
-}
-
-/// Build the `cubic` controller of `cfg.variant`.
-pub fn build(cfg: CubicConfig, init: &CcInit) -> Result<Box<dyn CongestionControl>, ParamError> {
-    let ns3 = cfg
-        .variant
-        .map_or(init.compat == Profile::Ns3, |v| v == CubicVariant::Ns3);
-    if !ns3 {
-        return Ok(Box::new(Cubic::new(cfg, init)?));
-    }
-    check_range("c", cfg.c, 1e-6, 1e6)?;
-    check_range("beta", cfg.beta, 0.01, 0.99)?;
-    Ok(Box::new(super::cubic_ns3::CubicNs3::new(
-        init,
-        cfg.c,
-        cfg.beta,
-        cfg.fast_convergence,
-        cfg.reno_friendly,
-        cfg.hystart.unwrap_or(true),
-    )))
 }
 
 /// RFC 9438 eq. (2): K = cbrt((W_max - cwnd_epoch) / C), seconds.
@@ -275,6 +315,9 @@ impl CongestionControl for Cubic {
         if let Some(h) = self.hystart.as_mut() {
             h.finish();
         }
+    }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.w.cwnd = cwnd.max(1.0);
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
         let ssthresh = if self.from_cwnd && !ev.repeated {

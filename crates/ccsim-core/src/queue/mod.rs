@@ -14,6 +14,7 @@
 
 pub mod droptail;
 pub mod registry;
+pub mod step_mark;
 
 // RED family and price/rate-based AQMs: red, gred, ared, nlred, lired, wred,
 // rio, modred, rem, avq, pi. Modules go below this line.
@@ -34,6 +35,7 @@ pub mod wred;
 pub mod blue;
 pub mod choke;
 pub mod classq;
+pub mod cobalt;
 pub mod codel;
 pub mod drr;
 pub mod flowq;

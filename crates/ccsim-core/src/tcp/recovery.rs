@@ -50,6 +50,10 @@ pub enum Recovery {
     NewReno,
     /// RFC 6675.
     Sack,
+    /// ns-2's `Agent/TCP/Linux` (`tcp/linux/tcp-linux.cc` with its
+    /// `ScoreBoard1`): FACK loss marking, rate halving, every outstanding
+    /// segment marked lost on a timeout ([`super::linux_agent`]).
+    RateHalving,
 }
 
 impl Recovery {
@@ -60,6 +64,7 @@ impl Recovery {
             "reno" => Recovery::Reno,
             "newreno" => Recovery::NewReno,
             "sack" => Recovery::Sack,
+            "rate_halving" => Recovery::RateHalving,
             _ => return None,
         })
     }
@@ -71,6 +76,7 @@ impl Recovery {
             Recovery::Reno => "reno",
             Recovery::NewReno => "newreno",
             Recovery::Sack => "sack",
+            Recovery::RateHalving => "rate_halving",
         }
     }
 }
@@ -189,8 +195,10 @@ impl TcpSender {
         let variant = self.cfg.recovery;
         let flight = if self.cfg.ssthresh_from_pipe {
             // ns-3's `EnterRecovery`: the head is marked lost first, then
-            // ssthresh = GetSsThresh(BytesInFlight ()), the pipe.
-            let head_counted = !self.uses_sack() || !self.board.is_lost(self.snd_una, self.cfg.dupthresh);
+            // ssthresh = GetSsThresh(BytesInFlight ()), the pipe (without
+            // SACK, BytesInFlight () + one segment: the outstanding segments
+            // less one per duplicate ACK, `pipe_now`).
+            let head_counted = self.uses_sack() && !self.board.is_lost(self.snd_una, self.cfg.dupthresh);
             self.pipe_now().saturating_sub(head_counted as u64)
         } else {
             (self.snd_max - self.snd_una).saturating_sub(self.lt_sent)
@@ -226,7 +234,8 @@ impl TcpSender {
                 self.partial_acks = 0;
                 self.transmit(ctx, head);
             }
-            Recovery::Sack => {
+            // (`rate_halving` recovers in `linux_agent`, never here.)
+            Recovery::Sack | Recovery::RateHalving => {
                 self.recover = self.snd_max;
                 self.state = CaState::Recovery;
                 self.transmit(ctx, head);
