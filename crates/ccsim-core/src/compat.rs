@@ -30,7 +30,13 @@
 //!   Linux 2.6.22's modules in integers.
 //! - `ns3`: ns-3.44 (`tcp-socket-base.cc`, `red-queue-disc.cc`): the whole
 //!   RTO floored at `MinRto` 1 s, `ClockGranularity` 1 ms as RFC 6298's G,
-//!   initial RTO 1 s, events at the same time in scheduling order.
+//!   initial RTO 1 s, events at the same time in scheduling order; a
+//!   1-packet device queue below every queue disc and the 2-byte PPP header
+//!   on every transmission (`point-to-point-net-device.cc`); and, in the
+//!   TCP flow groups, the first data segment acknowledged at once, the
+//!   window limiting RFC 6675's pipe in every state, ssthresh from the pipe,
+//!   window validation for CUBIC only, and ns-3's own CUBIC and BIC
+//!   (`tcp-cubic.cc`, `tcp-bic.cc`).
 //! - `linux`: as `ccsim`, but RED tests every arrival (Linux's `red_action`
 //!   has no small-queue rule).
 //! - `rfc`: RFC 6298 (whole RTO floored at 1 s, G = 0, initial RTO 1 s) and
