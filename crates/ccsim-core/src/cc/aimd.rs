@@ -104,6 +104,9 @@ impl CongestionControl for Aimd {
         };
         self.w.reduce(f * ev.window, ev);
     }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.w.cwnd = cwnd.max(1.0);
+    }
     fn on_rto(&mut self, ev: &CongestionEvent) {
         let f = if self.first.standard(&self.w, true) {
             0.5

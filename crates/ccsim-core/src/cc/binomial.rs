@@ -161,6 +161,9 @@ impl CongestionControl for Binomial {
         };
         self.w.reduce(target, ev);
     }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.w.cwnd = cwnd.max(1.0);
+    }
     fn on_rto(&mut self, ev: &CongestionEvent) {
         let target = if self.first.standard(&self.w, true) {
             ev.window / 2.0

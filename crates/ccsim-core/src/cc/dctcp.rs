@@ -31,11 +31,22 @@
 //! A DCTCP flow is always ECN-capable and its receiver echoes every CE mark
 //! (RFC 8257 section 3.2; [`crate::tcp::receiver`]), which the controller's
 //! table row declares.
+//!
+//! `prague` is the same controller as an L4S scalable sender (TCP Prague's
+//! essentials, RFC 9331 section 4 and draft-briscoe-iccrg-prague-congestion-control):
+//! its packets carry ECT(1), so a DualPI2 queue ([`crate::queue::dualpi2`])
+//! classifies them as L4S, and with `rtt_target` its additive increase is
+//! RTT-independent: below the target RTT, the increase per round trip is
+//! scaled by (srtt / rtt_target)^2, so that its rate grows as fast as a
+//! flow's at the target RTT (the window of a Reno-like flow grows by one
+//! segment per round trip, its rate by 1/RTT^2 per second).
 
 use super::{check_range, AckInfo, CcInit, CongestionControl, CongestionEvent, Window};
 use crate::compat::Profile;
 use crate::params::ParamError;
 use crate::rng::SimRng;
+use crate::time::SimTime;
+use crate::units::Time;
 use serde::Deserialize;
 
 /// How DCTCP reduces its window on a loss or a timeout.
@@ -61,6 +72,9 @@ pub struct DctcpConfig {
     /// Grow per segment acknowledged instead of per ACK (default false;
     /// true under `ns3` and `linux`).
     pub growth_per_segment: Option<bool>,
+    /// RTT independence (Prague): scale the additive increase by
+    /// (srtt / rtt_target)^2 while srtt is below it (default none).
+    pub rtt_target: Option<Time>,
 }
 
 impl Default for DctcpConfig {
@@ -70,13 +84,16 @@ impl Default for DctcpConfig {
             alpha_init: 1.0,
             loss_response: None,
             growth_per_segment: None,
+            rtt_target: None,
         }
     }
 }
 
-/// The DCTCP controller.
+/// The DCTCP controller (and TCP Prague's).
 pub struct Dctcp {
+    name: &'static str,
     w: Window,
+    rtt_target: Option<SimTime>,
     g: f64,
     alpha: f64,
     loss_response: LossResponse,
@@ -98,8 +115,13 @@ impl Dctcp {
         let g = check_range("g", cfg.g, 1e-6, 1.0)?;
         let alpha = check_range("alpha_init", cfg.alpha_init, 0.0, 1.0)?;
         let ns3 = init.compat == Profile::Ns3;
+        if cfg.rtt_target.is_some_and(|t| t.0 == SimTime::ZERO) {
+            return Err(ParamError::at("rtt_target", "must be greater than 0"));
+        }
         Ok(Dctcp {
+            name: "dctcp",
             w: Window::new(init),
+            rtt_target: cfg.rtt_target.map(|t| t.0),
             g,
             alpha,
             loss_response: cfg
@@ -113,6 +135,12 @@ impl Dctcp {
             bytes_marked: 0,
             reduce_pending: None,
         })
+    }
+
+    /// TCP Prague: the same controller, named `prague` (its row makes the
+    /// flow send ECT(1)).
+    pub fn prague(cfg: DctcpConfig, init: &CcInit) -> Result<Self, ParamError> {
+        Dctcp::new(cfg, init).map(|d| Dctcp { name: "prague", ..d })
     }
 
     /// The current estimate of the fraction of marked data.
@@ -148,7 +176,7 @@ impl Dctcp {
 
 impl CongestionControl for Dctcp {
     fn name(&self) -> &'static str {
-        "dctcp"
+        self.name
     }
     fn cwnd(&self) -> f64 {
         self.w.cwnd
@@ -165,7 +193,7 @@ impl CongestionControl for Dctcp {
         if !ack.may_raise_cwnd() {
             return;
         }
-        let n = if self.per_segment { ack.acked as f64 } else { 1.0 };
+        let mut n = if self.per_segment { ack.acked as f64 } else { 1.0 };
         if self.w.in_slow_start() {
             // RFC 5681 eq. (2); per segment, Linux's tcp_slow_start.
             if self.per_segment {
@@ -174,6 +202,10 @@ impl CongestionControl for Dctcp {
                 self.w.slow_start(ack.acked);
             }
         } else {
+            if let (Some(target), Some(srtt)) = (self.rtt_target, ack.srtt) {
+                let r = (srtt.secs_f64() / target.secs_f64()).min(1.0);
+                n *= r * r;
+            }
             self.w.additive_increase(n);
         }
     }
@@ -186,6 +218,9 @@ impl CongestionControl for Dctcp {
     }
     fn on_ecn(&mut self, ev: &CongestionEvent) {
         self.reduce_pending = Some(*ev);
+    }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.w.cwnd = cwnd.max(1.0);
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
         self.reduce_pending = None;
@@ -285,6 +320,26 @@ mod tests {
         let mut ns3 = Dctcp::new(cfg, &i).unwrap();
         ns3.on_congestion_event(&ev);
         assert!((ns3.ssthresh() - 18.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn prague_scales_its_increase_below_the_target_rtt() {
+        let mut rng = stream(1, "t");
+        let cfg = DctcpConfig {
+            rtt_target: Some(Time(SimTime::from_millis(25))),
+            ..DctcpConfig::default()
+        };
+        let mut i = init(10.0);
+        i.initial_ssthresh = 5.0; // congestion avoidance from the start
+        let mut p = Dctcp::prague(cfg, &i).unwrap();
+        let mut d = Dctcp::new(DctcpConfig::default(), &i).unwrap();
+        assert_eq!((p.name(), d.name()), ("prague", "dctcp"));
+        let mut a = ack(0, 5); // 5 ms RTT: (5/25)^2 = 1/25 of the increase
+        a.srtt = Some(SimTime::from_millis(5));
+        p.on_ack(&a, &mut rng);
+        d.on_ack(&a, &mut rng);
+        assert!((d.cwnd() - 10.1).abs() < 1e-12);
+        assert!((p.cwnd() - (10.0 + 0.1 / 25.0)).abs() < 1e-12);
     }
 
     #[test]

@@ -51,6 +51,8 @@ pub struct Controller {
     /// receivers echo the CE state of each segment (DCTCP, RFC 8257
     /// section 3.2) instead of RFC 3168's ECE-until-CWR.
     pub accurate_ecn: bool,
+    /// An L4S scalable sender: its packets carry ECT(1) (RFC 9331 section 4).
+    pub l4s: bool,
 }
 
 /// Every controller, one row each: a new one is its file plus a row here.
@@ -109,6 +111,9 @@ pub const CONTROLLERS: &[Controller] = &[
     row("highspeed", |p, i| highspeed::build(parse_params(p)?, i), false),
     row("bbr", |p, i| boxed(bbr::Bbr::new(parse_params(p)?, i)), true),
     row("dctcp", |p, i| boxed(dctcp::Dctcp::new(parse_params(p)?, i)), true).with_accurate_ecn(),
+    row("prague", |p, i| boxed(dctcp::Dctcp::prague(parse_params(p)?, i)), true)
+        .with_accurate_ecn()
+        .with_l4s(),
 ];
 
 const fn row(name: &'static str, build: BuildFn, sack_by_default: bool) -> Controller {
@@ -117,6 +122,7 @@ const fn row(name: &'static str, build: BuildFn, sack_by_default: bool) -> Contr
         build,
         sack_by_default,
         accurate_ecn: false,
+        l4s: false,
     }
 }
 
@@ -124,6 +130,12 @@ impl Controller {
     /// The row of a controller that needs every CE mark echoed.
     const fn with_accurate_ecn(mut self) -> Self {
         self.accurate_ecn = true;
+        self
+    }
+
+    /// The row of an L4S sender (ECT(1)).
+    const fn with_l4s(mut self) -> Self {
+        self.l4s = true;
         self
     }
 }

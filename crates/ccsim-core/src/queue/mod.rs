@@ -38,6 +38,7 @@ pub mod classq;
 pub mod cobalt;
 pub mod codel;
 pub mod drr;
+pub mod dualpi2;
 pub mod flowq;
 pub mod fq_codel;
 pub mod fred;
@@ -117,7 +118,7 @@ impl<'a> QueueCtx<'a> {
     pub fn mark(&mut self, pkt: PacketRef) -> bool {
         let p = self.arena.get_mut(pkt);
         match p.ecn {
-            Ecn::Ect => {
+            Ecn::Ect | Ecn::Ect1 => {
                 p.ecn = Ecn::Ce;
                 self.marks += 1;
                 true

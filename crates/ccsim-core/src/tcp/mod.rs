@@ -62,7 +62,8 @@ pub const DEFAULT_INITIAL_CWND: f64 = 2.0;
 pub struct TcpConfig {
     /// Congestion control (see [`crate::cc::CONTROLLERS`]; default "newreno").
     pub cc: String,
-    /// Loss recovery: tahoe, reno, newreno or sack (default from `cc`).
+    /// Loss recovery: tahoe, reno, newreno, sack or rate_halving (ns-2's
+    /// `Agent/TCP/Linux`) (default from `cc` and `linux_agent`).
     pub recovery: Option<String>,
     /// Payload bytes per segment (default 1460).
     pub mss: u32,
@@ -257,6 +258,8 @@ pub struct SenderConfig {
     pub recovery: Recovery,
     /// ECN-capable.
     pub ecn: bool,
+    /// ECN-capable packets carry ECT(1), the L4S identifier (RFC 9331).
+    pub ect1: bool,
     /// Duplicate-ACK threshold.
     pub dupthresh: u32,
     /// Limited Transmit.
@@ -506,6 +509,7 @@ impl TcpConfig {
             window: self.window,
             recovery,
             ecn: self.ecn || controller.accurate_ecn,
+            ect1: controller.l4s,
             dupthresh: self.dupthresh,
             limited_transmit: self.limited_transmit,
             lt_after_loss: self.limited_transmit_after_loss.unwrap_or(profile == Profile::Ns2),

@@ -328,7 +328,7 @@ impl TcpSender {
         };
         // RFC 3168 section 6.1.5: retransmissions are not ECN-capable.
         if self.cfg.ecn && first {
-            p.ecn = Ecn::Ect;
+            p.ecn = if self.cfg.ect1 { Ecn::Ect1 } else { Ecn::Ect };
             if self.cwr_pending {
                 p.flags |= flags::CWR;
                 self.cwr_pending = false;
