@@ -75,13 +75,7 @@ sample_interval = "10ms"
 }
 
 fn mean_after_warmup(out: &RunOutput, metric: &str) -> f64 {
-    let v: Vec<f64> = series(out, "r1->r2", metric)
-        .iter()
-        .zip(&out.timeseries.time_s)
-        .filter(|(_, &t)| t >= 30.0)
-        .map(|(v, _)| *v)
-        .collect();
-    v.iter().sum::<f64>() / v.len() as f64
+    series_mean_from(out, "r1->r2", metric, 30.0)
 }
 
 #[test]

@@ -20,6 +20,7 @@ pub mod aimd;
 pub mod bbr;
 pub mod bic;
 pub mod binomial;
+pub mod copa;
 pub mod cubic;
 pub mod cubic_linux;
 pub mod cubic_ns3;
@@ -111,6 +112,7 @@ pub const CONTROLLERS: &[Controller] = &[
     row("highspeed", |p, i| highspeed::build(parse_params(p)?, i), false),
     row("bbr", |p, i| boxed(bbr::Bbr::new(parse_params(p)?, i)), true),
     row("dctcp", |p, i| boxed(dctcp::Dctcp::new(parse_params(p)?, i)), true).with_accurate_ecn(),
+    row("copa", |p, i| boxed(copa::Copa::new(parse_params(p)?, i)), true),
     row("prague", |p, i| boxed(dctcp::Dctcp::prague(parse_params(p)?, i)), true)
         .with_accurate_ecn()
         .with_l4s(),
@@ -159,7 +161,7 @@ pub fn unknown(name: &str) -> ParamError {
     ParamError::at(
         "cc",
         format!(
-            "unknown congestion control \"{name}\"; expected one of: {}",
+            "unknown congestion control \"{name}\"; expected one of: {}, or SCHEME:NAME from an extension (python:module.Class)",
             kinds().join(", ")
         ),
     )
@@ -466,6 +468,9 @@ pub fn check_range(key: &str, v: f64, lo: f64, hi: f64) -> Result<f64, ParamErro
 
 /// Build the controller named `name` with its `cc_params`.
 pub fn build(name: &str, params: &Params, init: &CcInit) -> Result<Box<dyn CongestionControl>, ParamError> {
+    if crate::plugin::is_external(name) {
+        return crate::plugin::build_controller(name, params, init);
+    }
     match lookup(name) {
         Some(c) => (c.build)(params, init),
         None => Err(unknown(name)),

@@ -112,13 +112,16 @@ pub fn kinds() -> Vec<&'static str> {
 
 /// Build the discipline `kind`.
 pub fn build(kind: &str, args: &QueueArgs) -> Built {
+    if crate::plugin::is_external(kind) {
+        return crate::plugin::build_queue(kind, args);
+    }
     let name = ALIASES.iter().find(|(a, _)| *a == kind).map_or(kind, |(_, n)| *n);
     match DISCIPLINES.iter().find(|d| d.name == name) {
         Some(d) => (d.build)(args),
         None => Err(ParamError::at(
             "kind",
             format!(
-                "unknown queue discipline \"{kind}\"; expected one of: {}",
+                "unknown queue discipline \"{kind}\"; expected one of: {}, or SCHEME:NAME from an extension (python:module.Class)",
                 kinds().join(", ")
             ),
         )),

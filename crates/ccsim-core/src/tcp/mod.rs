@@ -409,12 +409,14 @@ impl TcpConfig {
                 == RttvarUpdate::Linux,
         };
         let timed_rtt = sampling == RttSampling::Timed;
-        let Some(controller) = cc::lookup(&self.cc) else {
-            return Err(cc::unknown(&self.cc));
-        };
         // Linux always negotiates SACK, and its BIC, CUBIC and BBR are what
-        // ccsim implements; ns-2's own agents default to no SACK.
-        let linux_cc = controller.sack_by_default;
+        // ccsim implements; ns-2's own agents default to no SACK, and so do
+        // external controllers (crate::plugin).
+        let controller = cc::lookup(&self.cc);
+        if controller.is_none() && !crate::plugin::is_external(&self.cc) {
+            return Err(cc::unknown(&self.cc));
+        }
+        let linux_cc = controller.is_some_and(|c| c.sack_by_default);
         // ns-3 negotiates SACK by default (`TcpSocketBase::Sack`) and then
         // recovers by RFC 6675 whatever the congestion control.
         let ns3_sack = profile == Profile::Ns3 && self.sack.unwrap_or(true);
@@ -508,8 +510,8 @@ impl TcpConfig {
             header: self.header,
             window: self.window,
             recovery,
-            ecn: self.ecn || controller.accurate_ecn,
-            ect1: controller.l4s,
+            ecn: self.ecn || controller.is_some_and(|c| c.accurate_ecn),
+            ect1: controller.is_some_and(|c| c.l4s),
             dupthresh: self.dupthresh,
             limited_transmit: self.limited_transmit,
             lt_after_loss: self.limited_transmit_after_loss.unwrap_or(profile == Profile::Ns2),

@@ -72,6 +72,10 @@ pub(super) struct Seg {
 pub struct TcpSender {
     pub(super) cfg: SenderConfig,
     pub(super) cc: Box<dyn CongestionControl>,
+    /// Whether the probe includes the pacing rate, decided once: the
+    /// sampler's series are laid out at the start, so a controller that
+    /// starts pacing later (a Python one, say) must not add a value.
+    probes_rate: bool,
     pub(super) rtt: RttEstimator,
     pub(super) board: Scoreboard,
     pub(super) rate: RateEstimator,
@@ -128,6 +132,7 @@ impl TcpSender {
     /// A sender with the given settings and controller.
     pub fn new(cfg: SenderConfig, cc: Box<dyn CongestionControl>) -> Self {
         TcpSender {
+            probes_rate: cfg.pacing || cc.pacing_rate_bps().is_some(),
             rtt: RttEstimator::with_rules(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.rto_rules),
             rtt_timing: None,
             syn_pending: cfg.syn,
@@ -784,7 +789,7 @@ impl Sender for TcpSender {
     }
 
     fn probe_names(&self) -> &'static [&'static str] {
-        if self.cfg.pacing || self.cc.pacing_rate_bps().is_some() {
+        if self.probes_rate {
             &["cwnd_pkts", "ssthresh_pkts", "srtt_s", "rate_bps"]
         } else {
             &["cwnd_pkts", "ssthresh_pkts", "srtt_s"]
