@@ -58,6 +58,12 @@ SEMANTICS = {
         ("flow", "delayed_ack", False),
         ("cc", "hystart", False),
         ("cc", "growth_per_segment", False),
+        ("cc", "ssthresh_from_cwnd", False),
+        ("flow", "ack_first_segment", False),
+        ("flow", "ssthresh_basis", "flight"),
+        ("flow", "pipe_window", False),
+        ("top", "device_queue", 0),
+        ("top", "framing_bytes", 0),
     ],
 }
 

@@ -32,10 +32,10 @@ def _queue(p: dict, compat: str | None) -> dict:
         q["kind"] = "droptail"
         k = int(p["mark_threshold"])
         if k > 0:
-            # ns-3 marks when K packets wait in its queue disc, while the
-            # device queue below the disc holds one more that ccsim's queue
-            # counts (docs/compat.md, known differences): K + 1 here.
-            q["mark_threshold"] = k + 1 if compat == "ns3" else k
+            # ns-3 marks when K packets wait in its queue disc; the packet its
+            # device queue holds below the disc is ccsim's `device_queue`
+            # under the ns3 profile, outside the queue's count, so K as is.
+            q["mark_threshold"] = k
     elif kind in ("red", "gred", "ared", "nlred"):
         q.update(
             kind=kind,

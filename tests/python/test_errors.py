@@ -53,8 +53,8 @@ def edit(text: str, old: str, new: str) -> str:
 
 
 TOP_FIELDS = (
-    "`name`, `description`, `duration`, `warmup`, `seed`, `compat`, `tie_order`, `topology`, `nodes`, `links`, "
-    "`wlans`, `flows`, `output`, `limits`"
+    "`name`, `description`, `duration`, `warmup`, `seed`, `compat`, `tie_order`, `device_queue`, `framing_bytes`, "
+    "`topology`, `nodes`, `links`, `wlans`, `flows`, `output`, `limits`"
 )
 
 # (id, scenario text, expected message after "error: bad.toml: ")

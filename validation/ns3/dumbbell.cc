@@ -93,9 +93,11 @@ bool g_counting = false;
 double g_tWarm = 0;
 
 // The packet trace of the forward bottleneck (--trace=FILE): one line per
-// event, "<ev> <time s> <flow port> <segment number> <bytes>", ev "+" (the
+// event, "<ev> <time s> <flow> <segment number> <bytes>", ev "+" (the
 // queue disc accepted it), "d" (the disc dropped it), "-" (the device
-// started sending it). Segment numbers count from 0 for the first data
+// started sending it); the flow is the sink's port less 5000 (every source
+// node's ephemeral port is the same), so forward flow i is i as in ccsim's
+// trace. Segment numbers count from 0 for the first data
 // segment (payload `g_seg` bytes), as ccsim's ns-2 trace does.
 std::ofstream g_trace;
 uint32_t g_seg = 1000;
@@ -112,7 +114,7 @@ TraceTcp(const char* ev, Ptr<const Packet> p, uint32_t ipBytes)
                       ? (static_cast<int64_t>(th.GetSequenceNumber().GetValue()) - 1) / g_seg
                       : -1;
     g_trace << ev << " " << std::fixed << std::setprecision(9) << Simulator::Now().GetSeconds() << " "
-            << th.GetSourcePort() << " " << seq << " " << ipBytes << "\n";
+            << (th.GetDestinationPort() - 5000) << " " << seq << " " << ipBytes << "\n";
 }
 
 void

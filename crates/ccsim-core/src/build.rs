@@ -297,6 +297,9 @@ impl<'a> Builder<'a> {
             stats: Default::default(),
             notify_reverse: None,
             medium: None,
+            device: Default::default(),
+            device_cap: 0,
+            framing: 0,
         });
         id
     }
@@ -1429,6 +1432,10 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
     sim.wlans = wlans;
     let tie_order = spec.tie_order.unwrap_or(b.compat.tie_order());
     sim.set_tie_order(tie_order);
+    sim.set_device_queue(
+        spec.device_queue.unwrap_or(b.compat.device_queue()),
+        spec.framing_bytes.unwrap_or(b.compat.framing_bytes()),
+    );
     Ok(sim)
 }
 

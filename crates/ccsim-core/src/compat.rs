@@ -30,7 +30,13 @@
 //!   Linux 2.6.22's modules in integers.
 //! - `ns3`: ns-3.44 (`tcp-socket-base.cc`, `red-queue-disc.cc`): the whole
 //!   RTO floored at `MinRto` 1 s, `ClockGranularity` 1 ms as RFC 6298's G,
-//!   initial RTO 1 s, events at the same time in scheduling order.
+//!   initial RTO 1 s, events at the same time in scheduling order; a
+//!   1-packet device queue below every queue disc and the 2-byte PPP header
+//!   on every transmission (`point-to-point-net-device.cc`); and, in the
+//!   TCP flow groups, the first data segment acknowledged at once, the
+//!   window limiting RFC 6675's pipe in every state, ssthresh from the pipe,
+//!   window validation for CUBIC only, and ns-3's own CUBIC and BIC
+//!   (`tcp-cubic.cc`, `tcp-bic.cc`).
 //! - `linux`: as `ccsim`, but RED tests every arrival (Linux's `red_action`
 //!   has no small-queue rule).
 //! - `rfc`: RFC 6298 (whole RTO floored at 1 s, G = 0, initial RTO 1 s) and
@@ -112,6 +118,33 @@ impl Profile {
         match self {
             Profile::Ns3 => BackoffReset::NewAck,
             _ => BackoffReset::Sample,
+        }
+    }
+
+    /// Packets of the device transmit queue below each link's queue
+    /// discipline (scenario key `device_queue`). ns-3's traffic-control
+    /// layer dequeues from the queue disc whenever the device queue has
+    /// room (`PointToPointNetDevice`, `NetDeviceQueue` flow control), so
+    /// while the link is busy the next packet already waits in the device,
+    /// outside the disc's limit and its AQM's view; the validation twins
+    /// give the bottleneck devices a 1-packet queue
+    /// (`validation/ns3/dumbbell.cc`). 0 elsewhere (ns-2's queue feeds its
+    /// link directly).
+    pub fn device_queue(self) -> u32 {
+        match self {
+            Profile::Ns3 => 1,
+            _ => 0,
+        }
+    }
+
+    /// Link-layer framing bytes per packet on wired links (scenario key
+    /// `framing_bytes`): ns-3's `PointToPointNetDevice::AddHeader` puts a
+    /// 2-byte `PppHeader` on every packet, so a 1040-byte IP packet takes
+    /// 1042 bytes' time on the wire. ns-2's links carry the packet's size.
+    pub fn framing_bytes(self) -> u32 {
+        match self {
+            Profile::Ns3 => 2,
+            _ => 0,
         }
     }
 

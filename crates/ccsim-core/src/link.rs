@@ -127,4 +127,12 @@ pub struct Link {
     /// at both ends. Packets routed over such a link go to the WLAN's
     /// interface queue and MAC, not to this link's own queue (unused).
     pub medium: Option<crate::wlan::Medium>,
+    /// The device's transmit queue below the queue disc (`device_queue`):
+    /// packets taken out of the disc while the transmitter is busy, in
+    /// the order they will be sent.
+    pub device: std::collections::VecDeque<crate::packet::PacketRef>,
+    /// Its capacity, packets (0: none, the disc feeds the transmitter).
+    pub device_cap: u32,
+    /// Link-layer framing bytes each transmission adds (`framing_bytes`).
+    pub framing: u32,
 }

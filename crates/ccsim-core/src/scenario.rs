@@ -35,6 +35,14 @@ pub struct ScenarioSpec {
     /// Order of simultaneous events: "kind" or "fifo" (default from `compat`).
     #[serde(default)]
     pub tie_order: Option<TieOrder>,
+    /// Packets the transmitter's device queue holds below every link's
+    /// queue discipline (default from `compat`: 1 under `ns3`, else 0).
+    #[serde(default)]
+    pub device_queue: Option<u32>,
+    /// Link-layer framing bytes every packet adds to its transmission time
+    /// on wired links (default from `compat`: 2 under `ns3`, else 0).
+    #[serde(default)]
+    pub framing_bytes: Option<u32>,
     /// A generated topology (`kind = "dumbbell"`).
     #[serde(default)]
     pub topology: Option<TopologySpec>,

@@ -231,6 +231,49 @@ impl Simulation {
         }
     }
 
+    /// Link-layer framing of `framing_bytes` on every wired link (each
+    /// packet's transmission lasts that much longer; its size and the link
+    /// statistics stay IP bytes: [`crate::compat::Profile::framing_bytes`]),
+    /// and a device transmit queue of `packets` below every wired link's queue
+    /// discipline ([`crate::compat::Profile::device_queue`]): while the
+    /// transmitter is busy, packets move out of the discipline into it as
+    /// soon as it has room, and the transmitter takes its next packet from
+    /// it. Such links take the general path. Call before [`Simulation::run`].
+    pub fn set_device_queue(&mut self, packets: u32, framing_bytes: u32) {
+        for l in &mut self.links {
+            if l.medium.is_none() {
+                l.framing = framing_bytes;
+                l.device_cap = packets;
+                if packets > 0 {
+                    l.queue.disable_fast_path();
+                }
+            }
+        }
+    }
+
+    /// Move packets from `link`'s discipline into its device queue while
+    /// it has room (ns-3's traffic control runs the queue disc whenever the
+    /// device queue is not stopped).
+    fn fill_device(&mut self, link: LinkId) {
+        let li = link.0 as usize;
+        let now = self.now;
+        loop {
+            let l = &mut self.links[li];
+            if l.device.len() >= l.device_cap as usize || l.queue.len_pkts() == 0 {
+                return;
+            }
+            let rate = l.rate_bps;
+            let next = l.queue.dequeue(now, &mut self.arena, rate, &mut self.dropped);
+            if !self.dropped.is_empty() {
+                self.process_drops(link);
+            }
+            match next {
+                Some(p) => self.links[li].device.push_back(p),
+                None => return,
+            }
+        }
+    }
+
     /// Current simulated time.
     pub fn now(&self) -> SimTime {
         self.now
@@ -537,7 +580,13 @@ impl Simulation {
         let l = &mut self.links[li];
         if l.busy_until <= now && !l.free_pending {
             self.start_tx(link);
-        } else if !l.free_pending {
+            return;
+        }
+        if l.device_cap > 0 {
+            self.fill_device(link);
+        }
+        let l = &mut self.links[li];
+        if !l.free_pending {
             l.free_pending = true;
             let at = l.busy_until;
             self.events
@@ -563,7 +612,7 @@ impl Simulation {
         }
         let l = &mut self.links[link.0 as usize];
         let size = self.arena.get(pkt).size;
-        let tx = tx_time(size, l.rate_bps);
+        let tx = tx_time(size + l.framing, l.rate_bps);
         l.busy_until = start + tx;
         if start >= self.warmup && start <= self.duration {
             l.stats.tx_bytes += size as u64;
@@ -599,14 +648,20 @@ impl Simulation {
         let li = link.0 as usize;
         let now = self.now;
         let l = &mut self.links[li];
-        if l.queue.len_pkts() == 0 {
-            return;
-        }
-        let rate = l.rate_bps;
-        let next = l.queue.dequeue(now, &mut self.arena, rate, &mut self.dropped);
-        if !self.dropped.is_empty() {
-            self.process_drops(link);
-        }
+        let next = match l.device.pop_front() {
+            Some(p) => Some(p),
+            None => {
+                if l.queue.len_pkts() == 0 {
+                    return;
+                }
+                let rate = l.rate_bps;
+                let n = l.queue.dequeue(now, &mut self.arena, rate, &mut self.dropped);
+                if !self.dropped.is_empty() {
+                    self.process_drops(link);
+                }
+                n
+            }
+        };
         let Some(p) = next else { return };
         self.transmit(link, p);
     }
@@ -621,7 +676,7 @@ impl Simulation {
         }
         let l = &mut self.links[li];
         let size = self.arena.get(p).size;
-        let tx = tx_time(size, l.rate_bps);
+        let tx = tx_time(size + l.framing, l.rate_bps);
         l.busy_until = now + tx;
         if now >= self.warmup {
             l.stats.tx_bytes += size as u64;
@@ -632,7 +687,7 @@ impl Simulation {
         // ns-2's `LinkDelay::recv`: the arrival at clock + (txt + delay),
         // the link's end of transmission at clock + txt, in doubles.
         let (arrive64, free64) = if self.events.is_fifo() {
-            let txt = 8.0 * size as f64 / l.rate_bps as f64;
+            let txt = 8.0 * (size + l.framing) as f64 / l.rate_bps as f64;
             let now64 = self.events.now64();
             (now64 + (txt + ns_as_secs(l.delay)), now64 + txt)
         } else {
@@ -640,7 +695,11 @@ impl Simulation {
         };
         self.events
             .push_arrival(now + tx + l.delay, arrive64, link, p, self.arena.get(p).uid);
-        if l.queue.len_pkts() > 0 {
+        if l.device_cap > 0 {
+            self.fill_device(link);
+        }
+        let l = &mut self.links[li];
+        if l.queue.len_pkts() > 0 || !l.device.is_empty() {
             l.free_pending = true;
             self.events.push_at(l.busy_until, free64, EventKind::LinkFree { link });
         } else if self.events.is_fifo() {

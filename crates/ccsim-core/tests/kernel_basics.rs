@@ -353,3 +353,41 @@ fn non_finite_numbers_are_errors_at_their_key() {
         "t.toml: flows[0].start.uniform[1]: expected a finite number, got inf"
     );
 }
+
+#[test]
+fn device_queue_holds_one_packet_below_the_discipline() {
+    // ns-3's bottleneck: the queue disc's 20 packets plus the device's
+    // 1-packet transmit queue (`device_queue = 1`, the ns3 profile's
+    // default). A 20 Mbps CBR into 10 Mbps: the disc still holds at most 20,
+    // one packet more waits in the device, so exactly one drop fewer.
+    let base = dumbbell_base().replace("duration = \"10s\"", "duration = \"2s\"");
+    let flow = "\n[[flows]]\ntransport = \"udp\"\napp = \"cbr\"\nrate = \"20Mbps\"\npacket_size = 1000\n";
+    let drops = |device: &str| {
+        let text = format!("{device}{base}{flow}");
+        let out = run(&text);
+        let q = out.result.queues.iter().find(|q| q.link == "r1->r2").unwrap();
+        assert_queue_identities(q);
+        assert_flow_identity(&out.result.flows[0]);
+        assert_eq!(q.max_len_pkts, 20);
+        q.drops
+    };
+    let (none, one) = (drops("device_queue = 0\n"), drops("device_queue = 1\n"));
+    assert!(none > 1000, "{none}");
+    assert_eq!(one, none - 1);
+    // ...and the ns3 profile selects it.
+    assert_eq!(drops("compat = \"ns3\"\nframing_bytes = 0\n"), one);
+}
+
+#[test]
+fn framing_bytes_lengthen_every_transmission() {
+    // ns-3's 2-byte PPP header: 1002 bytes' time per 1000-byte packet on
+    // each of the three hops (100, 10, 100 Mbps), 1 + 10 + 1 ms of propagation.
+    let base = dumbbell_base();
+    let flow = "\n[[flows]]\ntransport = \"udp\"\napp = \"cbr\"\nrate = \"1Mbps\"\npacket_size = 1000\n";
+    let out = run(&format!("framing_bytes = 2\n{base}{flow}"));
+    let expected = (80_160 + 801_600 + 80_160 + 12_000_000) as f64 * 1e-9;
+    assert_eq!(out.result.flows[0].delay_min_s, Some(expected));
+    // The links still count IP bytes: 1000 per packet.
+    let l = out.result.links.iter().find(|l| l.link == "r1->r2").unwrap();
+    assert_eq!(l.tx_bytes % 1000, 0);
+}

@@ -21,6 +21,19 @@
 //!
 //! Linux computes with integer windows; so does this implementation (the
 //! window is floored before computing cnt and ssthresh).
+//!
+//! `variant = "ns3"` (the default under `compat = "ns3"`) is ns-3.44's
+//! `TcpBic` (`src/internet/model/tcp-bic.cc`) where it differs from Linux:
+//! its defaults `Beta` 0.8 and `SmoothPart` 5 (read from the wheel's
+//! attributes); Reno below `LowWnd` only while cwnd < 14 (Linux: <= 14);
+//! slow start while cwnd < ssthresh, one segment per ACK, the rest of the
+//! ACK's segments counted in congestion avoidance; there the segments
+//! acknowledged are counted (`m_cWndCnt += segmentsAcked`, no delayed-ACK
+//! ratio) and cwnd grows by one segment once the count exceeds cnt
+//! (`m_cWndCnt > cnt`), which then restarts from 0; fast convergence sets
+//! W_max = beta x cwnd (Linux: (1 + beta) / 2 x cwnd); ssthresh = beta x
+//! cwnd in bytes, not whole segments, or the pipe / 2 below `LowWnd`
+//! (`GetSsThresh`); and a timeout keeps the BIC state (no `CongestionStateSet`).
 
 use super::{check_range, AckInfo, CaState, CcInit, CongestionControl, CongestionEvent, Window};
 use crate::params::ParamError;
@@ -34,20 +47,24 @@ pub const BICTCP_B: f64 = 4.0;
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct BicConfig {
-    /// Multiplicative decrease factor (default 819/1024).
-    pub beta: f64,
+    /// Multiplicative decrease factor (default 819/1024; ns-3's `Beta` 0.8
+    /// with the ns3 variant).
+    pub beta: Option<f64>,
     /// Largest increase per RTT, segments (default 16).
     pub max_increment: u32,
     /// Below this window BIC behaves like Reno (default 14).
     pub low_window: u32,
-    /// RTTs spent from W_max - B to W_max (default 20).
-    pub smooth_part: u32,
+    /// RTTs spent from W_max - B to W_max (default 20; ns-3's `SmoothPart`
+    /// 5 with the ns3 variant).
+    pub smooth_part: Option<u32>,
     /// Fast convergence (default true).
     pub fast_convergence: bool,
     /// Which BIC: "ccsim" (this module: the kernel's rules on a real-valued
-    /// window) or "linux-2.6.22" (the integer module ns-2.35's
-    /// `Agent/TCP/Linux` runs, [`super::linux2622::LinuxBic`]). Default
-    /// "ccsim"; "linux-2.6.22" with `linux_agent` (under `compat = "ns2"`).
+    /// window), "linux-2.6.22" (the integer module ns-2.35's
+    /// `Agent/TCP/Linux` runs, [`super::linux2622::LinuxBic`]) or "ns3"
+    /// (this module with ns-3.44's `TcpBic` rules: module documentation).
+    /// Default "ccsim"; "linux-2.6.22" with `linux_agent` (under `compat =
+    /// "ns2"`); "ns3" under `compat = "ns3"`.
     pub variant: Option<BicVariant>,
 }
 
@@ -60,6 +77,9 @@ pub enum BicVariant {
     /// Linux 2.6.22's `tcp_bic.c` in integers (ns-2.35 `tcp/linux/src/tcp_bic.c`).
     #[serde(rename = "linux-2.6.22")]
     Linux2622,
+    /// ns-3.44's `TcpBic` (`src/internet/model/tcp-bic.cc`).
+    #[serde(rename = "ns3")]
+    Ns3,
 }
 
 /// Build the BIC that `variant` names (default: Linux 2.6.22's under
@@ -67,12 +87,20 @@ pub enum BicVariant {
 pub fn build(cfg: BicConfig, init: &CcInit) -> Result<Box<dyn CongestionControl>, ParamError> {
     let variant = cfg.variant.unwrap_or(if init.linux_agent {
         BicVariant::Linux2622
+    } else if init.compat == crate::compat::Profile::Ns3 {
+        BicVariant::Ns3
     } else {
         BicVariant::Ccsim
     });
-    let bic = Bic::new(cfg, init)?;
+    let bic = Bic::new(
+        BicConfig {
+            variant: Some(variant),
+            ..cfg
+        },
+        init,
+    )?;
     Ok(match variant {
-        BicVariant::Ccsim => Box::new(bic),
+        BicVariant::Ccsim | BicVariant::Ns3 => Box::new(bic),
         BicVariant::Linux2622 => {
             let c = &bic.cfg;
             Box::new(super::linux2622::LinuxBic::new(
@@ -81,8 +109,8 @@ pub fn build(cfg: BicConfig, init: &CcInit) -> Result<Box<dyn CongestionControl>
                     fast_convergence: c.fast_convergence,
                     max_increment: c.max_increment,
                     low_window: c.low_window,
-                    beta: (c.beta * 1024.0).round() as u32,
-                    smooth_part: c.smooth_part,
+                    beta: (bic.beta * 1024.0).round() as u32,
+                    smooth_part: bic.smooth_part as u32,
                 },
             ))
         }
@@ -92,10 +120,10 @@ pub fn build(cfg: BicConfig, init: &CcInit) -> Result<Box<dyn CongestionControl>
 impl Default for BicConfig {
     fn default() -> Self {
         BicConfig {
-            beta: 819.0 / 1024.0,
+            beta: None,
             max_increment: 16,
             low_window: 14,
-            smooth_part: 20,
+            smooth_part: None,
             fast_convergence: true,
             variant: None,
         }
@@ -105,6 +133,13 @@ impl Default for BicConfig {
 /// BIC-TCP.
 pub struct Bic {
     cfg: BicConfig,
+    ns3: bool,
+    beta: f64,
+    smooth_part: f64,
+    /// ns3 variant: segments acknowledged since the last increase.
+    seg_count: u64,
+    /// Payload bytes per segment (ns-3 keeps ssthresh in bytes).
+    mss: f64,
     w: Window,
     /// ACKs per cwnd increment.
     cnt: f64,
@@ -117,15 +152,25 @@ pub struct Bic {
 impl Bic {
     /// Build from a config.
     pub fn new(cfg: BicConfig, init: &CcInit) -> Result<Self, ParamError> {
-        check_range("beta", cfg.beta, 0.01, 0.99)?;
+        let ns3 = cfg
+            .variant
+            .map_or(init.compat == crate::compat::Profile::Ns3, |v| v == BicVariant::Ns3);
+        let beta = cfg.beta.unwrap_or(if ns3 { 0.8 } else { 819.0 / 1024.0 });
+        let smooth_part = cfg.smooth_part.unwrap_or(if ns3 { 5 } else { 20 });
+        check_range("beta", beta, 0.01, 0.99)?;
         if cfg.max_increment == 0 {
             return Err(ParamError::at("max_increment", "expected at least 1"));
         }
-        if cfg.smooth_part == 0 {
+        if smooth_part == 0 {
             return Err(ParamError::at("smooth_part", "expected at least 1"));
         }
         let mut b = Bic {
             cfg,
+            ns3,
+            beta,
+            smooth_part: smooth_part as f64,
+            seg_count: 0,
+            mss: init.mss.max(1) as f64,
             w: Window::new(init),
             cnt: 0.0,
             last_max_cwnd: 0.0,
@@ -151,8 +196,14 @@ impl Bic {
     /// `bictcp_update`: ACKs needed per one-segment increase at window `cwnd`.
     pub fn update_cnt(&mut self, cwnd: f64) -> f64 {
         let cwnd = cwnd.floor();
-        let (b, maxinc, smooth) = (BICTCP_B, self.cfg.max_increment as f64, self.cfg.smooth_part as f64);
-        let mut cnt = if cwnd <= self.cfg.low_window as f64 {
+        let (b, maxinc, smooth) = (BICTCP_B, self.cfg.max_increment as f64, self.smooth_part);
+        // ns-3: `if (segCwnd < m_lowWnd)`; Linux: `cwnd <= low_window`.
+        let reno = if self.ns3 {
+            cwnd < self.cfg.low_window as f64
+        } else {
+            cwnd <= self.cfg.low_window as f64
+        };
+        let mut cnt = if reno {
             cwnd
         } else if cwnd < self.last_max_cwnd {
             let dist = ((self.last_max_cwnd - cwnd) / b).floor();
@@ -173,7 +224,9 @@ impl Bic {
         if self.loss_cwnd == 0.0 && cnt > 20.0 {
             cnt = 20.0;
         }
-        cnt = (cnt * 16.0 / self.delayed_ack).floor();
+        if !self.ns3 {
+            cnt = (cnt * 16.0 / self.delayed_ack).floor();
+        }
         if cnt < 1.0 {
             cnt = 1.0;
         }
@@ -183,17 +236,34 @@ impl Bic {
 
     /// `bictcp_recalc_ssthresh` for window `cwnd`.
     fn recalc_ssthresh(&mut self, cwnd: f64) -> f64 {
+        self.recalc_ssthresh_with(cwnd, cwnd)
+    }
+
+    /// `bictcp_recalc_ssthresh`, or ns-3's `TcpBic::GetSsThresh` with the
+    /// pipe `flight` (segments) it takes below `LowWnd`.
+    fn recalc_ssthresh_with(&mut self, cwnd: f64, flight: f64) -> f64 {
         let cwnd = cwnd.floor();
-        if cwnd < self.last_max_cwnd && self.cfg.fast_convergence {
-            self.last_max_cwnd = (cwnd * (1.0 + self.cfg.beta) / 2.0).floor();
-        } else {
-            self.last_max_cwnd = cwnd;
-        }
+        let fast = cwnd < self.last_max_cwnd && self.cfg.fast_convergence;
+        self.last_max_cwnd = match (fast, self.ns3) {
+            (true, false) => (cwnd * (1.0 + self.beta) / 2.0).floor(),
+            (true, true) => (cwnd * self.beta).floor(),
+            (false, _) => cwnd,
+        };
         self.loss_cwnd = cwnd;
+        self.seg_count = 0;
+        if self.ns3 {
+            let mss = self.mss;
+            return if cwnd < self.cfg.low_window as f64 {
+                // max(2 MSS, bytesInFlight / 2), in bytes
+                ((flight * mss / 2.0).floor() / mss).max(2.0)
+            } else {
+                ((cwnd * self.beta).max(2.0) * mss).floor() / mss
+            };
+        }
         if cwnd <= self.cfg.low_window as f64 {
             (cwnd / 2.0).floor().max(2.0)
         } else {
-            (cwnd * self.cfg.beta).floor().max(2.0)
+            (cwnd * self.beta).floor().max(2.0)
         }
     }
 }
@@ -216,6 +286,23 @@ impl CongestionControl for Bic {
         if !ack.may_raise_cwnd() {
             return;
         }
+        if self.ns3 {
+            // `TcpBic::IncreaseWindow`
+            let mut acked = ack.acked;
+            if self.w.cwnd < self.w.ssthresh {
+                self.w.cwnd += 1.0;
+                acked -= 1;
+            }
+            if self.w.cwnd >= self.w.ssthresh && acked > 0 {
+                self.seg_count += acked;
+                let cnt = self.update_cnt(self.w.cwnd);
+                if self.seg_count as f64 > cnt {
+                    self.w.cwnd += 1.0;
+                    self.seg_count = 0;
+                }
+            }
+            return;
+        }
         if self.w.cwnd <= self.w.ssthresh {
             // Linux tcp_slow_start (BIC tests cwnd <= ssthresh)
             self.w.slow_start(ack.acked);
@@ -225,13 +312,24 @@ impl CongestionControl for Bic {
         }
     }
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
-        let s = self.recalc_ssthresh(ev.window);
+        let s = self.recalc_ssthresh_with(ev.window, ev.flight);
         self.w.reduce(s, ev);
     }
     fn set_cwnd(&mut self, cwnd: f64) {
         self.w.cwnd = cwnd.max(1.0);
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
+        if self.ns3 {
+            // ns-3's ReTxTimeout calls GetSsThresh unless repeated; TcpBic
+            // keeps its state.
+            let s = if ev.repeated {
+                self.w.ssthresh
+            } else {
+                self.recalc_ssthresh_with(ev.window, ev.flight)
+            };
+            self.w.timeout(s, ev);
+            return;
+        }
         let s = self.recalc_ssthresh(ev.window);
         self.w.timeout(s, ev);
         self.reset();
@@ -245,6 +343,7 @@ mod tests {
 
     fn bic() -> Bic {
         let mut b = Bic::new(BicConfig::default(), &init(10.0)).unwrap();
+        assert!(!b.ns3);
         // one ACK per packet (no delayed ACKs): ratio 1 << 4
         b.delayed_ack = 16.0;
         b
@@ -285,5 +384,32 @@ mod tests {
         // Delayed ACKs (2 packets per ACK) halve cnt.
         b.delayed_ack = 32.0;
         assert_eq!(b.update_cnt(10.0), 5.0);
+    }
+
+    #[test]
+    fn ns3_variant_counts_segments_and_converges_to_beta() {
+        let cfg = BicConfig {
+            variant: Some(BicVariant::Ns3),
+            ..BicConfig::default()
+        };
+        let mut b = Bic::new(cfg, &init(10.0)).unwrap();
+        assert_eq!((b.beta, b.smooth_part), (0.8, 5.0));
+        // ssthresh = 0.8 x 100 (bytes: fractional segments allowed), W_max = 100.
+        assert_eq!(b.recalc_ssthresh_with(100.0, 90.0), 80.0);
+        // Fast convergence: W_max = 0.8 x 90 (Linux: 0.9 x 90); ssthresh
+        // 0.8 x 90 segments in whole bytes.
+        assert_eq!(
+            b.recalc_ssthresh_with(90.5, 90.0),
+            (90.0 * 0.8 * 1460.0f64).floor() / 1460.0
+        );
+        assert_eq!(b.last_max(), 72.0);
+        // Below LowWnd (14): the pipe / 2.
+        assert_eq!(b.recalc_ssthresh_with(13.0, 9.0), 4.5);
+        // No delayed-ACK scaling of cnt: Reno below LowWnd, cnt = cwnd.
+        b.delayed_ack = 32.0;
+        assert_eq!(b.update_cnt(10.0), 10.0);
+        // Near W_max = 72: smoothed binary search with SmoothPart 5: 70 x 5 / 4.
+        b.last_max_cwnd = 72.0;
+        assert_eq!(b.update_cnt(70.0), 87.0);
     }
 }

@@ -57,12 +57,25 @@ pub struct CubicConfig {
     /// `Agent/TCP/Linux` runs Linux 2.6.22's `tcp_cubic.c`, which counted
     /// ACKs: `snd_cwnd_cnt++` per call).
     pub growth_per_segment: Option<bool>,
-    /// Which CUBIC: "rfc9438" (this module) or "linux-2.6.22", the v2.1
+    /// Take ssthresh and W_max at a loss or timeout from the congestion
+    /// window in whole segments instead of the flight size: ssthresh =
+    /// max(floor(floor(cwnd) * beta), 2) and W_max = floor(cwnd) (with fast
+    /// convergence floor(floor(cwnd) (1 + beta) / 2)), as ns-3's
+    /// `TcpCubic::GetSsThresh` ("Formula taken from the Linux kernel",
+    /// `GetCwndInSegments`, integer arithmetic; it ignores `bytesInFlight`).
+    /// Default: the flight size (RFC 9438 section 4.6); the cwnd under
+    /// `compat = "ns3"`.
+    pub ssthresh_from_cwnd: Option<bool>,
+    /// Which CUBIC: "rfc9438" (this module), "linux-2.6.22", the v2.1
     /// module of Linux 2.6.22 in its integer arithmetic, which ns-2.35's
     /// `Agent/TCP/Linux` runs ([`super::cubic_linux`]; beta 819/1024,
     /// `bic_scale` 41, `cnt` 50 before the first loss, `max_increment`
-    /// 16, state reset on a timeout). Default "rfc9438"; "linux-2.6.22"
-    /// with `linux_agent` (under `compat = "ns2"`). With "linux-2.6.22",
+    /// 16, state reset on a timeout), or "ns3", ns-3.44's `TcpCubic`
+    /// ([`super::cubic_ns3`]: Linux's integer CUBIC with its own HyStart;
+    /// it takes `c`, `beta`, `fast_convergence`, `reno_friendly` as its
+    /// `TcpFriendliness` and `hystart`, default true). Default "rfc9438";
+    /// "linux-2.6.22" with `linux_agent` (under `compat = "ns2"`); "ns3"
+    /// under `compat = "ns3"`. With "linux-2.6.22",
     /// `c`, `beta`, `hystart` and `growth_per_segment` must stay unset
     /// (the module's constants are fixed); `fast_convergence` and
     /// `reno_friendly` (the module's `tcp_friendliness`) apply.
@@ -78,6 +91,9 @@ pub enum CubicVariant {
     /// Linux 2.6.22's `tcp_cubic.c` v2.1 (ns-2.35's `tcp/linux/src/tcp_cubic.c`).
     #[serde(rename = "linux-2.6.22")]
     Linux2622,
+    /// ns-3.44's `TcpCubic` (`src/internet/model/tcp-cubic.cc`).
+    #[serde(rename = "ns3")]
+    Ns3,
 }
 
 /// Build the CUBIC that `variant` names (default: Linux 2.6.22's under
@@ -85,11 +101,25 @@ pub enum CubicVariant {
 pub fn build(cfg: CubicConfig, init: &CcInit) -> Result<Box<dyn CongestionControl>, ParamError> {
     let variant = cfg.variant.unwrap_or(if init.linux_agent {
         CubicVariant::Linux2622
+    } else if init.compat == Profile::Ns3 {
+        CubicVariant::Ns3
     } else {
         CubicVariant::Rfc9438
     });
     match variant {
         CubicVariant::Rfc9438 => Ok(Box::new(Cubic::new(cfg, init)?)),
+        CubicVariant::Ns3 => {
+            check_range("c", cfg.c, 1e-6, 1e6)?;
+            check_range("beta", cfg.beta, 0.01, 0.99)?;
+            Ok(Box::new(super::cubic_ns3::CubicNs3::new(
+                init,
+                cfg.c,
+                cfg.beta,
+                cfg.fast_convergence,
+                cfg.reno_friendly,
+                cfg.hystart.unwrap_or(true),
+            )))
+        }
         CubicVariant::Linux2622 => {
             let d = CubicConfig::default();
             for (key, set) in [
@@ -123,6 +153,7 @@ impl Default for CubicConfig {
             reno_friendly: true,
             hystart: None,
             growth_per_segment: None,
+            ssthresh_from_cwnd: None,
             variant: None,
         }
     }
@@ -159,6 +190,8 @@ pub struct Cubic {
     /// Segments each ACK counts for in the cubic region's growth: resolved
     /// from `growth_per_segment`.
     per_segment: bool,
+    /// Resolved `ssthresh_from_cwnd`.
+    from_cwnd: bool,
 }
 
 impl Cubic {
@@ -174,6 +207,7 @@ impl Cubic {
             per_segment: cfg
                 .growth_per_segment
                 .unwrap_or(matches!(init.compat, Profile::Ns3 | Profile::Linux)),
+            from_cwnd: cfg.ssthresh_from_cwnd.unwrap_or(init.compat == Profile::Ns3),
             cfg,
             w: Window::new(init),
             w_max: 0.0,
@@ -230,6 +264,17 @@ impl Cubic {
 
     fn decrease(&mut self, ev: &CongestionEvent) -> f64 {
         self.epoch_start = None;
+        if self.from_cwnd {
+            // ns-3 `TcpCubic::GetSsThresh`, in whole segments.
+            let seg = ev.window.floor();
+            self.w_max = if seg < self.w_max && self.cfg.fast_convergence {
+                (seg * (1.0 + self.cfg.beta) / 2.0).floor()
+            } else {
+                seg
+            };
+            self.cwnd_prior = seg;
+            return (seg * self.cfg.beta).floor().max(2.0);
+        }
         let cwnd = ev.window;
         self.w_max = if cwnd < self.w_max && self.cfg.fast_convergence {
             cwnd * (1.0 + self.cfg.beta) / 2.0
@@ -275,9 +320,15 @@ impl CongestionControl for Cubic {
         self.w.cwnd = cwnd.max(1.0);
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
+        let ssthresh = if self.from_cwnd && !ev.repeated {
+            // ns-3's `ReTxTimeout` calls the same `GetSsThresh`.
+            self.decrease(ev)
+        } else {
+            ev.flight * self.cfg.beta
+        };
         self.epoch_start = None;
         self.after_rto = true;
-        self.w.timeout(ev.flight * self.cfg.beta, ev);
+        self.w.timeout(ssthresh, ev);
         if let Some(h) = self.hystart.as_mut() {
             h.finish();
         }
@@ -381,6 +432,25 @@ mod tests {
         a.newly_delivered = 6;
         c.on_ack(&a, &mut rng);
         assert_eq!(c.cwnd(), before + 1.0);
+    }
+
+    #[test]
+    fn ns3_takes_ssthresh_from_the_window_in_whole_segments() {
+        // A loss with cwnd 100.6 and 80 segments in flight: RFC 9438 takes
+        // 0.7 x 80 = 56; ns-3's GetSsThresh takes floor(100 x 0.7) = 70.
+        let with = |from_cwnd: bool| {
+            let cfg = CubicConfig {
+                ssthresh_from_cwnd: Some(from_cwnd),
+                ..CubicConfig::default()
+            };
+            let mut c = Cubic::new(cfg, &init(100.6)).unwrap();
+            let mut ev = loss(0, 100.6);
+            ev.flight = 80.0;
+            c.on_congestion_event(&ev);
+            (c.ssthresh(), c.epoch().0)
+        };
+        assert_eq!(with(false), (56.0, 100.6));
+        assert_eq!(with(true), (70.0, 100.0));
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod binomial;
 pub mod copa;
 pub mod cubic;
 pub mod cubic_linux;
+pub mod cubic_ns3;
 pub mod dctcp;
 pub mod highspeed;
 pub mod hystart;

@@ -79,6 +79,11 @@ pub struct TcpConfig {
     pub delayed_ack_count: u32,
     /// Delayed-ACK timer (default 200 ms).
     pub delayed_ack_timeout: Time,
+    /// With delayed ACKs and `syn`: the first data segment after the SYN
+    /// is acknowledged at once (default from the profile: true under
+    /// `ns3`, whose `TcpSocketBase::ProcessSynRcvd` sets `m_delAckCount =
+    /// m_delAckMaxCount` "to speed up the connection").
+    pub ack_first_segment: Option<bool>,
     /// SACK option (RFC 2018; default false, true for cc = "sack" and for
     /// the controllers taken from Linux, "bic", "cubic" and "bbr").
     pub sack: Option<bool>,
@@ -144,13 +149,25 @@ pub struct TcpConfig {
     pub syn: Option<bool>,
     /// Grow cwnd only while the sender is using it (RFC 7661, Linux's
     /// `tcp_is_cwnd_limited`); ns-2 grows it on every new ACK (default from
-    /// the profile: false under `ns2`).
+    /// the profile: false under `ns2`, and under `ns3` for every controller
+    /// but CUBIC, the only one of ns-3.44 that tests `m_isCwndLimited`).
     pub cwnd_validation: Option<bool>,
     /// ssthresh after a loss or timeout: "flight" (RFC 5681: FlightSize / 2,
-    /// held on a repeated timeout) or "window" (ns-2's `slowdown`:
-    /// min(cwnd, wnd) / 2 rounded down, on every timeout) (default
-    /// from the profile: "window" under `ns2`).
+    /// held on a repeated timeout), "window" (ns-2's `slowdown`:
+    /// min(cwnd, wnd) / 2 rounded down, on every timeout) or "pipe" (ns-3:
+    /// RFC 6675's pipe with the head marked lost, held only on a repeated
+    /// timeout whose head was already retransmitted) (default from the
+    /// profile: "window" under `ns2`, "pipe" under `ns3`).
     pub ssthresh_basis: Option<SsthreshBasis>,
+    /// With SACK, the window limits RFC 6675's pipe in every state, not
+    /// only in recovery: outside recovery a segment may be sent while the
+    /// unSACKed segments sent (below the next to send) are fewer than cwnd,
+    /// so every duplicate ACK that SACKs a segment releases one (ns-3's
+    /// `TcpSocketBase::AvailableWindow` = cwnd - `BytesInFlight ()`, used by
+    /// `SendPendingData` whatever the congestion state), instead of the
+    /// outstanding segments plus RFC 3042's two (default from the profile:
+    /// true under `ns3`).
+    pub pipe_window: Option<bool>,
     /// The sender is ns-2.35's `Agent/TCP/Linux` (`tcp/linux/tcp-linux.cc`),
     /// which ns-2 runs its Linux congestion-control modules in: this sets
     /// the defaults of `recovery` ("rate_halving"), `rtt_sampling`
@@ -195,6 +212,7 @@ impl Default for TcpConfig {
             delayed_ack: None,
             delayed_ack_count: 2,
             delayed_ack_timeout: Time(SimTime::from_millis(200)),
+            ack_first_segment: None,
             sack: None,
             max_sack_blocks: None,
             sack_option_bytes: None,
@@ -216,6 +234,7 @@ impl Default for TcpConfig {
             syn: None,
             cwnd_validation: None,
             ssthresh_basis: None,
+            pipe_window: None,
             linux_agent: None,
             rto_restart_every_ack: None,
             rttvar_update: None,
@@ -257,6 +276,10 @@ pub struct SenderConfig {
     pub cwnd_validation: bool,
     /// ssthresh from ns-2's window rule instead of FlightSize.
     pub ssthresh_from_window: bool,
+    /// ssthresh from RFC 6675's pipe, as ns-3 (`SsthreshBasis::Pipe`).
+    pub ssthresh_from_pipe: bool,
+    /// With SACK, the window limits the unSACKed segments in every state (ns-3).
+    pub pipe_window: bool,
     /// ns-2's Reno/NewReno recovery window: cwnd = min(cwnd, wnd) / 2
     /// unrounded at the fast retransmit, partial-ACK deflation beyond the
     /// inflation taken off cwnd, and cwnd opened on the ACK that ends
@@ -309,6 +332,10 @@ pub enum SsthreshBasis {
     Flight,
     /// min(cwnd, receiver window), whole segments (ns-2).
     Window,
+    /// RFC 6675's pipe, SACKed and lost segments left out (ns-3's
+    /// `GetSsThresh(tcb, BytesInFlight())` in `TcpSocketBase::EnterRecovery`,
+    /// after `MarkHeadAsLost`, and in `ReTxTimeout`).
+    Pipe,
 }
 
 /// How the sender takes RTT samples.
@@ -491,10 +518,20 @@ impl TcpConfig {
             rto_restart_on_frx: self.rto_restart_on_fast_retransmit.unwrap_or(profile == Profile::Ns2),
             rescue_rxt: self.rescue_retransmission.unwrap_or(profile != Profile::Ns3),
             syn: self.syn.unwrap_or(matches!(profile, Profile::Ns2 | Profile::Ns3)),
-            cwnd_validation: self.cwnd_validation.unwrap_or(profile != Profile::Ns2),
+            // ns-3.44 checks `m_isCwndLimited` in `TcpCubic::IncreaseWindow`
+            // only; its NewReno and BIC grow cwnd on every ACK.
+            cwnd_validation: self.cwnd_validation.unwrap_or(match profile {
+                Profile::Ns2 => false,
+                Profile::Ns3 => self.cc == "cubic",
+                _ => true,
+            }),
             ssthresh_from_window: self
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns2, |b| b == SsthreshBasis::Window),
+            pipe_window: self.pipe_window.unwrap_or(profile == Profile::Ns3),
+            ssthresh_from_pipe: self
+                .ssthresh_basis
+                .map_or(profile == Profile::Ns3, |b| b == SsthreshBasis::Pipe),
             ns2_recovery: self
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns2, |b| b == SsthreshBasis::Window),
@@ -541,6 +578,7 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
     let delack = cfg.delayed_ack_for(profile).then_some(DelAck {
         count: cfg.delayed_ack_count,
         timeout: cfg.delayed_ack_timeout.0,
+        first_at_once: cfg.ack_first_segment.unwrap_or(profile == Profile::Ns3),
     });
     let max_blocks = cfg
         .max_sack_blocks

@@ -9,7 +9,12 @@
 //!   the timer (`timeout` after the first unacknowledged segment) fires;
 //!   out-of-order segments, segments that fill a hole and duplicates are
 //!   acknowledged at once (RFC 5681 section 4.2), and so is a SYN (the
-//!   SYN-ACK of a handshake is never delayed).
+//!   SYN-ACK of a handshake is never delayed). With `first_at_once` the
+//!   first data segment after the SYN is acknowledged at once too (ns-3:
+//!   "Always respond to first data packet to speed up the connection",
+//!   `m_delAckCount = m_delAckMaxCount` when `TcpSocketBase::ProcessSynRcvd`
+//!   completes the handshake), so the pairs that later ACKs cover start
+//!   one segment later.
 //! - SACK blocks: the first block holds the segment that triggered the ACK
 //!   (unless it advanced the cumulative ACK), the others repeat the most
 //!   recently reported blocks that are not subsets of one already included
@@ -42,6 +47,8 @@ pub struct DelAck {
     pub count: u32,
     /// Longest delay of an ACK.
     pub timeout: SimTime,
+    /// Acknowledge the first in-order segment after a SYN at once (ns-3).
+    pub first_at_once: bool,
 }
 
 /// The receiving end.
@@ -287,6 +294,11 @@ impl Receiver for TcpReceiver {
                     } else if self.timer_deadline.is_none() {
                         self.arm_timer(ctx, ctx.now + d.timeout);
                     }
+                }
+                Some(d) if syn && d.first_at_once => {
+                    self.send_ack(ctx);
+                    // The next in-order segment reaches the count at once.
+                    self.pending = d.count.saturating_sub(1);
                 }
                 _ => self.send_ack(ctx),
             }

@@ -193,7 +193,16 @@ impl TcpSender {
             ctx.stats.fast_retransmits += 1;
         }
         let variant = self.cfg.recovery;
-        let flight = (self.snd_max - self.snd_una).saturating_sub(self.lt_sent);
+        let flight = if self.cfg.ssthresh_from_pipe {
+            // ns-3's `EnterRecovery`: the head is marked lost first, then
+            // ssthresh = GetSsThresh(BytesInFlight ()), the pipe (without
+            // SACK, BytesInFlight () + one segment: the outstanding segments
+            // less one per duplicate ACK, `pipe_now`).
+            let head_counted = self.uses_sack() && !self.board.is_lost(self.snd_una, self.cfg.dupthresh);
+            self.pipe_now().saturating_sub(head_counted as u64)
+        } else {
+            (self.snd_max - self.snd_una).saturating_sub(self.lt_sent)
+        };
         let ev = self.congestion_event_for_loss(ctx.now, flight, variant == Recovery::Tahoe);
         self.cc.on_congestion_event(&ev);
         self.lt_sent = 0;

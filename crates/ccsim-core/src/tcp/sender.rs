@@ -217,6 +217,17 @@ impl TcpSender {
         }
     }
 
+    /// RFC 6675's pipe now (ns-3's `BytesInFlight`): outstanding segments
+    /// less the SACKed and the lost ones not retransmitted; without SACK, less
+    /// one segment per duplicate ACK (ns-3's `AddRenoSack`).
+    pub(super) fn pipe_now(&self) -> u64 {
+        if self.uses_sack() {
+            self.board.pipe(self.high_rxt_end, self.cfg.dupthresh)
+        } else {
+            (self.snd_max - self.snd_una).saturating_sub(self.dupacks as u64)
+        }
+    }
+
     pub(super) fn window(&self) -> u64 {
         self.effective_cwnd().floor() as u64
     }
@@ -383,6 +394,10 @@ impl TcpSender {
                 return;
             }
             let cwnd = self.window();
+            // ns-3 (`pipe_window`): cwnd - pipe in every state, the SACKed
+            // segments left out; Limited Transmit is then implicit.
+            let pipe_rule = self.cfg.pipe_window && self.uses_sack();
+            let used = if pipe_rule { self.in_flight() } else { out };
             // ns-2's `send_one` runs on every first and second duplicate
             // ACK outside fast recovery, also after a timeout or Tahoe's
             // fast retransmit and for go-back-N segments.
@@ -391,12 +406,17 @@ impl TcpSender {
             } else {
                 self.state == CaState::Open && !go_back
             };
-            let lt = if self.cfg.limited_transmit && lt_state && self.dupacks > 0 && self.dupacks < self.cfg.dupthresh {
+            let lt = if self.cfg.limited_transmit
+                && lt_state
+                && !pipe_rule
+                && self.dupacks > 0
+                && self.dupacks < self.cfg.dupthresh
+            {
                 (self.dupacks as u64).min(2)
             } else {
                 0
             };
-            if out >= cwnd + lt {
+            if used >= cwnd + lt {
                 self.cwnd_limited = true;
                 return;
             }
@@ -512,12 +532,22 @@ impl TcpSender {
         if ctx.stats.counting {
             ctx.stats.timeouts += 1;
         }
-        let flight = self.snd_max - self.snd_una;
         // ssthresh is held on a repeated timeout (RFC 5681 section 3.1) and
         // on a timeout during fast recovery, which already reduced it for
         // this loss (Linux `tcp_enter_loss`): FlightSize then counts the
         // new data that window inflation sent and would raise ssthresh.
-        let hold = self.rto_streak > 0 || self.state == CaState::Recovery;
+        // ns-3 (`ssthresh_from_pipe`) takes the pipe before the timeout and
+        // holds ssthresh only when it is already in loss with the head
+        // retransmitted (`TcpSocketBase::ReTxTimeout`).
+        let (flight, hold) = if self.cfg.ssthresh_from_pipe {
+            let head_resent = self.segs.front().is_some_and(|s| s.tx_count > 1);
+            (self.pipe_now(), self.state == CaState::Loss && head_resent)
+        } else {
+            (
+                self.snd_max - self.snd_una,
+                self.rto_streak > 0 || self.state == CaState::Recovery,
+            )
+        };
         let ev = self.congestion_event(ctx.now, flight, hold, false);
         self.cc.on_rto(&ev);
         self.rtt.back_off();

@@ -458,6 +458,83 @@ fn finite_transfer_completes_with_partial_last_segment() {
     }
 }
 
+#[test]
+fn ns3_acknowledges_the_first_data_segment_at_once() {
+    // ns-3's receiver ACKs the first data segment after the handshake at
+    // once (`ProcessSynRcvd`: m_delAckCount = m_delAckMaxCount), then every
+    // second one: with 4 segments in flight the ACKs cover 1, 2 and 1
+    // segments (the last by the timer); without it, 2 and 2.
+    let acks_for = |first: bool| {
+        let c = TcpConfig {
+            delayed_ack: Some(true),
+            syn: Some(true),
+            ack_first_segment: Some(first),
+            initial_cwnd: Some(4.0),
+            min_rto: Some(crate::units::Time(SimTime::from_secs(1))),
+            ..cfg("newreno")
+        };
+        let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[]);
+        h.start(4 * 1460);
+        h.run_until(SimTime::from_secs(1));
+        assert!(h.stats.delivered_bytes >= 4 * 1460);
+        h.stats.acks_sent
+    };
+    // The SYN's ACK plus the data ACKs.
+    assert_eq!(acks_for(false), 1 + 2);
+    assert_eq!(acks_for(true), 1 + 3);
+}
+
+#[test]
+fn ns3_takes_ssthresh_from_the_pipe() {
+    // Segment 59 lost with 21 segments outstanding and Limited Transmit
+    // sending two more: FlightSize (RFC 5681) leaves the two out, 21 / 2;
+    // ns-3's pipe (`EnterRecovery`: BytesInFlight after MarkHeadAsLost)
+    // leaves out the three SACKed segments and the lost head, (23 - 4) / 2.
+    let at_fr = |basis: super::SsthreshBasis| {
+        let h = run_for("sack", &[60], 3, |c| {
+            c.limited_transmit = true;
+            c.ssthresh_basis = Some(basis);
+        });
+        let fr = h.log.iter().position(|t| t.retransmission).unwrap();
+        cwnd_at(&h, h.log[fr].t).1
+    };
+    assert_eq!(at_fr(super::SsthreshBasis::Flight), 10.5);
+    assert_eq!(at_fr(super::SsthreshBasis::Pipe), 9.5);
+}
+
+#[test]
+fn ns3_window_limits_the_pipe_outside_recovery() {
+    // Without Limited Transmit, RFC 5681 sends nothing new on the first two
+    // duplicate ACKs; with SACK, ns-3's AvailableWindow (cwnd - pipe, the
+    // SACKed segments left out) sends one new segment per SACKed one.
+    let before_fr = |pipe: bool| {
+        let h = run_for("sack", &[60], 3, |c| {
+            c.limited_transmit = false;
+            c.pipe_window = Some(pipe);
+        });
+        let fr = h.log.iter().position(|t| t.retransmission).unwrap();
+        let last_new = h.log[..fr].iter().map(|t| t.seq).max().unwrap();
+        last_new
+    };
+    assert_eq!(before_fr(true), before_fr(false) + 2);
+}
+
+#[test]
+fn ns3_validates_cwnd_for_cubic_only() {
+    // ns-3.44: `TcpCubic::IncreaseWindow` returns unless m_isCwndLimited;
+    // TcpNewReno and TcpBic grow on every ACK.
+    let resolved = |cc: &str| cfg(cc).resolve(crate::compat::Profile::Ns3).unwrap().0.cwnd_validation;
+    assert!(resolved("cubic"));
+    assert!(!resolved("newreno"));
+    assert!(!resolved("bic"));
+    assert!(
+        cfg("newreno")
+            .resolve(crate::compat::Profile::Ccsim)
+            .unwrap()
+            .0
+            .cwnd_validation
+    );
+}
 /// ns-2's `Agent/TCP/Linux` (`linux_agent`) with CUBIC: the transmissions
 /// around one loss.
 fn run_linux_agent(drops: &[u64], drop_tx: &[(u64, u16)]) -> Harness {
