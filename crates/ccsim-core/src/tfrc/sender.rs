@@ -105,23 +105,10 @@ impl Default for Ns2Tick {
 
 impl Ns2Tick {
     fn update(&mut self, sample: f64) {
+        // (TfrcAgent rounds the sample to the nearest tick, TcpAgent down.)
         let rtt = ((sample / NS2_TFRC_TICK + 0.5) as i64).max(1);
-        if self.srtt8 != 0 {
-            let mut delta = rtt - (self.srtt8 >> 3);
-            self.srtt8 += delta;
-            if self.srtt8 <= 0 {
-                self.srtt8 = 1;
-            }
-            delta = delta.abs() - (self.rttvar4 >> 2);
-            self.rttvar4 += delta;
-            if self.rttvar4 <= 0 {
-                self.rttvar4 = 1;
-            }
-        } else {
-            self.srtt8 = rtt << 3;
-            self.rttvar4 = rtt << 1;
-        }
-        self.rtxcur = (((self.rttvar4 << 3) + self.srtt8) >> 3) as f64 * NS2_TFRC_TICK;
+        let ticks = crate::tcp::rtt::ns2_rtt_update(&mut self.srtt8, &mut self.rttvar4, rtt);
+        self.rtxcur = ticks as f64 * NS2_TFRC_TICK;
     }
 }
 
