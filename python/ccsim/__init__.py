@@ -4,6 +4,11 @@
     >>> r = ccsim.run("examples/dumbbell_udp.toml")
     >>> r.summary["goodput_bps"], r.flows[["name", "goodput_bps"]]
 
+A queue discipline or congestion controller can be written in Python:
+subclass `ccsim.QueueDisc` or `ccsim.CongestionControl` and name the class
+in a scenario as `kind = "python:module.Class"` or `cc = "python:module.Class"`
+(docs/extending.md).
+
 `ccsim.load(DIR)` reads the results of a sweep (`ccsim sweep`, docs/sweeps.md)
 as pandas DataFrames.
 
@@ -19,7 +24,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ccsim import _core
-from ccsim._core import ScenarioError, SimulationError
+from ccsim._core import AckInfo, CongestionControl, CongestionEvent, Packet, QueueDisc, ScenarioError, SimulationError
 from ccsim.paths import default_results_dir
 from ccsim.scenario import ScenarioInput, check_seed
 from ccsim.scenario import load as _load_scenario
@@ -31,6 +36,11 @@ if TYPE_CHECKING:
     from ccsim.sweep.store import SweepResults
 
 __all__ = [
+    "AckInfo",
+    "CongestionControl",
+    "CongestionEvent",
+    "Packet",
+    "QueueDisc",
     "Result",
     "ScenarioError",
     "ScenarioInput",
@@ -87,6 +97,7 @@ def run(
         seed=check_seed(seed),
         trace_dir=None if trace_dir is None else os.fspath(trace_dir),
         progress=progress,
+        plugin_dirs=list(s.plugin_dirs),
     )
     from ccsim.results import Result  # noqa: PLC0415 (pandas: only when a run has results to hold)
 
@@ -96,7 +107,7 @@ def run(
 def validate(scenario: ScenarioInput, *, seed: int | None = None) -> None:
     """Check a scenario without running it; raise ScenarioError if it is malformed."""
     s = _load_scenario(scenario)
-    _core.validate_scenario(s.text, s.source, s.fmt, seed=check_seed(seed))
+    _core.validate_scenario(s.text, s.source, s.fmt, seed=check_seed(seed), plugin_dirs=list(s.plugin_dirs))
 
 
 def trace_estimate(scenario: ScenarioInput, *, seed: int | None = None) -> tuple[str, float, float] | None:
@@ -108,7 +119,7 @@ def trace_estimate(scenario: ScenarioInput, *, seed: int | None = None) -> tuple
     a trace gets"). Raises ScenarioError if the scenario is malformed.
     """
     s = _load_scenario(scenario)
-    return _core.trace_estimate(s.text, s.source, s.fmt, seed=check_seed(seed))
+    return _core.trace_estimate(s.text, s.source, s.fmt, seed=check_seed(seed), plugin_dirs=list(s.plugin_dirs))
 
 
 def load(results: str | os.PathLike[str]) -> SweepResults:

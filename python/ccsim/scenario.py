@@ -33,6 +33,8 @@ class ScenarioText:
     text: str
     source: str
     fmt: Format
+    plugin_dirs: tuple[str, ...] = ()
+    """Folders searched first for the modules of `python:` algorithms (the scenario file's folder)."""
 
     def parsed(self) -> dict[str, Any] | None:
         """The scenario as a dict, or None if it does not parse (the engine reports why)."""
@@ -84,7 +86,8 @@ def read_text(path: str | os.PathLike[str], what: str = "scenario") -> str:
 def read_file(path: str | os.PathLike[str]) -> ScenarioText:
     """Read a scenario file; an unreadable file raises ScenarioError naming it."""
     source = os.fspath(path)
-    return ScenarioText(text=read_text(source), source=source, fmt=format_of(Path(source)))
+    folder = os.fspath(Path(source).resolve().parent)
+    return ScenarioText(text=read_text(source), source=source, fmt=format_of(Path(source)), plugin_dirs=(folder,))
 
 
 def from_mapping(scenario: Mapping[str, Any], source: str = DICT_SOURCE) -> ScenarioText:

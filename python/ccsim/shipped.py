@@ -50,11 +50,20 @@ def example(name: str) -> Example:
 
 
 def copy_example(name: str, folder: Path) -> Path:
-    """Copy a shipped example into `folder` (created if missing); the copy's path. An existing file is kept."""
+    """Copy a shipped example into `folder` (created if missing); the copy's path. An existing file is kept.
+
+    An example with a Python module of its name beside it (`python_red.toml`
+    and `python_red.py`: an algorithm written in Python) is copied with it,
+    so that the copy finds its module next to it.
+    """
     e = example(name)
     folder.mkdir(parents=True, exist_ok=True)
-    target = folder / e.path.name
-    if target.exists():
-        raise ScenarioError(f"{target}: already exists; remove it or copy elsewhere (--copy DIR)")
-    shutil.copyfile(e.path, target)
-    return target
+    module = e.path.with_suffix(".py")
+    files = [e.path, module] if module.is_file() else [e.path]
+    for f in files:
+        target = folder / f.name
+        if target.exists():
+            raise ScenarioError(f"{target}: already exists; remove it or copy elsewhere (--copy DIR)")
+    for f in files:
+        shutil.copyfile(f, folder / f.name)
+    return folder / e.path.name

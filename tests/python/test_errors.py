@@ -125,7 +125,8 @@ CASES = [
         edit(BASE, 'kind = "droptail"', 'kind = "fancy"'),
         'topology.bottleneck.queue.kind: unknown queue discipline "fancy"; expected one of: '
         "droptail, dropfront, red, gred, nlred, ared, wred, rio, modred, rem, avq, pi, "
-        "blue, sfb, sred, fred, choke, sfq, drr, rr, codel, fq_codel, pie",
+        "blue, sfb, sred, fred, choke, sfq, drr, rr, codel, cobalt, fq_codel, pie, dualpi2, "
+        "or SCHEME:NAME from an extension (python:module.Class)",
     ),
     (
         "unknown compatibility profile",
@@ -136,7 +137,7 @@ CASES = [
         "queue parameter of another discipline",
         edit(BASE, "limit = 20", "limit = 20\nmaxth = 5"),
         "topology.bottleneck.queue.maxth: unknown key `maxth`, "
-        'expected `fast_path` or `limit_mode` (queue kind "droptail")',
+        'expected one of `fast_path`, `limit_mode`, `mark_threshold`, `mark_threshold_bytes` (queue kind "droptail")',
     ),
     (
         "TOML syntax error",

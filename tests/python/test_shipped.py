@@ -58,3 +58,14 @@ def test_bad_requests_are_one_line_and_status_2() -> None:
         assert status == 2, argv
         assert words in err, err
         assert len(err.strip().splitlines()) == 1
+
+
+def test_an_example_with_a_python_algorithm_is_copied_with_its_module(tmp_path: Path) -> None:
+    status, _, err = cli("examples", "python_reno", "--copy", str(tmp_path / "mine"))
+    assert status == 0, err
+    assert sorted(p.name for p in (tmp_path / "mine").iterdir()) == ["python_reno.py", "python_reno.toml"]
+    # The copy runs from its folder: the module is found next to the scenario.
+    status, _, err = cli("run", str(tmp_path / "mine" / "python_reno.toml"), "--quiet", "--out", str(tmp_path / "o"))
+    assert (status, err) == (0, "")
+    status, _, err = cli("run", "--example", "python_red", "--quiet", "--out", str(tmp_path / "r"))
+    assert (status, err) == (0, "")

@@ -59,6 +59,7 @@ def test_the_wheel_carries_the_studies_and_examples(wheel: Path) -> None:
     for study in ("patel-red-sfq-rem", "bisoy-aqm", "vyshnavi-tcp", "ramachendra-modred", "mehta-slowcc"):
         assert f"ccsim/studies/data/{study}/sweep.toml" in names, study
     assert "ccsim/examples/dumbbell_udp.toml" in names
+    assert "ccsim/examples/python_red.py" in names  # an example's algorithm written in Python
     assert any(n.startswith("ccsim/_core") and n.endswith(".so") for n in names)
 
 
@@ -80,6 +81,9 @@ def test_the_installed_wheel_runs_from_anywhere(installed: Path, tmp_path: Path)
     run = ccsim_from(installed, tmp_path, "run", "--example", "dumbbell_udp", "--quiet")
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "results" / "dumbbell_udp" / "summary.json").is_file()
+    # An example whose queue discipline is Python finds its module inside the installed package.
+    run = ccsim_from(installed, tmp_path, "run", "--example", "python_red", "--quiet")
+    assert run.returncode == 0, run.stderr
 
 
 def test_the_installed_wheel_reproduces_a_study(installed: Path, tmp_path: Path) -> None:

@@ -189,7 +189,12 @@ impl<'a> Builder<'a> {
             link_rate_bps: rate,
             compat: spec.compat.unwrap_or(self.compat),
         };
-        queues::build(&kind, &args).map_err(|mut e| {
+        let built = if crate::plugin::is_external(&kind) {
+            crate::plugin::with_key(path, || queues::build(&kind, &args))
+        } else {
+            queues::build(&kind, &args)
+        };
+        built.map_err(|mut e| {
             if e.message.starts_with("unknown key") {
                 e.message = format!("{} (queue kind \"{kind}\")", e.message);
             }
@@ -1173,7 +1178,16 @@ fn add_flows(
                 app: &app,
                 compat: g.compat.unwrap_or(b.compat),
             };
-            let (sender, receiver) = transports::build(&transport, &args).map_err(|e| {
+            let external_cc = rest
+                .get("cc")
+                .and_then(Value::as_str)
+                .is_some_and(crate::plugin::is_external);
+            let built = if external_cc {
+                crate::plugin::with_key(&format!("{path}.cc"), || transports::build(&transport, &args))
+            } else {
+                transports::build(&transport, &args)
+            };
+            let (sender, receiver) = built.map_err(|e| {
                 let p = if e.path == "transport" || e.path == "app" {
                     format!("{path}.{}", e.path)
                 } else if e.path.is_empty() {

@@ -30,6 +30,10 @@ pub enum Error {
     /// the message names the file and the reason.
     #[error("{0}")]
     Io(String),
+    /// An external algorithm (crate::plugin) failed during the run: the
+    /// message names the file, the scenario key, the algorithm and the cause.
+    #[error("{0}")]
+    Extension(String),
     /// The run was interrupted (Ctrl-C).
     #[error("interrupted")]
     Interrupted,

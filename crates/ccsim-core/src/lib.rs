@@ -20,6 +20,7 @@ pub mod meter;
 pub mod metrics;
 pub mod packet;
 pub mod params;
+pub mod plugin;
 pub mod queue;
 pub mod rap;
 pub mod results;
@@ -122,7 +123,10 @@ pub fn run_value_in(
         sim.guards.max_wall_s = w;
     }
     sim.guards.interrupt = guards.interrupt;
-    sim.run()?;
+    sim.run().map_err(|e| match e {
+        Error::Extension(m) => Error::Extension(format!("{file}: {m}")),
+        other => other,
+    })?;
     let result = RunResult::collect(&sim);
     let timeseries = TimeSeries {
         delays: results::DelayHistogram::collect(&sim),

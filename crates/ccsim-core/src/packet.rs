@@ -39,8 +39,10 @@ pub enum Ecn {
     /// Not ECN-capable transport.
     #[default]
     NotEct,
-    /// ECN-capable transport.
+    /// ECN-capable transport, ECT(0).
     Ect,
+    /// ECT(1): the L4S identifier of a scalable sender (RFC 9331 section 4).
+    Ect1,
     /// Congestion experienced (set by a router instead of dropping).
     Ce,
 }

@@ -323,6 +323,7 @@ impl Simulation {
     /// Run to the end. Errors only when a guard trips.
     pub fn run(&mut self) -> Result<()> {
         let wall = std::time::Instant::now();
+        crate::plugin::clear_failure();
         self.schedule_initial();
         let mut events: u64 = 0;
         while let Some(ev) = self.events.pop() {
@@ -360,6 +361,9 @@ impl Simulation {
                 EventKind::WindowStart => self.open_window(),
             }
         }
+        if let Some(m) = crate::plugin::take_failure() {
+            return Err(Error::Extension(m));
+        }
         self.now = self.duration;
         for l in &mut self.links {
             l.queue.close_window(self.duration);
@@ -376,6 +380,9 @@ impl Simulation {
     }
 
     fn check_guards(&self, events: u64, wall: &std::time::Instant) -> Result<()> {
+        if let Some(m) = crate::plugin::take_failure() {
+            return Err(Error::Extension(m));
+        }
         if self
             .guards
             .interrupt

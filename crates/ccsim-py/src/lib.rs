@@ -8,6 +8,8 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+mod ext;
+
 create_exception!(_core, ScenarioError, PyValueError, "A scenario file is malformed.");
 create_exception!(_core, SimulationError, PyRuntimeError, "A run was stopped by a guard.");
 
@@ -16,6 +18,7 @@ fn to_py(e: Error) -> PyErr {
         Error::Guard(m) => SimulationError::new_err(one_line(&m)),
         Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("simulation interrupted"),
         Error::Io(m) => pyo3::exceptions::PyOSError::new_err(m),
+        Error::Extension(m) => SimulationError::new_err(one_line(&m)),
         other => ScenarioError::new_err(one_line(&other.to_string())),
     }
 }
@@ -130,7 +133,7 @@ fn output<'py>(py: Python<'py>, out: RunOutput) -> PyResult<(String, Bound<'py, 
 /// callable, is called as `progress(simulated_s, duration_s, events)` every 65536
 /// events. Returns (summary_json, timeseries dict).
 #[pyfunction]
-#[pyo3(signature = (text, source, fmt="toml", max_events=None, max_wall_s=None, seed=None, trace_dir=None, progress=None))]
+#[pyo3(signature = (text, source, fmt="toml", max_events=None, max_wall_s=None, seed=None, trace_dir=None, progress=None, plugin_dirs=None))]
 #[allow(clippy::too_many_arguments)]
 fn run_scenario<'py>(
     py: Python<'py>,
@@ -142,27 +145,47 @@ fn run_scenario<'py>(
     seed: Option<u64>,
     trace_dir: Option<std::path::PathBuf>,
     progress: Option<Py<PyAny>>,
+    plugin_dirs: Option<Vec<String>>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let g = guards(max_events, max_wall_s);
     let _progress = ProgressGuard::set(progress);
+    let _dirs = ext::DirsGuard::set(plugin_dirs.unwrap_or_default());
+    // A scenario naming a Python algorithm calls into Python on every packet
+    // or ACK of it: such a run keeps the GIL (taking it back per call would
+    // cost a quarter of each call; docs/performance.md), which the
+    // interpreter still hands to other threads while the algorithms' code
+    // runs. Any other run releases it, so other threads run meanwhile.
+    let uses_python = text.contains("python:");
     let text = text.to_string();
     let source = source.to_string();
     let fmt = fmt.to_string();
-    let out = py.detach(move || {
+    let run = move || {
         let v = scenario_value(&text, &source, &fmt, seed)?;
         // Guard messages do not name the scenario; errors here all start with it.
         ccsim_core::run_value_in(v, &source, g, trace_dir.as_deref()).map_err(|e| match e {
             Error::Guard(m) => Error::Guard(format!("{source}: {m}")),
             other => other,
         })
-    });
+    };
+    ext::take_interrupted(); // forget a Ctrl-C seen while another call built a scenario
+    let out = if uses_python { run() } else { py.detach(run) };
+    if ext::take_interrupted() {
+        return Err(to_py(Error::Interrupted));
+    }
     output(py, out.map_err(to_py)?)
 }
 
 /// Check a scenario without running it; raises ScenarioError.
 #[pyfunction]
-#[pyo3(signature = (text, source, fmt="toml", seed=None))]
-fn validate_scenario(text: &str, source: &str, fmt: &str, seed: Option<u64>) -> PyResult<()> {
+#[pyo3(signature = (text, source, fmt="toml", seed=None, plugin_dirs=None))]
+fn validate_scenario(
+    text: &str,
+    source: &str,
+    fmt: &str,
+    seed: Option<u64>,
+    plugin_dirs: Option<Vec<String>>,
+) -> PyResult<()> {
+    let _dirs = ext::DirsGuard::set(plugin_dirs.unwrap_or_default());
     let v = scenario_value(text, source, fmt, seed).map_err(to_py)?;
     ccsim_core::validate_value(v, source).map_err(to_py)
 }
@@ -195,13 +218,15 @@ fn parse_size_bytes(text: &str) -> PyResult<f64> {
 /// The packet trace a scenario asks for, estimated without running it:
 /// (format, packet crossings of traced links, bytes), or None without a trace.
 #[pyfunction]
-#[pyo3(signature = (text, source, fmt="toml", seed=None))]
+#[pyo3(signature = (text, source, fmt="toml", seed=None, plugin_dirs=None))]
 fn trace_estimate(
     text: &str,
     source: &str,
     fmt: &str,
     seed: Option<u64>,
+    plugin_dirs: Option<Vec<String>>,
 ) -> PyResult<Option<(&'static str, f64, f64)>> {
+    let _dirs = ext::DirsGuard::set(plugin_dirs.unwrap_or_default());
     let v = scenario_value(text, source, fmt, seed).map_err(to_py)?;
     let estimate = ccsim_core::trace_estimate_value(v, source).map_err(to_py)?;
     Ok(estimate.map(|(format, e)| {
@@ -229,6 +254,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    ext::add_classes(m)?;
+    ccsim_core::plugin::register("python", &ext::PROVIDER);
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     Ok(())
 }

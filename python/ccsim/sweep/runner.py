@@ -44,6 +44,8 @@ class Task:
     source: str
     max_wall_s: float | None = None
     timeseries: bool = True
+    plugin_dirs: tuple[str, ...] = ()
+    """Folders searched first for `python:` algorithms' modules (the sweep's and its base's)."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,9 @@ def execute(task: Task) -> Outcome:
     """
     start, cpu = time.perf_counter(), time.process_time()
     try:
-        summary_json, ts = _core.run_scenario(task.scenario_json, task.source, "json", max_wall_s=task.max_wall_s)
+        summary_json, ts = _core.run_scenario(
+            task.scenario_json, task.source, "json", max_wall_s=task.max_wall_s, plugin_dirs=list(task.plugin_dirs)
+        )
         data = json.loads(summary_json)
         tables = {name: arrow_table(task.run_id, flat_rows(data[name])) for name in TABLES}
         parquet: bytes | None = None
@@ -168,10 +172,11 @@ def _execute(
     max_wall_s: float | None,
     timeseries: bool,
     progress: Progress | None,
+    plugin_dirs: tuple[str, ...] = (),
 ) -> int:
     """Run `todo` on the backend, storing each run as it finishes; return how many failed."""
     by_id = {r.run_id: r for r in todo}
-    tasks = [Task(r.run_id, r.scenario_json(), r.source, max_wall_s, timeseries) for r in todo]
+    tasks = [Task(r.run_id, r.scenario_json(), r.source, max_wall_s, timeseries, plugin_dirs) for r in todo]
     failed = 0
     if progress is not None:
         progress.start(len(todo), skipped)
@@ -257,6 +262,7 @@ def run_sweep(
                 max_wall_s=max_wall_s,
                 timeseries=sweep.timeseries,
                 progress=progress,
+                plugin_dirs=sweep.plugin_dirs,
             )
             failed_total = sum(1 for rid, status in store.status.items() if rid in ids and status != STATUS_OK)
         finally:

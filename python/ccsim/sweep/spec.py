@@ -270,6 +270,13 @@ class Sweep:
     """The sweep file's text (kept in the results store)."""
 
     @property
+    def plugin_dirs(self) -> tuple[str, ...]:
+        """Folders searched first for `python:` algorithms' modules: the sweep file's, then its base scenario file's."""
+        from ccsim.extensions import plugin_dirs_of  # noqa: PLC0415 (only sweeps need it)
+
+        return tuple(plugin_dirs_of(self.source, self.base_source))
+
+    @property
     def grid_columns(self) -> list[str]:
         """The key paths of the grid, one column each in the `runs` table."""
         return [p.path for p in self.parameters]
@@ -514,11 +521,12 @@ def plan(sweep: Sweep) -> list[Run]:
     errors: dict[str, list[str]] = {}  # what is wrong -> the points where it is, in grid order
     checked: list[tuple[Point, dict[str, object]]] = []
     points = list(sweep.points())
+    dirs = list(sweep.plugin_dirs)
     for pt in points:
         try:
             scenario = sweep.point_scenario(pt)
             probe = sweep.run_at(pt, scenario, 0)
-            _core.validate_scenario(probe.scenario_json(), pt.label, "json")
+            _core.validate_scenario(probe.scenario_json(), pt.label, "json", plugin_dirs=dirs)
         except ScenarioError as e:
             text = str(e)
             what = text.removeprefix(f"{pt.label}: ")

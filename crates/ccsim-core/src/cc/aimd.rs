@@ -108,6 +108,9 @@ impl CongestionControl for Aimd {
         let f = |halve: bool| if halve { 0.5 } else { 1.0 - self.b };
         self.w.reduce_to(f(h.ssthresh) * ev.window, f(h.cwnd) * ev.window, ev);
     }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.w.cwnd = cwnd.max(1.0);
+    }
     fn on_rto(&mut self, ev: &CongestionEvent) {
         let h = self.first.decide(&self.w, true, self.b == 0.5);
         let f = if h.ssthresh { 0.5 } else { 1.0 - self.b };

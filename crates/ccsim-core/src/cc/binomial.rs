@@ -167,6 +167,9 @@ impl CongestionControl for Binomial {
         };
         self.w.reduce_to(target(h.ssthresh), target(h.cwnd), ev);
     }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.w.cwnd = cwnd.max(1.0);
+    }
     fn on_rto(&mut self, ev: &CongestionEvent) {
         let h = self.first.decide(&self.w, true, self.b == 0.5);
         let target = if h.ssthresh {

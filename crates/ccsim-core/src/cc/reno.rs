@@ -86,6 +86,9 @@ impl CongestionControl for Reno {
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
         self.w.reduce(ev.flight / 2.0, ev);
     }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.w.cwnd = cwnd.max(1.0);
+    }
     fn on_rto(&mut self, ev: &CongestionEvent) {
         self.w.timeout(ev.flight / 2.0, ev);
     }

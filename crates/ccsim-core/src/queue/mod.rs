@@ -14,6 +14,7 @@
 
 pub mod droptail;
 pub mod registry;
+pub mod step_mark;
 
 // RED family and price/rate-based AQMs: red, gred, ared, nlred, lired, wred,
 // rio, modred, rem, avq, pi. Modules go below this line.
@@ -34,8 +35,10 @@ pub mod wred;
 pub mod blue;
 pub mod choke;
 pub mod classq;
+pub mod cobalt;
 pub mod codel;
 pub mod drr;
+pub mod dualpi2;
 pub mod flowq;
 pub mod fq_codel;
 pub mod fred;
@@ -115,7 +118,7 @@ impl<'a> QueueCtx<'a> {
     pub fn mark(&mut self, pkt: PacketRef) -> bool {
         let p = self.arena.get_mut(pkt);
         match p.ecn {
-            Ecn::Ect => {
+            Ecn::Ect | Ecn::Ect1 => {
                 p.ecn = Ecn::Ce;
                 self.marks += 1;
                 true

@@ -5,6 +5,7 @@
 //! the kernel does not change.
 
 use super::droptail::{DropTail, Limit};
+use super::step_mark::StepMark;
 use super::QueueDisc;
 use crate::compat::Profile;
 use crate::params::{parse, ParamError, Params};
@@ -81,10 +82,16 @@ pub const DISCIPLINES: &[Discipline] = &[
         ))
     }),
     row("codel", |a| boxed(super::codel::Codel::from_params(a.limit, a.params))),
+    row("cobalt", |a| {
+        boxed(super::cobalt::Cobalt::from_params(a.limit, a.params))
+    }),
     row("fq_codel", |a| {
         boxed(super::fq_codel::FqCodel::from_params(a.limit, a.params))
     }),
     row("pie", |a| boxed(super::pie::Pie::from_params(a.limit, a.params))),
+    row("dualpi2", |a| {
+        boxed(super::dualpi2::DualPi2::from_params(a.limit, a.params))
+    }),
 ];
 
 /// Other names for a discipline: (alias, name).
@@ -105,13 +112,16 @@ pub fn kinds() -> Vec<&'static str> {
 
 /// Build the discipline `kind`.
 pub fn build(kind: &str, args: &QueueArgs) -> Built {
+    if crate::plugin::is_external(kind) {
+        return crate::plugin::build_queue(kind, args);
+    }
     let name = ALIASES.iter().find(|(a, _)| *a == kind).map_or(kind, |(_, n)| *n);
     match DISCIPLINES.iter().find(|d| d.name == name) {
         Some(d) => (d.build)(args),
         None => Err(ParamError::at(
             "kind",
             format!(
-                "unknown queue discipline \"{kind}\"; expected one of: {}",
+                "unknown queue discipline \"{kind}\"; expected one of: {}, or SCHEME:NAME from an extension (python:module.Class)",
                 kinds().join(", ")
             ),
         )),
@@ -126,6 +136,11 @@ struct DropTailConfig {
     fast_path: bool,
     /// What the limit counts (default from the compatibility profile).
     limit_mode: Option<LimitMode>,
+    /// Step ECN marking: mark an ECN-capable arrival that finds at least
+    /// this many packets waiting (DCTCP's K; default none).
+    mark_threshold: Option<u64>,
+    /// The same threshold in bytes waiting.
+    mark_threshold_bytes: Option<u64>,
 }
 
 impl Default for DropTailConfig {
@@ -133,6 +148,8 @@ impl Default for DropTailConfig {
         DropTailConfig {
             fast_path: true,
             limit_mode: None,
+            mark_threshold: None,
+            mark_threshold_bytes: None,
         }
     }
 }
@@ -164,10 +181,13 @@ impl LimitMode {
 }
 
 fn droptail(drop_front: bool, args: &QueueArgs) -> Built {
-    parse::<DropTailConfig>(args.params).map(|c| {
-        let mode = c.limit_mode.unwrap_or(args.compat.droptail_limit_mode());
-        Box::new(DropTail::new(mode.waiting(args.limit), drop_front).with_fast_path(c.fast_path)) as Box<dyn QueueDisc>
-    })
+    let c = parse::<DropTailConfig>(args.params)?;
+    let mode = c.limit_mode.unwrap_or(args.compat.droptail_limit_mode());
+    let step = StepMark::new(c.mark_threshold, c.mark_threshold_bytes)?;
+    let q = DropTail::new(mode.waiting(args.limit), drop_front)
+        .with_fast_path(c.fast_path)
+        .with_step_mark(step);
+    Ok(Box::new(q) as Box<dyn QueueDisc>)
 }
 
 #[cfg(test)]

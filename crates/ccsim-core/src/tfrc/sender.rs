@@ -107,7 +107,7 @@ impl Ns2Tick {
     fn update(&mut self, sample: f64) {
         // (TfrcAgent rounds the sample to the nearest tick, TcpAgent down.)
         let rtt = ((sample / NS2_TFRC_TICK + 0.5) as i64).max(1);
-        let ticks = crate::tcp::rtt::ns2_rtt_update(&mut self.srtt8, &mut self.rttvar4, rtt);
+        let ticks = crate::tcp::rtt::ns2_rtt_update(&mut self.srtt8, &mut self.rttvar4, rtt, false);
         self.rtxcur = ticks as f64 * NS2_TFRC_TICK;
     }
 }

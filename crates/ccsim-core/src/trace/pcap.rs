@@ -12,7 +12,7 @@
 //!   wire and are not in the file.
 //! - IPv4: node i has address 10.0.0.0 + i + 1 (docs/plots.md lists them);
 //!   the TOS byte carries the packet's class as IP precedence (bits 7-5)
-//!   and its ECN codepoint (bits 1-0: Not-ECT 00, ECT(0) 10, CE 11);
+//!   and its ECN codepoint (bits 1-0: Not-ECT 00, ECT(1) 01, ECT(0) 10, CE 11);
 //!   DF set, TTL 64, the header checksum computed; the identification is
 //!   the packet's uid modulo 2^16. Total length: ccsim's wire size, or the
 //!   headers written if they are longer (an ACK with SACK options: ccsim
@@ -91,6 +91,7 @@ impl PcapWriter {
         let ecn: u8 = match p.ecn {
             Ecn::NotEct => 0,
             Ecn::Ect => 0b10,
+            Ecn::Ect1 => 0b01,
             Ecn::Ce => 0b11,
         };
         let ack = p.kind == PacketKind::Ack;

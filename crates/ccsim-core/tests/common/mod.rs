@@ -75,6 +75,27 @@ pub fn series<'a>(out: &'a RunOutput, entity: &str, metric: &str) -> &'a [f64] {
         .values
 }
 
+/// Utilization of link direction `link` ("a->b"); panics if absent.
+pub fn link_utilization(out: &RunOutput, link: &str) -> f64 {
+    out.result
+        .links
+        .iter()
+        .find(|l| l.link == link)
+        .unwrap_or_else(|| panic!("no link {link}"))
+        .utilization
+}
+
+/// Mean of one time series over its samples at or after `from_s` seconds.
+pub fn series_mean_from(out: &RunOutput, entity: &str, metric: &str, from_s: f64) -> f64 {
+    let v: Vec<f64> = series(out, entity, metric)
+        .iter()
+        .zip(&out.timeseries.time_s)
+        .filter(|(_, &t)| t >= from_s)
+        .map(|(v, _)| *v)
+        .collect();
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
 /// The `[topology]` tables of a dumbbell: `pairs` sender/receiver pairs,
 /// access links of `access` = (rate, delay), a bottleneck r1->r2 of
 /// `bottleneck` = (rate, delay) whose queue table holds the keys `queue`
