@@ -21,7 +21,21 @@ from params import access_delays, resolve
 
 import ccsim
 
-CC = {"tahoe", "reno", "newreno", "sack", "vegas", "cubic", "bic", "highspeed", "bbr", "dctcp", "aimd", "binomial", "tfrc"}
+CC = {
+    "tahoe",
+    "reno",
+    "newreno",
+    "sack",
+    "vegas",
+    "cubic",
+    "bic",
+    "highspeed",
+    "bbr",
+    "dctcp",
+    "aimd",
+    "binomial",
+    "tfrc",
+}
 # ns-2's Agent/TFRC adds headersize_ 32 bytes to packetSize_ (tcp/tfrc.cc
 # `sendpkt`, useHeaders_ 1): the twin keeps the wire size `packet_size`.
 TFRC_HEADER = 32
