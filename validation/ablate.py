@@ -40,6 +40,7 @@ SEMANTICS = {
         ("flow", "ssthresh_basis", "flight"),
         ("flow", "limited_transmit_after_loss", False),
         ("flow", "rto_restart_on_fast_retransmit", False),
+        ("flow", "timeout_resets_dupacks", True),
         ("flow", "cwnd_validation", True),
         ("queue", "limit_mode", "waiting"),
         ("la", "recovery", "sack"),

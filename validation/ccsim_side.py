@@ -21,7 +21,56 @@ from params import access_delays, resolve
 
 import ccsim
 
-CC = {"tahoe", "reno", "newreno", "sack", "vegas", "cubic", "bic", "highspeed", "bbr", "dctcp"}
+CC = {
+    "tahoe",
+    "reno",
+    "newreno",
+    "sack",
+    "vegas",
+    "cubic",
+    "bic",
+    "highspeed",
+    "bbr",
+    "dctcp",
+    "aimd",
+    "binomial",
+    "tfrc",
+}
+# ns-2's Agent/TFRC adds headersize_ 32 bytes to packetSize_ (tcp/tfrc.cc
+# `sendpkt`, useHeaders_ 1): the twin keeps the wire size `packet_size`.
+TFRC_HEADER = 32
+
+
+def _flow_group(p: dict, cc: str, count: int, group: str) -> dict:
+    """A flow group of `count` flows of `cc` (a TCP controller or "tfrc")."""
+    if cc not in CC:
+        raise ValueError(f"unknown cc {cc!r}")
+    start = {"uniform": ["0s", f"{float(p['start_max']):g}s"]}
+    if cc == "tfrc":
+        return {
+            "group": group,
+            "count": count,
+            "transport": "tfrc",
+            "packet_size": int(p["packet_size"]),
+            "header": TFRC_HEADER,
+            "app": "bulk",
+            "start": start,
+        }
+    flow: dict = {
+        "group": group,
+        "count": count,
+        "transport": "tcp",
+        "cc": cc,
+        "mss": int(p["packet_size"]) - 40,
+        "window": int(p["window"]),
+        "app": "bulk",
+        "start": start,
+    }
+    if cc == "aimd":
+        flow["cc_params"] = {"a": float(p["cc_a"]), "b": float(p["cc_b"])}
+    elif cc == "binomial":
+        flow["cc_params"] = {k: float(p[f"cc_{k}"]) for k in ("k", "l", "a", "b")}
+    return flow
 
 
 def _queue(p: dict, compat: str | None) -> dict:
@@ -90,8 +139,7 @@ def scenario(params: dict, seed: int, compat: str | None = "ns2") -> dict:
     """The ccsim scenario (a dict with the TOML structure) of a twin."""
     p = resolve(params)
     n = int(p["flows"])
-    if p["cc"] not in CC:
-        raise ValueError(f"unknown cc {p['cc']!r}")
+    n2 = int(p["flows2"])
     delays = [f"{d:g}ms" for d in access_delays(p)]
     queue = _queue(p, compat)
     bottleneck: dict = {
@@ -102,18 +150,11 @@ def scenario(params: dict, seed: int, compat: str | None = "ns2") -> dict:
     }
     if float(p["loss"]) > 0:
         bottleneck["loss"] = {"model": "bernoulli", "rate": float(p["loss"])}
-    flow = {
-        "count": n,
-        "transport": "tcp",
-        "cc": p["cc"],
-        "mss": int(p["packet_size"]) - 40,
-        "window": int(p["window"]),
-        "app": "bulk",
-        "start": {"uniform": ["0s", f"{float(p['start_max']):g}s"]},
-    }
-    flows = [dict(flow, group="fwd")]
+    flows = [_flow_group(p, str(p["cc"]), n, "fwd")]
+    if n2 > 0:
+        flows.append(_flow_group(p, str(p["cc2"]), n2, "fwd2"))
     if int(p["two_way"]):
-        flows.append(dict(flow, group="rev", reverse=True))
+        flows.append(dict(_flow_group(p, str(p["cc"]), n, "rev"), reverse=True))
     sc: dict = {
         "name": "twin",
         "duration": f"{float(p['duration']):g}s",
@@ -121,7 +162,7 @@ def scenario(params: dict, seed: int, compat: str | None = "ns2") -> dict:
         "seed": int(seed),
         "topology": {
             "kind": "dumbbell",
-            "pairs": n,
+            "pairs": n + n2,
             "access": {
                 "rate": f"{float(p['access_rate']):g}Mbps",
                 "delay": delays[0],
@@ -148,8 +189,9 @@ def _num(x: object) -> float:
     return x if math.isfinite(x) else float("nan")
 
 
-def metrics(result: ccsim.Result, two_way: bool = False) -> dict:
-    """The twin metrics of a ccsim.Result (docs/results.md)."""
+def metrics(result: ccsim.Result, two_way: bool = False, second_group: bool = False) -> dict:
+    """The twin metrics of a ccsim.Result (docs/results.md); with
+    `second_group` the forward metrics cover both forward groups."""
     links = result.links.set_index("link")
     queues = result.queues.set_index("link")
     flows = result.flows
@@ -158,7 +200,7 @@ def metrics(result: ccsim.Result, two_way: bool = False) -> dict:
     for pre, link, group in (("", "r1->r2", "fwd"), ("rev_", "r2->r1", "rev")):
         if pre and not two_way:
             break
-        mine = flows[flows["group"] == group]
+        mine = flows[flows["group"].isin([group, "fwd2"] if group == "fwd" and second_group else [group])]
         out[pre + "utilization"] = _num(links.loc[link, "utilization"])
         out[pre + "drop_rate"] = _num(queues.loc[link, "loss_rate"])
         out[pre + "goodput_bps"] = _num(mine["goodput_bps"].sum())
@@ -168,11 +210,17 @@ def metrics(result: ccsim.Result, two_way: bool = False) -> dict:
             out["rev_retransmissions"] = int(mine["retransmits"].sum())
         else:
             out["avg_queue_pkts"] = _num(queues.loc[link, "avg_len_pkts"])
-            out["jain"] = _num(groups.loc[group, "jain_index"])
+            if second_group:  # Jain's index over both groups' flows
+                g = mine["goodput_bps"].to_numpy(dtype=float)
+                out["jain"] = _num(g.sum() ** 2 / (len(g) * (g**2).sum()) if (g**2).sum() > 0 else 1.0)
+            else:
+                out["jain"] = _num(groups.loc[group, "jain_index"])
             out["timeouts"] = int(mine["timeouts"].sum())
             out["retransmissions"] = int(mine["retransmits"].sum())
             out["per_flow_goodput_bps"] = [float(g) for g in mine["goodput_bps"]]
     series = result.series("fwd", "goodput_bps", kind="group")
+    if second_group:
+        series = series + result.series("fwd2", "goodput_bps", kind="group")
     out["goodput_series"] = [float(v) for v in series.to_numpy()]
     return out
 
@@ -181,7 +229,7 @@ def run(params: dict, seed: int, compat: str | None = "ns2") -> dict:
     """Run the ccsim side of a twin for one seed: its metrics."""
     p = resolve(params)
     result = ccsim.run(scenario(params, seed, compat))
-    return metrics(result, two_way=bool(int(p["two_way"])))
+    return metrics(result, two_way=bool(int(p["two_way"])), second_group=int(p["flows2"]) > 0)
 
 
 if __name__ == "__main__":  # quick look: python validation/ccsim_side.py key=value ...

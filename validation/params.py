@@ -41,7 +41,20 @@ DEFAULTS: dict[str, object] = {
     "loss": 0.0,  # random loss probability after the bottleneck r1->r2
     "start_max": 1,  # s: flows start uniformly in [0, start_max]
     "window": 20,  # receiver / maximum window, packets
+    # A second group of forward flows on pairs flows..flows+flows2-1 (0: none).
+    "flows2": 0,
+    "cc2": "newreno",
+    # AIMD(a, b) and binomial(k, l, a, b) (cc = "aimd" or "binomial"; ns-2:
+    # increase_num_ = a, decrease_num_ = 1 - b, k_parameter_, l_parameter_)
+    "cc_a": 1.0,
+    "cc_b": 0.5,
+    "cc_k": 0.0,
+    "cc_l": 1.0,
 }
+
+# Keys a peer program gets only when a twin sets them to something other
+# than their default (added after the ns-3 program, which knows none of them).
+OPTIONAL = ("flows2", "cc2", "cc_a", "cc_b", "cc_k", "cc_l")
 
 METRICS = (
     "utilization",
@@ -62,16 +75,19 @@ def resolve(params: dict) -> dict:
         raise ValueError(f"unknown twin parameters: {sorted(unknown)}")
     out = dict(DEFAULTS)
     out.update(params)
+    if int(out["flows2"]) > 0 and int(out["two_way"]):
+        raise ValueError("flows2 and two_way cannot be combined")
     return out
 
 
 def access_delays(p: dict) -> list[float]:
     """Per-pair access delays (ms), the list cycled over the flows."""
     raw = [float(x) for x in str(p["access_delay"]).split(",") if x.strip()]
-    return [raw[i % len(raw)] for i in range(int(p["flows"]))]
+    return [raw[i % len(raw)] for i in range(int(p["flows"]) + int(p["flows2"]))]
 
 
 def peer_args(params: dict, seed: int) -> list[str]:
     """`--key=value` arguments for a peer program (ns-3 CommandLine style)."""
     p = resolve(params)
-    return [f"--{k}={v}" for k, v in sorted(p.items())] + [f"--seed={seed}"]
+    keep = {k: v for k, v in p.items() if k not in OPTIONAL or v != DEFAULTS[k]}
+    return [f"--{k}={v}" for k, v in sorted(keep.items())] + [f"--seed={seed}"]

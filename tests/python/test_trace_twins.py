@@ -60,7 +60,11 @@ def test_ccsim_replays_the_ns2_trace(twin: tuple[str, str, int, int, str], tmp_p
     spec["duration"] = f"{duration}s"
     for flow in spec["flows"]:
         flow["cc"] = cc
-    spec["links"][0]["queue"]["limit"] = limit
+    if "topology" in spec:  # a dumbbell: the bottleneck's queues both ways
+        for q in ("queue", "reverse_queue"):
+            spec["topology"]["bottleneck"][q]["limit"] = limit
+    else:
+        spec["links"][0]["queue"]["limit"] = limit
     ccsim.run(spec, trace_dir=tmp_path)
     ours = (tmp_path / "trace.tr").read_text().splitlines()
     with gzip.open(TRACES / f"{name}.ns2.tr.gz", "rt") as f:

@@ -24,7 +24,7 @@ sys.path.insert(0, str(VALIDATION))
 import ccsim_side  # noqa: E402
 import compare  # noqa: E402
 import run as runner  # noqa: E402
-from params import DEFAULTS, access_delays, peer_args, resolve  # noqa: E402
+from params import DEFAULTS, OPTIONAL, access_delays, peer_args, resolve  # noqa: E402
 
 
 def _runs(**metrics: float) -> list[dict]:
@@ -97,9 +97,17 @@ def test_params_vocabulary() -> None:
     args = peer_args({"flows": 3}, 7)
     assert "--flows=3" in args
     assert args[-1] == "--seed=7"
-    assert len(args) == len(DEFAULTS) + 1
+    # the keys added after the ns-3 program go to peers only when a twin sets them
+    assert len(args) == len(DEFAULTS) - len(OPTIONAL) + 1
+    args = peer_args({"flows2": 2, "cc2": "tfrc"}, 7)
+    assert "--flows2=2" in args
+    assert "--cc2=tfrc" in args
+    assert "--cc_a=1.0" not in args
+    assert access_delays(resolve({"flows": 2, "flows2": 1, "access_delay": "1,10"})) == [1.0, 10.0, 1.0]
     with pytest.raises(ValueError, match="unknown twin parameters"):
         resolve({"flow": 3})
+    with pytest.raises(ValueError, match="flows2 and two_way"):
+        resolve({"flows2": 1, "two_way": 1})
 
 
 def test_manifest_is_valid() -> None:

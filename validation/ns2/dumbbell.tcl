@@ -47,6 +47,7 @@ array set P {
     pi_a 1.822e-05 pi_b 1.816e-05 pi_w 170 pi_q_ref 50
     vq_gamma 0.98 vq_ecnlim 0.8 sfq_buckets 16 drr_quantum 0
     two_way 0 loss 0 start_max 1 window 20 seed 1
+    flows2 0 cc2 newreno cc_a 1 cc_b 0.5 cc_k 0 cc_l 1
 }
 foreach a $argv {
     if {![regexp {^--([A-Za-z0-9_]+)=(.*)$} $a -> k v]} {
@@ -63,6 +64,8 @@ set startrng [new RNG]
 $startrng seed [expr {$P(seed) * 7919 + 1}]
 
 set N $P(flows)
+# all forward pairs: the `flows2` flows of `cc2` follow the `flows` of `cc`
+set NT [expr {$N + $P(flows2)}]
 set bw "$P(bottleneck_rate)Mb"
 set bdel "$P(bottleneck_delay)ms"
 set payload [expr {$P(packet_size) - 40}]
@@ -85,10 +88,10 @@ set qt [qtype $P(queue)]
 
 # Nodes in ccsim's dumbbell order (s_0..s_{N-1}, r1, r2, d_0..d_{N-1}), so that
 # node addresses, which ns-2's SFQ and DRR hash, are the same on both sides.
-for {set i 0} {$i < $N} {incr i} { set s($i) [$ns node] }
+for {set i 0} {$i < $NT} {incr i} { set s($i) [$ns node] }
 set r1 [$ns node]
 set r2 [$ns node]
-for {set i 0} {$i < $N} {incr i} { set d($i) [$ns node] }
+for {set i 0} {$i < $NT} {incr i} { set d($i) [$ns node] }
 $ns duplex-link $r1 $r2 $bw $bdel $qt
 $ns queue-limit $r1 $r2 $P(buffer)
 $ns queue-limit $r2 $r1 $P(buffer)
@@ -157,14 +160,34 @@ if {$P(loss) > 0} {
 }
 
 # ---- access links and agents ---------------------------------------------
-proc tcp_agent {} {
+proc tcp_agent {cc} {
     global P payload
-    switch -- $P(cc) {
+    switch -- $cc {
         tahoe { set t [new Agent/TCP] }
         reno { set t [new Agent/TCP/Reno] }
         newreno { set t [new Agent/TCP/Newreno] }
         sack { set t [new Agent/TCP/Sack1] }
         vegas { set t [new Agent/TCP/Vegas] }
+        aimd {
+            # AIMD(a, b) through TcpAgent's options (tcp/tcp.cc: opencwnd
+            # case 1 adds increase_num_ / cwnd_; slowdown multiplies by
+            # decrease_num_, the first decrease halving)
+            set t [new Agent/TCP/Newreno]
+            $t set windowOption_ 1
+            $t set increase_num_ $P(cc_a)
+            $t set decrease_num_ [expr {1.0 - $P(cc_b)}]
+        }
+        binomial {
+            # binomial controls, windowOption_ 6 (tcp/tcp.cc: opencwnd adds
+            # increase_num_ / cwnd^(k+1); slowdown takes
+            # (1 - decrease_num_) * w^l off the window)
+            set t [new Agent/TCP/Newreno]
+            $t set windowOption_ 6
+            $t set increase_num_ $P(cc_a)
+            $t set decrease_num_ [expr {1.0 - $P(cc_b)}]
+            $t set k_parameter_ $P(cc_k)
+            $t set l_parameter_ $P(cc_l)
+        }
         cubic - bic - highspeed {
             set t [new Agent/TCP/Linux]
             $t set timestamps_ true
@@ -175,9 +198,9 @@ proc tcp_agent {} {
     $t set window_ $P(window)
     return $t
 }
-proc tcp_sink {} {
+proc tcp_sink {cc} {
     global P
-    switch -- $P(cc) {
+    switch -- $cc {
         sack { return [new Agent/TCPSink/Sack1] }
         cubic - bic - highspeed {
             set k [new Agent/TCPSink/Sack1]
@@ -188,9 +211,12 @@ proc tcp_sink {} {
     }
 }
 
+# fwd and rev hold {kind object payload} per flow: kind tcp (the agent, its
+# ack_, nrexmit_, nrexmitpack_) or tfrc (the QueueMonitor of the flow's
+# r2 -> d(i) link: TFRC data delivered, pdepartures_; no retransmissions).
 set fwd {}
 set rev {}
-for {set i 0} {$i < $N} {incr i} {
+for {set i 0} {$i < $NT} {incr i} {
     set ad "[lindex $adelays [expr {$i % [llength $adelays]}]]ms"
     $ns duplex-link $s($i) $r1 "$P(access_rate)Mb" $ad DropTail
     $ns duplex-link $d($i) $r2 "$P(access_rate)Mb" $ad DropTail
@@ -199,21 +225,39 @@ for {set i 0} {$i < $N} {incr i} {
     }
     set dirs [list [list $s($i) $d($i) fwd]]
     if {$P(two_way)} { lappend dirs [list $d($i) $s($i) rev] }
+    set cc [expr {$i < $N ? $P(cc) : $P(cc2)}]
     foreach dir $dirs {
         foreach {src dst side} $dir {}
-        set t [tcp_agent]
-        set k [tcp_sink]
+        if {$cc eq "tfrc"} {
+            # Agent/TFRC sends packetSize_ + headersize_ (32) bytes
+            # (tcp/tfrc.cc sendpkt, useHeaders_ 1): the same wire size
+            set t [new Agent/TFRC]
+            set tp [expr {$P(packet_size) - [$t set headersize_]}]
+            $t set packetSize_ $tp
+            $t set fid_ $i
+            set k [new Agent/TFRCSink]
+            $ns attach-agent $src $t
+            $ns attach-agent $dst $k
+            $ns connect $t $k
+            set st [$startrng uniform 0 $P(start_max)]
+            $ns at $st "$t start"
+            set m [$ns monitor-queue $r2 $dst [open /dev/null w]]
+            lappend $side [list tfrc $m $tp]
+            continue
+        }
+        set t [tcp_agent $cc]
+        set k [tcp_sink $cc]
         $ns attach-agent $src $t
         $ns attach-agent $dst $k
         $ns connect $t $k
         set ftp [new Application/FTP]
         $ftp attach-agent $t
         set st [$startrng uniform 0 $P(start_max)]
-        if {$P(cc) eq "cubic" || $P(cc) eq "bic" || $P(cc) eq "highspeed"} {
-            $ns at 0 "$t select_ca $P(cc)"
+        if {$cc eq "cubic" || $cc eq "bic" || $cc eq "highspeed"} {
+            $ns at 0 "$t select_ca $cc"
         }
         $ns at $st "$ftp start"
-        lappend $side $t
+        lappend $side [list tcp $t $payload]
     }
 }
 
@@ -230,6 +274,13 @@ set devnull [open /dev/null w]
 set qm(fwd) [$ns monitor-queue $r1 $r2 $devnull]
 set qm(rev) [$ns monitor-queue $r2 $r1 $devnull]
 
+proc delivered {f} {
+    # {packets delivered in order, timeouts, retransmitted packets, payload}
+    foreach {kind o pl} $f {}
+    if {$kind eq "tfrc"} { return [list [$o set pdepartures_] 0 0 $pl] }
+    return [list [$o set ack_] [$o set nrexmit_] [$o set nrexmitpack_] $pl]
+}
+
 proc snapshot {} {
     # counters of both queues and all agents at the current time
     global ns qm fwd rev
@@ -244,8 +295,8 @@ proc snapshot {} {
     }
     foreach side {fwd rev} {
         set l {}
-        foreach t [set $side] {
-            lappend l [list [$t set ack_] [$t set nrexmit_] [$t set nrexmitpack_]]
+        foreach f [set $side] {
+            lappend l [delivered $f]
         }
         dict set out ${side}_tcp $l
     }
@@ -258,14 +309,14 @@ proc sample_goodput {} {
     # aggregate forward goodput of the last 1 s interval
     global ns fwd payload series last_acks P
     set acks {}
-    foreach t $fwd { lappend acks [$t set ack_] }
+    foreach f $fwd { lappend acks [delivered $f] }
     if {[llength $last_acks]} {
         set g 0.0
         foreach a $acks b $last_acks {
             # before the first ACK ack_ is -1; the SYN is packet 0 (syn_ 1)
-            set g [expr {$g + max(0, $a - max($b, 0))}]
+            set g [expr {$g + max(0, [lindex $a 0] - max([lindex $b 0], 0)) * [lindex $a 3]}]
         }
-        lappend series [expr {$g * $payload * 8.0}]
+        lappend series [expr {$g * 8.0}]
     }
     set last_acks $acks
 }
@@ -299,9 +350,9 @@ proc finish {} {
         set to 0
         set rx 0
         foreach w [dict get $W ${side}_tcp] e [dict get $E ${side}_tcp] {
-            foreach {k0 n0 r0} $w {}
-            foreach {k1 n1 r1} $e {}
-            lappend gs [expr {max(0, $k1 - max($k0, 0)) * $payload * 8.0 / $win}]
+            lassign $w k0 n0 r0
+            lassign $e k1 n1 r1 pl
+            lappend gs [expr {max(0, $k1 - max($k0, 0)) * $pl * 8.0 / $win}]
             incr to [expr {$n1 - $n0}]
             incr rx [expr {$r1 - $r0}]
         }

@@ -418,6 +418,8 @@ pub struct EventQueue {
     /// and as ns-2's double clock.
     now: SimTime,
     now64: f64,
+    /// Under `fifo`: the tie-break key of the event being processed.
+    now_seq: u64,
 }
 
 impl EventQueue {
@@ -509,6 +511,15 @@ impl EventQueue {
         self.seq
     }
 
+    /// Under `fifo`: whether an event for the current nanosecond, at `t64` on
+    /// ns-2's clock and in the place `reserved` of the scheduling order,
+    /// comes after the event being processed, so that in ns-2 it has not
+    /// happened yet although its nanosecond has come. False under `kind`.
+    #[inline]
+    pub fn reserved_is_later(&self, time: SimTime, t64: f64, reserved: u64) -> bool {
+        self.fifo && time == self.now && Self::fifo_key(time, t64, reserved) > self.now_seq
+    }
+
     /// Schedule `kind` at `time` (`t64` on ns-2's clock) in the place
     /// `reserved` (under the `fifo` order; by kind otherwise, as
     /// [`EventQueue::push`]).
@@ -531,6 +542,7 @@ impl EventQueue {
         let ev = self.heap.pop()?;
         if self.fifo {
             self.now = ev.time;
+            self.now_seq = ev.seq;
             let base = ns_as_secs(ev.time);
             self.now64 = if ev.seq & !SUB_MASK == RANK_FIFO {
                 let ulps = ((ev.seq & SUB_MASK) >> ORDER_BITS) as i64 - ULP_SPAN;
@@ -722,5 +734,29 @@ mod tests {
         let a: f64 = 0.298672 + 8.0 * 1040.0 / 1e7;
         let b: f64 = 0.29742 + (8.0 * 1040.0 / 1e8 + 0.002);
         assert_ne!(a.to_bits(), b.to_bits());
+    }
+
+    #[test]
+    fn a_reserved_resume_later_on_the_double_clock_has_not_happened_yet() {
+        // The arrival being processed and a transmission's end reserved
+        // earlier fall in the same nanosecond; on ns-2's clock the end is
+        // one ulp later, so ns-2 has not resumed the queue yet.
+        let mut q = EventQueue::new();
+        q.set_fifo(true);
+        let t = SimTime::from_nanos(52_165_760);
+        let exact = ns_as_secs(t);
+        let reserved = q.reserve();
+        q.push_arrival(t, exact, LinkId(0), PacketRef(0), 1);
+        q.pop().unwrap();
+        let later = f64::from_bits(exact.to_bits() + 1);
+        assert!(q.reserved_is_later(t, later, reserved));
+        // The same double: the reservation (scheduled first) came first.
+        assert!(!q.reserved_is_later(t, exact, reserved));
+        // Another nanosecond, or ties by kind: not this rule.
+        assert!(!q.reserved_is_later(SimTime(t.0 + 1), later, reserved));
+        let mut k = EventQueue::new();
+        k.push_arrival(t, exact, LinkId(0), PacketRef(0), 1);
+        k.pop().unwrap();
+        assert!(!k.reserved_is_later(t, later, 0));
     }
 }

@@ -578,7 +578,14 @@ impl Simulation {
         l.queue.enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
         self.process_drops(link);
         let l = &mut self.links[li];
-        if l.busy_until <= now && !l.free_pending {
+        // Under `fifo`, a transmission that ends at this very nanosecond has
+        // ended only if ns-2's resume event (`Queue::resume`, scheduled by
+        // `LinkDelay::recv` when the transmission started) comes before this
+        // event: otherwise ns-2's queue is still blocked, the packet waits,
+        // and it leaves when the resume fires, at the resume's clock.
+        let ended =
+            l.busy_until < now || (l.busy_until == now && !self.events.reserved_is_later(now, l.free_t64, l.free_seq));
+        if ended && !l.free_pending {
             self.start_tx(link);
             return;
         }

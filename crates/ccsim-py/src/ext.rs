@@ -404,6 +404,7 @@ impl PyQueueDisc {
             )));
         }
         match p.ecn_code() {
+            // ECT(0) or ECT(1) (RFC 9331 section 5.1: both may be marked CE)
             1 | 3 => {
                 p.ecn.store(2, std::sync::atomic::Ordering::Relaxed);
                 self.marks.push(p.handle);

@@ -19,7 +19,7 @@
 //! The window rather than the integer FlightSize is reduced so that small b
 //! are not swamped by rounding.
 
-use super::{check_range, AckInfo, CcInit, CongestionControl, CongestionEvent, HalveFirst, Window};
+use super::{check_range, AckInfo, CcInit, CongestionControl, CongestionEvent, DecreaseRule, HalveFirst, Window};
 use crate::params::ParamError;
 use crate::rng::SimRng;
 use serde::Deserialize;
@@ -32,11 +32,18 @@ pub struct AimdConfig {
     pub a: Option<f64>,
     /// Decrease fraction (default 1/2, standard TCP).
     pub b: f64,
+    /// Which decreases halve the window (default from the profile:
+    /// "halve_first", or "ns2" under `ns2`; see [`DecreaseRule`]).
+    pub decrease_rule: Option<DecreaseRule>,
 }
 
 impl Default for AimdConfig {
     fn default() -> Self {
-        AimdConfig { a: None, b: 0.5 }
+        AimdConfig {
+            a: None,
+            b: 0.5,
+            decrease_rule: None,
+        }
     }
 }
 
@@ -66,7 +73,7 @@ impl Aimd {
             a,
             b,
             w: Window::new(init),
-            first: HalveFirst::default(),
+            first: HalveFirst::new(cfg.decrease_rule, init),
         })
     }
 
@@ -97,22 +104,16 @@ impl CongestionControl for Aimd {
         }
     }
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
-        let f = if self.first.standard(&self.w, false) {
-            0.5
-        } else {
-            1.0 - self.b
-        };
-        self.w.reduce(f * ev.window, ev);
+        let h = self.first.decide(&self.w, false, self.b == 0.5);
+        let f = |halve: bool| if halve { 0.5 } else { 1.0 - self.b };
+        self.w.reduce_to(f(h.ssthresh) * ev.window, f(h.cwnd) * ev.window, ev);
     }
     fn set_cwnd(&mut self, cwnd: f64) {
         self.w.cwnd = cwnd.max(1.0);
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
-        let f = if self.first.standard(&self.w, true) {
-            0.5
-        } else {
-            1.0 - self.b
-        };
+        let h = self.first.decide(&self.w, true, self.b == 0.5);
+        let f = if h.ssthresh { 0.5 } else { 1.0 - self.b };
         self.w.timeout(f * ev.window, ev);
     }
     fn deflate(&mut self, segments: f64) {
@@ -140,7 +141,14 @@ mod tests {
         let mut rng = stream(1, "t");
         let mut init = init(20.0);
         init.initial_ssthresh = 10.0;
-        let mut c = Aimd::new(AimdConfig { a: None, b: 0.125 }, &init).unwrap();
+        let mut c = Aimd::new(
+            AimdConfig {
+                b: 0.125,
+                ..Default::default()
+            },
+            &init,
+        )
+        .unwrap();
         c.on_ack(&ack(0, 100), &mut rng);
         assert!((c.cwnd() - (20.0 + 0.3125 / 20.0)).abs() < 1e-12);
         // The first decrease halves (ns-2); later ones remove b.
@@ -148,6 +156,67 @@ mod tests {
         assert_eq!(c.cwnd(), 8.0);
         c.on_congestion_event(&loss(0, 16.0));
         assert_eq!(c.cwnd(), 14.0);
-        assert!(AimdConfig { a: None, b: 1.5 }.b > 1.0 && Aimd::new(AimdConfig { a: None, b: 1.5 }, &init).is_err());
+        assert!(
+            AimdConfig {
+                b: 1.5,
+                ..Default::default()
+            }
+            .b > 1.0
+                && Aimd::new(
+                    AimdConfig {
+                        b: 1.5,
+                        ..Default::default()
+                    },
+                    &init
+                )
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn ns2_slowdown_halves_ssthresh_after_a_timeout_but_not_cwnd() {
+        // ns-2's `slowdown` (tcp/tcp.cc): every timeout sets ssthresh_ to
+        // half the window; the fast retransmit that follows halves ssthresh_
+        // again (last_cwnd_action_ is still the timeout) but sets cwnd_ to
+        // decrease_num_ * windowd(), 0.875 of it for TCP(1/8).
+        let mut init = init(20.0);
+        init.initial_ssthresh = 10.0;
+        init.compat = crate::compat::Profile::Ns2;
+        let mut ev = loss(0, 16.0);
+        ev.int_ssthresh = true;
+        let mut c = Aimd::new(
+            AimdConfig {
+                b: 0.125,
+                ..Default::default()
+            },
+            &init,
+        )
+        .unwrap();
+        c.on_congestion_event(&ev); // the first decrease halves
+        assert_eq!((c.cwnd(), c.ssthresh()), (8.0, 8.0));
+        c.on_congestion_event(&ev);
+        assert_eq!((c.cwnd(), c.ssthresh()), (14.0, 14.0));
+        c.on_rto(&ev); // not the first, not in slow start: still halves
+        assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 8.0));
+        c.w.cwnd = 16.0;
+        c.on_congestion_event(&ev);
+        assert_eq!((c.cwnd(), c.ssthresh()), (14.0, 8.0));
+        // ccsim's rule: the timeout takes b off, the loss after it halves both.
+        init.compat = crate::compat::Profile::Ccsim;
+        let mut c = Aimd::new(
+            AimdConfig {
+                b: 0.125,
+                ..Default::default()
+            },
+            &init,
+        )
+        .unwrap();
+        c.on_congestion_event(&ev);
+        c.on_congestion_event(&ev);
+        c.on_rto(&ev);
+        assert_eq!(c.ssthresh(), 14.0);
+        c.w.cwnd = 16.0;
+        c.on_congestion_event(&ev);
+        assert_eq!((c.cwnd(), c.ssthresh()), (8.0, 8.0));
     }
 }

@@ -24,7 +24,7 @@
 //! window rather than the integer FlightSize is reduced because for IIAD
 //! the decrease (half a segment) is smaller than FlightSize's rounding.
 
-use super::{check_range, AckInfo, CcInit, CongestionControl, CongestionEvent, HalveFirst, Window};
+use super::{check_range, AckInfo, CcInit, CongestionControl, CongestionEvent, DecreaseRule, HalveFirst, Window};
 use crate::params::ParamError;
 use crate::rng::SimRng;
 use serde::Deserialize;
@@ -41,6 +41,9 @@ pub struct BinomialConfig {
     pub a: Option<f64>,
     /// Decrease constant (default 1/2).
     pub b: Option<f64>,
+    /// Which decreases halve the window (default from the profile:
+    /// "halve_first", or "ns2" under `ns2`; see [`DecreaseRule`]).
+    pub decrease_rule: Option<DecreaseRule>,
 }
 
 /// The named binomial algorithms.
@@ -112,7 +115,7 @@ impl Binomial {
             a,
             b,
             w: Window::new(init),
-            first: HalveFirst::default(),
+            first: HalveFirst::new(cfg.decrease_rule, init),
         })
     }
 
@@ -154,18 +157,22 @@ impl CongestionControl for Binomial {
         }
     }
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
-        let target = if self.first.standard(&self.w, false) {
-            ev.window / 2.0
-        } else {
-            self.decreased(ev.window)
+        let h = self.first.decide(&self.w, false, self.b == 0.5);
+        let target = |halve: bool| {
+            if halve {
+                ev.window / 2.0
+            } else {
+                self.decreased(ev.window)
+            }
         };
-        self.w.reduce(target, ev);
+        self.w.reduce_to(target(h.ssthresh), target(h.cwnd), ev);
     }
     fn set_cwnd(&mut self, cwnd: f64) {
         self.w.cwnd = cwnd.max(1.0);
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
-        let target = if self.first.standard(&self.w, true) {
+        let h = self.first.decide(&self.w, true, self.b == 0.5);
+        let target = if h.ssthresh {
             ev.window / 2.0
         } else {
             self.decreased(ev.window)
@@ -200,6 +207,7 @@ mod tests {
                 l: Some(1.0),
                 a: Some(1.0),
                 b: Some(0.5),
+                ..Default::default()
             },
             &i,
             None,
@@ -227,5 +235,39 @@ mod tests {
         c.on_ack(&ack(0, 100), &mut rng);
         // a / w^k per RTT spread over w ACKs: 0.75 / (16 * 4)
         assert!((c.cwnd() - (16.0 + 0.75 / 64.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ns2_iiad_half_halves_cwnd_and_keeps_ssthresh_binomial() {
+        // ns-2's `slowdown` (tcp/tcp.cc) halves cwnd_ whenever
+        // `decrease_num_ == 0.5`: IIAD(1/2) after its first decrease sets
+        // ssthresh_ = int(w - 1/2) but cwnd_ = w / 2, and slow-starts back.
+        let mut i = init(20.0);
+        i.initial_ssthresh = 10.0;
+        i.compat = crate::compat::Profile::Ns2;
+        let mut ev = loss(0, 20.0);
+        ev.int_ssthresh = true;
+        let mut c = Binomial::new(BinomialConfig::default(), &i, Some(Preset::Iiad)).unwrap();
+        c.on_congestion_event(&ev); // the first decrease halves both
+        assert_eq!((c.cwnd(), c.ssthresh()), (10.0, 10.0));
+        c.on_congestion_event(&ev);
+        assert_eq!((c.cwnd(), c.ssthresh()), (10.0, 19.0));
+        assert!(c.w.in_slow_start());
+        // ccsim's rule: w - b w^l for both.
+        i.compat = crate::compat::Profile::Ccsim;
+        let mut c = Binomial::new(BinomialConfig::default(), &i, Some(Preset::Iiad)).unwrap();
+        c.on_congestion_event(&ev);
+        c.on_congestion_event(&ev);
+        assert_eq!((c.cwnd(), c.ssthresh()), (19.5, 19.0));
+        // The key overrides the profile.
+        let cfg = BinomialConfig {
+            decrease_rule: Some(DecreaseRule::HalveFirst),
+            ..Default::default()
+        };
+        i.compat = crate::compat::Profile::Ns2;
+        let mut c = Binomial::new(cfg, &i, Some(Preset::Iiad)).unwrap();
+        c.on_congestion_event(&ev);
+        c.on_congestion_event(&ev);
+        assert_eq!((c.cwnd(), c.ssthresh()), (19.5, 19.0));
     }
 }

@@ -400,15 +400,22 @@ impl Window {
     /// A loss or ECN reduction to `ssthresh` (floored at 2 segments); the
     /// window becomes ssthresh, or one segment for Tahoe.
     pub fn reduce(&mut self, ssthresh: f64, ev: &CongestionEvent) {
+        self.reduce_to(ssthresh, ssthresh, ev);
+    }
+
+    /// A reduction of ssthresh to `ssthresh` and of cwnd to `cwnd` (the same
+    /// value but for ns-2's binomial and AIMD rule, [`DecreaseRule::Ns2`]).
+    pub fn reduce_to(&mut self, ssthresh: f64, cwnd: f64, ev: &CongestionEvent) {
         self.ssthresh = ev.whole(ssthresh).max(MIN_SSTHRESH);
         self.cwnd = if ev.collapse {
             1.0
         } else if ev.int_ssthresh {
-            // ns-2's `slowdown(CLOSE_CWND_HALF)`: cwnd_ = halfwin, neither
-            // rounded nor raised to the 2-segment floor of ssthresh_.
-            ssthresh.max(1.0)
+            // ns-2's `slowdown(CLOSE_CWND_HALF)`: cwnd_ = halfwin (or
+            // decreasewin), neither rounded nor raised to the 2-segment
+            // floor of ssthresh_.
+            cwnd.max(1.0)
         } else {
-            self.ssthresh
+            cwnd.max(MIN_SSTHRESH)
         };
     }
 
@@ -437,15 +444,76 @@ impl Window {
 pub struct HalveFirst {
     decreased: bool,
     after_timeout: bool,
+    rule: Option<DecreaseRule>,
+}
+
+/// Which decreases of a slowly-responsive controller (`aimd`, the binomial
+/// ones) are standard halvings (their `cc_params` key `decrease_rule`;
+/// default from the compatibility profile: `ns2` under `ns2`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecreaseRule {
+    /// The first decrease, one that ends slow start and one following a
+    /// timeout halve ssthresh and cwnd alike; a timeout otherwise sets
+    /// ssthresh by the controller's own decrease.
+    HalveFirst,
+    /// ns-2.35's `TcpAgent::slowdown` (`tcp/tcp.cc`): ssthresh_ halves on
+    /// the first decrease, in slow start and after a timeout
+    /// (`last_cwnd_action_ == CWND_ACTION_TIMEOUT`, which `timeout` sets
+    /// before its own `slowdown`, so every timeout halves it); cwnd_ halves
+    /// on the first decrease, in slow start, and whenever `decrease_num_ ==
+    /// 0.5` (b = 1/2: IIAD(1/2) and SQRT(1/2) then halve cwnd like TCP and
+    /// only ssthresh_ keeps the binomial decrease).
+    Ns2,
+}
+
+/// What a decrease halves ([`HalveFirst::decide`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Halving {
+    /// ssthresh is set to half the window.
+    pub ssthresh: bool,
+    /// cwnd is set to half the window.
+    pub cwnd: bool,
 }
 
 impl HalveFirst {
+    /// The rule `rule`, or the profile's default for it.
+    pub fn new(rule: Option<DecreaseRule>, init: &CcInit) -> Self {
+        let rule = rule.unwrap_or(if init.compat == crate::compat::Profile::Ns2 {
+            DecreaseRule::Ns2
+        } else {
+            DecreaseRule::HalveFirst
+        });
+        HalveFirst {
+            rule: Some(rule),
+            ..Self::default()
+        }
+    }
+
     /// Whether this decrease must be a standard halving; records it.
     pub fn standard(&mut self, w: &Window, timeout: bool) -> bool {
-        let halve = !self.decreased || w.in_slow_start() || self.after_timeout;
+        self.decide(w, timeout, false).ssthresh
+    }
+
+    /// What this decrease (`timeout`: a retransmission timeout) halves,
+    /// with `half_b` when the controller's decrease factor is exactly 1/2
+    /// (ns-2's `decrease_num_ == 0.5`); records it.
+    pub fn decide(&mut self, w: &Window, timeout: bool, half_b: bool) -> Halving {
+        let first = !self.decreased;
+        let ss = w.in_slow_start();
+        let h = match self.rule.unwrap_or(DecreaseRule::HalveFirst) {
+            DecreaseRule::HalveFirst => {
+                let x = first || ss || self.after_timeout;
+                Halving { ssthresh: x, cwnd: x }
+            }
+            DecreaseRule::Ns2 => Halving {
+                ssthresh: first || ss || self.after_timeout || timeout,
+                cwnd: first || ss || half_b,
+            },
+        };
         self.decreased = true;
         self.after_timeout = timeout;
-        halve
+        h
     }
 }
 

@@ -19,6 +19,19 @@
 //! Defaults alpha = 2, beta = 4, gamma = 1 are Linux's module parameters
 //! (and ns-3's `TcpVegas`); under `compat = "ns2"` or `"rfc"` alpha = 1,
 //! beta = 3, the paper's values and ns-2's `v_alpha_`, `v_beta_`.
+//!
+//! `variant = "ns2"` (the default under `compat = "ns2"`) is ns-2.35's
+//! `VegasTcpAgent::recv` (`tcp/tcp-vegas.cc`) instead: the round's RTT is
+//! the mean of its samples (`v_sumRTT_ / v_cntRTT_`); BaseRTT is also reset
+//! to it when at most one packet was sent in the round (`rttLen <= 1`);
+//! delta = int((expect - actual) BaseRTT + 0.5) with expect = (t_seqno_ -
+//! last_ack_) / BaseRTT (the packets outstanding plus one) and actual =
+//! rttLen / rtt (the packets sent in the round); in slow start cwnd grows
+//! every other RTT, and delta > gamma leaves it with ssthresh = 2 and cwnd
+//! -= cwnd / 8; in congestion avoidance delta > beta takes one segment off
+//! at once and delta < alpha grows cwnd by 1/cwnd per ACK through the next
+//! round; any growth only while cwnd exceeds the packets outstanding plus
+//! one by at most 2.
 
 use super::{AckInfo, CaState, CcInit, CongestionControl, CongestionEvent, Window};
 use crate::compat::Profile;
@@ -37,6 +50,19 @@ pub struct VegasConfig {
     pub beta: Option<u32>,
     /// Leave slow start above this many queued segments (default 1).
     pub gamma: u32,
+    /// "linux" (Linux's `tcp_vegas.c`) or "ns2" (ns-2.35's `VegasTcpAgent`)
+    /// (default from the profile: "ns2" under `ns2`).
+    pub variant: Option<VegasVariant>,
+}
+
+/// Which Vegas (key `variant`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VegasVariant {
+    /// Linux `net/ipv4/tcp_vegas.c`.
+    Linux,
+    /// ns-2.35 `tcp/tcp-vegas.cc`.
+    Ns2,
 }
 
 impl Default for VegasConfig {
@@ -45,6 +71,7 @@ impl Default for VegasConfig {
             alpha: None,
             beta: None,
             gamma: 1,
+            variant: None,
         }
     }
 }
@@ -61,6 +88,20 @@ pub struct Vegas {
     beg_snd_nxt: u64,
     doing_vegas: bool,
     prev_state: CaState,
+    ns2: Option<Ns2Vegas>,
+}
+
+/// ns-2's per-round state (`v_sumRTT_`, `v_cntRTT_`, `v_begseq_`,
+/// `v_begtime_`, `v_incr_`, `v_inc_flag_`).
+#[derive(Copy, Clone, Debug)]
+struct Ns2Vegas {
+    sum_rtt: f64,
+    cnt_rtt: u32,
+    beg_seq: u64,
+    beg_time: SimTime,
+    incr: f64,
+    inc_flag: bool,
+    base: f64,
 }
 
 impl Vegas {
@@ -75,6 +116,11 @@ impl Vegas {
                 format!("alpha ({alpha}) must not exceed beta ({beta})"),
             ));
         }
+        let ns2 = cfg.variant.unwrap_or(if init.compat == Profile::Ns2 {
+            VegasVariant::Ns2
+        } else {
+            VegasVariant::Linux
+        }) == VegasVariant::Ns2;
         Ok(Vegas {
             cfg,
             alpha,
@@ -86,7 +132,78 @@ impl Vegas {
             beg_snd_nxt: 0,
             doing_vegas: true,
             prev_state: CaState::Open,
+            ns2: ns2.then_some(Ns2Vegas {
+                sum_rtt: 0.0,
+                cnt_rtt: 0,
+                beg_seq: 0,
+                beg_time: SimTime::ZERO,
+                incr: 0.0,
+                inc_flag: true,
+                base: f64::INFINITY,
+            }),
         })
+    }
+
+    /// ns-2's `VegasTcpAgent::recv` for an ACK of new data (module docs).
+    fn ns2_ack(&mut self, ack: &AckInfo) {
+        let (alpha, beta, gamma) = (self.alpha as f64, self.beta as f64, self.cfg.gamma as f64);
+        let Some(v) = self.ns2.as_mut() else { return };
+        let w = &mut self.w;
+        // ns-2's t_seqno_ - last_ack_: the packets outstanding plus one.
+        let outstanding = (ack.snd_max - ack.ack) as f64 + 1.0;
+        if ack.ack > v.beg_seq {
+            let rtt = if v.cnt_rtt > 0 {
+                v.sum_rtt / v.cnt_rtt as f64
+            } else {
+                (ack.now - v.beg_time).secs_f64()
+            };
+            v.sum_rtt = 0.0;
+            v.cnt_rtt = 0;
+            let rtt_len = ack.snd_max.saturating_sub(v.beg_seq) as f64;
+            if rtt > 0.0 {
+                if rtt < v.base || rtt_len <= 1.0 {
+                    v.base = rtt;
+                }
+                let actual = rtt_len / rtt;
+                let expect = outstanding / v.base;
+                let delta = ((expect - actual) * v.base + 0.5) as i64 as f64;
+                if w.in_slow_start() {
+                    v.inc_flag = !v.inc_flag;
+                    if !v.inc_flag {
+                        v.incr = 0.0;
+                    } else if delta > gamma {
+                        w.ssthresh = 2.0;
+                        w.cwnd = (w.cwnd - w.cwnd / 8.0).max(2.0);
+                        v.incr = 0.0;
+                    } else {
+                        v.incr = 1.0;
+                    }
+                } else if delta > beta {
+                    w.cwnd = (w.cwnd - 1.0).max(2.0);
+                    v.incr = 0.0;
+                } else if delta < alpha {
+                    v.incr = 1.0 / w.cwnd;
+                } else {
+                    v.incr = 0.0;
+                }
+            }
+            v.beg_seq = ack.snd_max;
+            v.beg_time = ack.now;
+        }
+        if v.incr == 1.0 && w.cwnd >= w.ssthresh {
+            v.incr = 0.0;
+        }
+        if v.incr > 0.0 && w.cwnd - outstanding <= 2.0 {
+            w.cwnd += v.incr;
+        }
+        if let Some(r) = ack.rtt {
+            let r = r.secs_f64();
+            if r > 0.0 {
+                v.sum_rtt += r;
+                v.cnt_rtt += 1;
+                v.base = v.base.min(r);
+            }
+        }
     }
 
     fn enable(&mut self, snd_max: u64) {
@@ -143,6 +260,12 @@ impl CongestionControl for Vegas {
         self.w.ssthresh
     }
     fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
+        if self.ns2.is_some() {
+            if ack.state == CaState::Open && ack.acked > 0 {
+                self.ns2_ack(ack);
+            }
+            return;
+        }
         // Linux tcp_vegas_state: measurements run only in the open state.
         if ack.state != self.prev_state {
             if ack.state == CaState::Open {
@@ -239,5 +362,55 @@ mod tests {
         round(&mut c, &mut rng, 1, 150);
         assert_eq!(c.cwnd(), 12.0);
         assert_eq!(c.ssthresh(), 12.0);
+    }
+
+    #[test]
+    fn ns2_variant_follows_vegas_tcp_agent() {
+        // ns-2's VegasTcpAgent::recv (tcp/tcp-vegas.cc), alpha 1, beta 3,
+        // gamma 1 under the ns2 profile.
+        let mut rng = stream(1, "t");
+        let mut i = init(10.0);
+        i.compat = Profile::Ns2;
+        let mut c = Vegas::new(VegasConfig::default(), &i).unwrap();
+        assert!(c.ns2.is_some());
+        // An ACK at `t` ms of everything below `una`, `max` sent, RTT `rtt` ms.
+        let mut at = |c: &mut Vegas, t: u64, una: u64, max: u64, rtt: u64| {
+            let mut a = ack(t, rtt);
+            a.ack = una;
+            a.snd_max = max;
+            c.on_ack(&a, &mut rng);
+        };
+        // Round 1 (the first ACK passes v_begseq_ 0): slow start, the
+        // every-other-RTT flag turns off: no growth this round.
+        at(&mut c, 100, 1, 10, 100);
+        assert_eq!(c.cwnd(), 10.0);
+        // Round 2: delta = int((10/0.1 - 9/0.1) 0.1 + 0.5) = 1, not above
+        // gamma: one segment per ACK while cwnd - (outstanding + 1) <= 2.
+        at(&mut c, 200, 11, 20, 100);
+        assert_eq!(c.cwnd(), 11.0);
+        at(&mut c, 201, 12, 20, 100);
+        assert_eq!(c.cwnd(), 12.0);
+        // Round 3 (flag off again); round 4's RTT is the mean of the samples
+        // since round 3's boundary (the boundary ACK's own sample counts for
+        // the next round): (100 + 200) / 2 ms, delta = int((10/0.1 -
+        // 10/0.15) 0.1 + 0.5) = 3 > gamma: ssthresh 2, cwnd -= cwnd / 8.
+        at(&mut c, 300, 21, 30, 100);
+        assert_eq!(c.cwnd(), 12.0);
+        at(&mut c, 450, 25, 30, 200);
+        at(&mut c, 500, 31, 40, 200);
+        assert_eq!((c.cwnd(), c.ssthresh()), (10.5, 2.0));
+        // Congestion avoidance: a mean of 200 ms gives delta = 5 > beta:
+        // one segment off at once.
+        at(&mut c, 550, 32, 41, 200);
+        at(&mut c, 700, 41, 50, 100);
+        assert_eq!(c.cwnd(), 9.5);
+        // The RTT back at BaseRTT: delta = 0 < alpha, +1/cwnd per ACK.
+        at(&mut c, 800, 51, 59, 100);
+        let w = c.cwnd();
+        assert!((w - (9.5 + 1.0 / 9.5)).abs() < 1e-12, "{w}");
+        // Linux's Vegas is the default without the profile.
+        i.compat = Profile::Ccsim;
+        let c = Vegas::new(VegasConfig::default(), &i).unwrap();
+        assert!(c.ns2.is_none());
     }
 }

@@ -137,6 +137,13 @@ pub struct TcpConfig {
     /// leaves a running timer alone) (default from the profile: true
     /// under `ns2`).
     pub rto_restart_on_fast_retransmit: Option<bool>,
+    /// A retransmission timeout resets the duplicate-ACK count (default
+    /// true; false under `ns2` for Tahoe, whose `TcpAgent::timeout` in
+    /// `tcp/tcp.cc` leaves `dupacks_` alone while `RenoTcpAgent::timeout`
+    /// and `NewRenoTcpAgent::timeout` zero it): the duplicate ACKs that
+    /// still arrive after the timeout then continue the old count, so they
+    /// send no Limited Transmit segments once it reaches two.
+    pub timeout_resets_dupacks: Option<bool>,
     /// SACK recovery's rescue retransmission (RFC 6675 section 4, NextSeg
     /// rule 4: once per recovery, the highest outstanding unSACKed segment
     /// when nothing else may be sent) (default from the profile: false
@@ -230,6 +237,7 @@ impl Default for TcpConfig {
             limited_transmit: true,
             limited_transmit_after_loss: None,
             rto_restart_on_fast_retransmit: None,
+            timeout_resets_dupacks: None,
             rescue_retransmission: None,
             syn: None,
             cwnd_validation: None,
@@ -268,6 +276,8 @@ pub struct SenderConfig {
     pub lt_after_loss: bool,
     /// Restart the RTO timer on a fast retransmit (ns-2).
     pub rto_restart_on_frx: bool,
+    /// A timeout resets the duplicate-ACK count (not ns-2's Tahoe).
+    pub timeout_resets_dupacks: bool,
     /// RFC 6675's rescue retransmission in SACK recovery.
     pub rescue_rxt: bool,
     /// Send a SYN first.
@@ -516,6 +526,9 @@ impl TcpConfig {
             limited_transmit: self.limited_transmit,
             lt_after_loss: self.limited_transmit_after_loss.unwrap_or(profile == Profile::Ns2),
             rto_restart_on_frx: self.rto_restart_on_fast_retransmit.unwrap_or(profile == Profile::Ns2),
+            timeout_resets_dupacks: self
+                .timeout_resets_dupacks
+                .unwrap_or(!(profile == Profile::Ns2 && recovery == Recovery::Tahoe)),
             rescue_rxt: self.rescue_retransmission.unwrap_or(profile != Profile::Ns3),
             syn: self.syn.unwrap_or(matches!(profile, Profile::Ns2 | Profile::Ns3)),
             // ns-3.44 checks `m_isCwndLimited` in `TcpCubic::IncreaseWindow`

@@ -76,6 +76,40 @@ struct TickState {
     rtxcur: Option<i64>,
 }
 
+/// ns-2.35's `rtt_update` on tick counts (`tcp/tcp.cc`; the same code in
+/// `TfrcAgent::update_rtt`, `tcp/tfrc.cc`): `srtt8` is SRTT x 8 and
+/// `rttvar4` RTTVAR x 4 in ticks (0 before the first sample), `rtt` the
+/// sample in ticks; returns `t_rtxcur_` in ticks, ((RTTVAR x 4 << 3) +
+/// SRTT x 8) >> 3 (`rttvar_exp_` 2, `T_SRTT_BITS` 3, `T_RTTVAR_BITS` 2).
+/// With `linux_rttvar`, `LinuxTcpAgent::rtt_update`: a sample below SRTT
+/// moves the deviation 1/8 as much (Linux's mdev), with no floor.
+pub fn ns2_rtt_update(srtt8: &mut i64, rttvar4: &mut i64, rtt: i64, linux_rttvar: bool) -> i64 {
+    if *srtt8 != 0 {
+        let mut delta = rtt - (*srtt8 >> 3);
+        *srtt8 += delta;
+        if *srtt8 <= 0 {
+            *srtt8 = 1;
+        }
+        if linux_rttvar && delta < 0 {
+            delta = -delta - (*rttvar4 >> 2);
+            if delta > 0 {
+                delta >>= 3;
+            }
+            *rttvar4 += delta;
+        } else {
+            delta = delta.abs() - (*rttvar4 >> 2);
+            *rttvar4 += delta;
+            if *rttvar4 <= 0 && !linux_rttvar {
+                *rttvar4 = 1;
+            }
+        }
+    } else {
+        *srtt8 = rtt << 3;
+        *rttvar4 = rtt << 1;
+    }
+    ((*rttvar4 << 3) + *srtt8) >> 3
+}
+
 /// RFC 6298 state.
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
@@ -153,32 +187,7 @@ impl RttEstimator {
         .max(1);
         let linux = self.rules.linux_rttvar;
         let t = &mut self.tick;
-        if t.srtt8 != 0 {
-            let mut delta = rtt - (t.srtt8 >> 3);
-            t.srtt8 += delta;
-            if t.srtt8 <= 0 {
-                t.srtt8 = 1;
-            }
-            if linux && delta < 0 {
-                // `LinuxTcpAgent::rtt_update`: a sample below SRTT moves
-                // the deviation 1/8 as much (Linux's mdev), no floor.
-                delta = -delta - (t.rttvar4 >> 2);
-                if delta > 0 {
-                    delta >>= 3;
-                }
-                t.rttvar4 += delta;
-            } else {
-                delta = delta.abs() - (t.rttvar4 >> 2);
-                t.rttvar4 += delta;
-                if t.rttvar4 <= 0 && !linux {
-                    t.rttvar4 = 1;
-                }
-            }
-        } else {
-            t.srtt8 = rtt << 3;
-            t.rttvar4 = rtt << 1;
-        }
-        t.rtxcur = Some(((t.rttvar4 << 3) + t.srtt8) >> 3);
+        t.rtxcur = Some(ns2_rtt_update(&mut t.srtt8, &mut t.rttvar4, rtt, linux));
         self.srtt = Some((t.srtt8 * g as i64) as f64 / 8.0);
         self.rttvar = (t.rttvar4 * g as i64) as f64 / 4.0;
     }

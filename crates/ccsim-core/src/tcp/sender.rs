@@ -97,6 +97,9 @@ pub struct TcpSender {
     /// The recovery (or post-timeout) episode ends when snd_una reaches this.
     pub(super) recovery_point: u64,
     pub(super) dupacks: u32,
+    /// A duplicate ACK is being processed (ns-2 calls `send_one` from
+    /// `TcpAgent::recv` on a duplicate ACK only).
+    pub(super) on_dupack: bool,
     /// Reno/NewReno fast-recovery window inflation, segments.
     pub(super) inflation: f64,
     pub(super) partial_acks: u32,
@@ -153,6 +156,7 @@ impl TcpSender {
             recover: 0,
             recovery_point: 0,
             dupacks: 0,
+            on_dupack: false,
             inflation: 0.0,
             partial_acks: 0,
             high_rxt_end: 0,
@@ -400,9 +404,11 @@ impl TcpSender {
             let used = if pipe_rule { self.in_flight() } else { out };
             // ns-2's `send_one` runs on every first and second duplicate
             // ACK outside fast recovery, also after a timeout or Tahoe's
-            // fast retransmit and for go-back-N segments.
+            // fast retransmit and for go-back-N segments; only on the
+            // duplicate ACK itself (`TcpAgent::recv`), never from a timeout
+            // that finds a Tahoe sender's count still at 1 or 2.
             let lt_state = if self.cfg.lt_after_loss {
-                self.state != CaState::Recovery
+                self.state != CaState::Recovery && self.on_dupack
             } else {
                 self.state == CaState::Open && !go_back
             };
@@ -559,10 +565,11 @@ impl TcpSender {
         self.recover = self.snd_max;
         self.recovery_point = self.snd_max;
         self.inflation = 0.0;
-        // (ns-2's Tahoe keeps counting duplicate ACKs across a timeout,
-        // `TcpAgent::timeout`; ccsim resets the count for every variant:
-        // docs/compat.md, differences that stay.)
-        self.dupacks = 0;
+        // ns-2's Tahoe keeps counting duplicate ACKs across a timeout
+        // (`TcpAgent::timeout` leaves `dupacks_` alone).
+        if self.cfg.timeout_resets_dupacks {
+            self.dupacks = 0;
+        }
         self.lt_sent = 0;
         self.partial_acks = 0;
         // The SACK scoreboard is kept (RFC 6675 section 5.1 allows it when
@@ -704,6 +711,7 @@ impl TcpSender {
             self.send_much(ctx);
             return;
         }
+        self.on_dupack = is_dup;
         let info = AckInfo {
             now,
             acked,
@@ -728,6 +736,7 @@ impl TcpSender {
         };
         self.cc.on_ack(&info, ctx.rng);
         self.send_much(ctx);
+        self.on_dupack = false;
     }
 }
 

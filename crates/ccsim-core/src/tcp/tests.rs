@@ -535,6 +535,40 @@ fn ns3_validates_cwnd_for_cubic_only() {
             .cwnd_validation
     );
 }
+
+fn ns2_tahoe_keeps_its_dupack_count_across_a_timeout() {
+    // Segment 0 is lost; Limited Transmit (ns-2's `send_one`) sends
+    // segments 2 and 3 on the first two duplicate ACKs; the RTO (50 ms, no
+    // sample yet) expires before the third duplicate ACK (of segment 3)
+    // arrives, at about 63 ms, and the retransmission's ACK at about 71 ms.
+    let run = |reset: bool| {
+        run_for("tahoe", &[1], 1, |c| {
+            c.limited_transmit = true;
+            c.limited_transmit_after_loss = Some(true);
+            c.timeout_resets_dupacks = Some(reset);
+            c.initial_rto = Some(crate::units::Time(SimTime::from_millis(50)));
+        })
+    };
+    let sent = |h: &Harness| -> Vec<(u64, u64)> {
+        h.log
+            .iter()
+            .filter(|t| t.t >= SimTime::from_millis(50) && t.t < SimTime::from_millis(70))
+            .map(|t| (t.t.0 / 1_000_000, t.seq))
+            .collect()
+    };
+    // ns-2's Tahoe (`TcpAgent::timeout` leaves `dupacks_` alone): the late
+    // duplicate ACK is the third, which neither retransmits (the timeout
+    // set `recover_`) nor sends by `send_one`; and the timeout itself sends
+    // only the go-back-N segment, however far the count had got.
+    let kept = run(false);
+    assert_eq!(kept.stats.timeouts, 1);
+    assert_eq!(sent(&kept), vec![(50, 0)]);
+    // With the count reset (Reno's and NewReno's `timeout`, and ccsim), the
+    // late duplicate ACK is a first one and sends the next go-back-N segment.
+    let reset = run(true);
+    assert_eq!(sent(&reset), vec![(50, 0), (63, 1)]);
+}
+
 /// ns-2's `Agent/TCP/Linux` (`linux_agent`) with CUBIC: the transmissions
 /// around one loss.
 fn run_linux_agent(drops: &[u64], drop_tx: &[(u64, u16)]) -> Harness {

@@ -32,6 +32,27 @@ use serde::Deserialize;
 /// Most loss intervals in the history.
 pub const MAX_HISTORY: u32 = 4096;
 
+/// TFRC's rate update once losses are reported (key `rate_update`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateUpdate {
+    /// RFC 5348 section 4.3 step 4.
+    Rfc,
+    /// ns-2.35's `TfrcAgent::increase_rate` and `decrease_rate` (`tcp/tfrc.cc`).
+    Ns2,
+}
+
+/// The t_RTO of TFRC's equation (key `equation_rto`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EquationRto {
+    /// t_RTO = 4R (RFC 5348 section 4.3).
+    #[serde(rename = "4r")]
+    FourR,
+    /// ns-2.35's `tzero_` (`tcp/tfrc.cc`).
+    Ns2,
+}
+
 /// The keys of a flow group with `transport = "tfrc"`.
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
@@ -48,8 +69,14 @@ pub struct TfrcConfig {
     pub discounting: bool,
     /// Smallest discount factor (default 0.5; section 5.5, ns-2's `minDiscountRatio_`).
     pub min_discount: f64,
-    /// RTT filter constant q (default 0.9, section 4.3).
-    pub rtt_filter: f64,
+    /// RTT filter constant q (default 0.9, section 4.3; 0.95 under
+    /// `compat = "ns2"`, ns-2's `Agent/TFRC df_`: `rtt_ = df_*rtt_ +
+    /// (1-df_)*sample` in `TfrcAgent::update_rtt`, `tcp/tfrc.cc`).
+    pub rtt_filter: Option<f64>,
+    /// Filter constant q2 of the mean square root of the RTT used by
+    /// oscillation prevention (default 0.9, section 4.5; 0.95 under
+    /// `compat = "ns2"`: ns-2 filters `sqrtrtt_` with the same `df_`).
+    pub sqrt_rtt_filter: Option<f64>,
     /// Maximum back-off interval t_mbi (default 64 s, section 4.3).
     pub t_mbi: Time,
     /// Packets above a gap that confirm a loss (default 3, section 5.1).
@@ -61,6 +88,20 @@ pub struct TfrcConfig {
     /// Section 4.5's oscillation prevention (default false; true under
     /// `compat = "ns2"`, ns-2's `ca_ 1`).
     pub oscillation_prevention: Option<bool>,
+    /// The rate update once losses are reported: "rfc" (RFC 5348 section
+    /// 4.3 step 4: X = min(X_Bps, 2 X_recv)) or "ns2" (ns-2's
+    /// `increase_rate`, `decrease_rate`: the rate rises towards X_Bps by at
+    /// most 2 s/R per RTT) (default from the profile: "ns2" under `ns2`).
+    pub rate_update: Option<RateUpdate>,
+    /// The equation's t_RTO: "4r" (RFC 5348 section 4.3, t_RTO = 4R) or
+    /// "ns2" (ns-2's `tzero_`: the TCP-style estimator of
+    /// `TfrcAgent::update_rtt` in 0.1 s ticks, about 0.3 s at tens of ms,
+    /// and `p_to_b`'s cap of 3 sqrt(3p/8) at 1) (default from the profile).
+    pub equation_rto: Option<EquationRto>,
+    /// The no-feedback timer, RTTs: max(n R, 2 s/X) (default 4, RFC 5348
+    /// section 4.3; 2 under `ns2`: `NoFeedbacktimer_.resched(2*rtt_)` in
+    /// `TfrcAgent::recv`).
+    pub nofeedback_rtts: Option<f64>,
     /// Mark packets ECN-capable; the receiver treats CE as a loss (default false).
     pub ecn: bool,
 }
@@ -74,12 +115,16 @@ impl Default for TfrcConfig {
             history: 8,
             discounting: true,
             min_discount: 0.5,
-            rtt_filter: 0.9,
+            rtt_filter: None,
+            sqrt_rtt_filter: None,
             t_mbi: Time(SimTime::from_secs(64)),
             ndupack: 3,
             self_clocking: false,
             self_clocking_mult: 1.5,
             oscillation_prevention: None,
+            rate_update: None,
+            equation_rto: None,
+            nofeedback_rtts: None,
             ecn: false,
         }
     }
@@ -121,11 +166,13 @@ impl TfrcConfig {
                 format!("expected a factor in (0, 1], got {}", self.min_discount),
             ));
         }
-        if !(0.0..1.0).contains(&self.rtt_filter) {
-            return Err(ParamError::at(
-                "rtt_filter",
-                format!("expected q in [0, 1), got {}", self.rtt_filter),
-            ));
+        for (key, q) in [
+            ("rtt_filter", self.rtt_filter),
+            ("sqrt_rtt_filter", self.sqrt_rtt_filter),
+        ] {
+            if let Some(q) = q.filter(|q| !(0.0..1.0).contains(q)) {
+                return Err(ParamError::at(key, format!("expected q in [0, 1), got {q}")));
+            }
         }
         if self.t_mbi.0 == SimTime::ZERO {
             return Err(ParamError::at(
@@ -135,6 +182,12 @@ impl TfrcConfig {
         }
         if self.ndupack == 0 {
             return Err(ParamError::at("ndupack", "expected at least 1 packet"));
+        }
+        if let Some(n) = self.nofeedback_rtts.filter(|n| !(n.is_finite() && *n >= 1.0)) {
+            return Err(ParamError::at(
+                "nofeedback_rtts",
+                format!("expected at least 1 RTT, got {n}"),
+            ));
         }
         if !(self.self_clocking_mult.is_finite() && self.self_clocking_mult >= 1.0) {
             return Err(ParamError::at(
@@ -159,18 +212,7 @@ pub fn build(args: &TransportArgs) -> Result<Endpoints, ParamError> {
             ),
         ));
     }
-    let sender = TfrcSender::new(SenderConfig {
-        packet_size: cfg.packet_size,
-        header: cfg.header,
-        rtt_filter: cfg.rtt_filter,
-        t_mbi: cfg.t_mbi.0.secs_f64(),
-        self_clocking: cfg.self_clocking,
-        self_clocking_mult: cfg.self_clocking_mult,
-        oscillation_prevention: cfg
-            .oscillation_prevention
-            .unwrap_or(args.compat == crate::compat::Profile::Ns2),
-        ecn: cfg.ecn,
-    });
+    let sender = TfrcSender::new(sender_config(&cfg, args.compat));
     let receiver = TfrcReceiver::new(ReceiverConfig {
         feedback_size: cfg.feedback_size,
         ndupack: cfg.ndupack,
@@ -179,4 +221,23 @@ pub fn build(args: &TransportArgs) -> Result<Endpoints, ParamError> {
         min_discount: cfg.min_discount,
     });
     Ok((Box::new(sender), Box::new(receiver)))
+}
+
+/// The sender's settings from a flow group's keys under `profile`.
+pub(crate) fn sender_config(cfg: &TfrcConfig, profile: crate::compat::Profile) -> SenderConfig {
+    let ns2 = profile == crate::compat::Profile::Ns2;
+    SenderConfig {
+        packet_size: cfg.packet_size,
+        header: cfg.header,
+        rtt_filter: cfg.rtt_filter.unwrap_or(if ns2 { 0.95 } else { 0.9 }),
+        sqrt_rtt_filter: cfg.sqrt_rtt_filter.unwrap_or(if ns2 { 0.95 } else { 0.9 }),
+        t_mbi: cfg.t_mbi.0.secs_f64(),
+        self_clocking: cfg.self_clocking,
+        self_clocking_mult: cfg.self_clocking_mult,
+        oscillation_prevention: cfg.oscillation_prevention.unwrap_or(ns2),
+        ns2_rate_update: cfg.rate_update.map_or(ns2, |u| u == RateUpdate::Ns2),
+        ns2_equation_rto: cfg.equation_rto.map_or(ns2, |e| e == EquationRto::Ns2),
+        nofeedback_rtts: cfg.nofeedback_rtts.unwrap_or(if ns2 { 2.0 } else { 4.0 }),
+        ecn: cfg.ecn,
+    }
 }

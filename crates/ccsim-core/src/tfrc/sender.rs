@@ -22,7 +22,8 @@
 //!   once: the pending send moves earlier when the new gap ends sooner.
 //! - **Oscillation prevention** (section 4.5, optional, `oscillation_prevention`):
 //!   packets leave at X_inst = X R_sqmean / sqrt(R_sample), with
-//!   R_sqmean a moving average (factor q2 = 0.9) of sqrt(R_sample).
+//!   R_sqmean a moving average (factor q2 = `sqrt_rtt_filter`, 0.9) of
+//!   sqrt(R_sample).
 //! - **Self-clocking** (`self_clocking`; Bansal, Balakrishnan, Floyd and
 //!   Shenker, SIGCOMM 2001, section 3.2; ns-2's `Agent/TFRC conservative_`):
 //!   once a loss has been seen (p > 0), a report that announces losses
@@ -55,6 +56,8 @@ pub struct SenderConfig {
     pub header: u32,
     /// RTT filter constant q.
     pub rtt_filter: f64,
+    /// Filter constant q2 of oscillation prevention's mean sqrt(RTT).
+    pub sqrt_rtt_filter: f64,
     /// Maximum back-off interval t_mbi, s.
     pub t_mbi: f64,
     /// The conservative (self-clocking) option.
@@ -63,8 +66,50 @@ pub struct SenderConfig {
     pub self_clocking_mult: f64,
     /// Section 4.5.
     pub oscillation_prevention: bool,
+    /// ns-2's rate update once p > 0 instead of RFC 5348's step 4
+    /// (`rate_update = "ns2"`).
+    pub ns2_rate_update: bool,
+    /// ns-2's equation (`p_to_b`: t_RTO from the TCP tick estimator,
+    /// `equation_rto = "ns2"`) instead of RFC 5348's t_RTO = 4R.
+    pub ns2_equation_rto: bool,
+    /// The no-feedback timer in RTTs (RFC 5348 section 4.3: max(4R, 2s/X);
+    /// ns-2: max(2R, 2s/X)).
+    pub nofeedback_rtts: f64,
     /// Mark packets ECT.
     pub ecn: bool,
+}
+
+/// ns-2.35's TCP-style estimator in `TfrcAgent::update_rtt` (`tcp/tfrc.cc`),
+/// whose `t_rtxcur_` is the equation's t_RTO (`tzero_`; `minrto_` 0): the
+/// `Agent/TFRC` defaults `tcp_tick_` 0.1 s, `srtt_init_` 0, `rttvar_init_`
+/// 12, `rtxcur_init_` 6, `T_SRTT_BITS` 3, `T_RTTVAR_BITS` 2, `rttvar_exp_` 2
+/// (read from `ns`); samples are rounded to the nearest tick, at least 1.
+#[derive(Copy, Clone, Debug)]
+struct Ns2Tick {
+    srtt8: i64,
+    rttvar4: i64,
+    rtxcur: f64,
+}
+
+const NS2_TFRC_TICK: f64 = 0.1;
+
+impl Default for Ns2Tick {
+    fn default() -> Self {
+        Ns2Tick {
+            srtt8: 0,
+            rttvar4: ((12.0 / NS2_TFRC_TICK) as i64) << 2,
+            rtxcur: 6.0,
+        }
+    }
+}
+
+impl Ns2Tick {
+    fn update(&mut self, sample: f64) {
+        // (TfrcAgent rounds the sample to the nearest tick, TcpAgent down.)
+        let rtt = ((sample / NS2_TFRC_TICK + 0.5) as i64).max(1);
+        let ticks = crate::tcp::rtt::ns2_rtt_update(&mut self.srtt8, &mut self.rttvar4, rtt, false);
+        self.rtxcur = ticks as f64 * NS2_TFRC_TICK;
+    }
 }
 
 /// The sending end of a TFRC flow.
@@ -81,6 +126,12 @@ pub struct TfrcSender {
     x_recv_set: Vec<(SimTime, f64)>,
     /// Time of the last doubling in slow start.
     tld: Option<SimTime>,
+    /// ns-2's `last_change_`: the time of the last rate change.
+    last_change: SimTime,
+    /// ns-2's `rate_change_ != SLOW_START`: a report with p > 0 was seen.
+    left_slow_start: bool,
+    /// ns-2's TCP-style RTT estimator of `TfrcAgent::update_rtt`.
+    tick: Ns2Tick,
     losses_seen: u64,
     feedback_seen: bool,
     seq: u64,
@@ -106,6 +157,9 @@ impl TfrcSender {
             p: 0.0,
             x_recv_set: Vec::with_capacity(8),
             tld: None,
+            last_change: SimTime::ZERO,
+            left_slow_start: false,
+            tick: Ns2Tick::default(),
             losses_seen: 0,
             feedback_seen: false,
             seq: 0,
@@ -189,9 +243,51 @@ impl TfrcSender {
         self.schedule_send(ctx, at);
     }
 
+    /// ns-2.35's rate once the receiver reports losses (`tcp/tfrc.cc`,
+    /// `TfrcAgent::recv`): the first such report leaves slow start at the
+    /// equation's rate `x_eq` (`rcvrate`); later ones either raise the rate
+    /// by s/R times the RTTs since the last change (at most 2), up to the
+    /// smallest of `x_eq` and max(2 X_recv, s/R) (`increase_rate`), or set
+    /// it to `x_eq`, at most max(2 X_recv, s/R) (`decrease_rate` with
+    /// `maxHeavyRounds_ 0`). RFC 5348 instead sets X = min(X_Bps, 2 X_recv)
+    /// on every report.
+    fn ns2_rate(&mut self, now: SimTime, r: f64, x_eq: f64, x_recv: f64) -> f64 {
+        let x = if !self.left_slow_start {
+            self.left_slow_start = true;
+            x_eq
+        } else {
+            let max_rate = (2.0 * x_recv).max(self.s() / r);
+            if x_eq > self.x {
+                let mult = ((now - self.last_change).secs_f64() / r).min(2.0);
+                (self.x + self.s() / r * mult).min(max_rate.min(x_eq))
+            } else {
+                x_eq.min(max_rate)
+            }
+        };
+        self.last_change = now;
+        x
+    }
+
     fn rto(&self) -> SimTime {
         let r = self.r.unwrap_or(0.0);
-        SimTime::from_secs_f64((4.0 * r).max(2.0 * self.s() / self.x))
+        SimTime::from_secs_f64((self.cfg.nofeedback_rtts * r).max(2.0 * self.s() / self.x))
+    }
+
+    /// The equation's rate at RTT `r` and the current p: RFC 5348's
+    /// X_Bps, or ns-2's `p_to_b` (`tcp/tfrc.h`) with t_RTO = `tzero_` and
+    /// its cap of 3 sqrt(3p/8) at 1.
+    fn x_eq(&self, r: f64) -> f64 {
+        if !self.cfg.ns2_equation_rto {
+            return equation::x_bps(self.s(), r, self.p);
+        }
+        let p = self.p;
+        let denom = r * (2.0 * p / 3.0).sqrt()
+            + (3.0 * (3.0 * p / 8.0).sqrt()).min(1.0) * self.tick.rtxcur * p * (1.0 + 32.0 * p * p);
+        if denom > 0.0 {
+            self.s() / denom
+        } else {
+            f64::INFINITY
+        }
     }
 
     /// (Re)start the no-feedback timer `after` from now; one kernel event
@@ -217,7 +313,7 @@ impl TfrcSender {
         match self.r {
             Some(r) if self.feedback_seen && self.p > 0.0 => {
                 let x_recv = self.x_recv_set.iter().map(|e| e.1).reduce(f64::max).unwrap_or(self.x);
-                let x_eq = equation::x_bps(self.s(), r, self.p);
+                let x_eq = self.x_eq(r);
                 let limit = if x_eq > 2.0 * x_recv { x_recv } else { x_eq / 2.0 }.max(floor);
                 self.x_recv_set.clear();
                 self.x_recv_set.push((ctx.now, limit / 2.0));
@@ -270,11 +366,13 @@ impl Sender for TfrcSender {
                 sample
             }
             Some(r) => {
-                self.r_sqmean = 0.9 * self.r_sqmean + 0.1 * sample.sqrt();
+                let q2 = self.cfg.sqrt_rtt_filter;
+                self.r_sqmean = q2 * self.r_sqmean + (1.0 - q2) * sample.sqrt();
                 q * r + (1.0 - q) * sample
             }
         };
         self.r = Some(r);
+        self.tick.update(sample);
         if self.cfg.oscillation_prevention {
             self.inst_factor = self.r_sqmean / sample.sqrt();
         }
@@ -291,8 +389,12 @@ impl Sender for TfrcSender {
         let recv_limit = self.recv_limit();
         let floor = self.min_rate();
         if self.p > 0.0 {
-            let x_eq = equation::x_bps(self.s(), r, self.p);
-            self.x = x_eq.min(recv_limit).max(floor);
+            let x_eq = self.x_eq(r);
+            if self.cfg.ns2_rate_update {
+                self.x = self.ns2_rate(now, r, x_eq, x_recv).max(floor);
+            } else {
+                self.x = x_eq.min(recv_limit).max(floor);
+            }
             if self.cfg.self_clocking && x_recv > 0.0 {
                 let limit = if new_loss {
                     x_recv
@@ -304,6 +406,7 @@ impl Sender for TfrcSender {
         } else if self.tld.is_none_or(|t| (now - t).secs_f64() >= r) {
             self.x = (2.0 * self.x).min(recv_limit).max(self.initial_rate(r));
             self.tld = Some(now);
+            self.last_change = now;
         }
         self.feedback_seen = true;
         // Step 6: the no-feedback timer.
@@ -356,10 +459,14 @@ mod tests {
             packet_size: 1000,
             header: 40,
             rtt_filter: 0.9,
+            sqrt_rtt_filter: 0.9,
             t_mbi: 64.0,
             self_clocking,
             self_clocking_mult: 1.5,
             oscillation_prevention: false,
+            ns2_rate_update: false,
+            ns2_equation_rto: false,
+            nofeedback_rtts: 4.0,
             ecn: false,
         })
     }
@@ -478,5 +585,85 @@ mod tests {
         assert_eq!(env.sent().len(), 1);
         let next = env.timers().into_iter().find(|x| x.1 == TIMER_SEND).unwrap();
         assert_eq!(next.0, SimTime::from_millis(125));
+    }
+
+    #[test]
+    fn ns2_filters_the_rtt_with_df() {
+        // ns-2's `TfrcAgent::update_rtt` (tcp/tfrc.cc): rtt_ = df_ rtt_ +
+        // (1 - df_) sample and the same for sqrtrtt_, df_ 0.95 (`ns`);
+        // RFC 5348 section 4.3 and 4.5: q = q2 = 0.9.
+        let run = |profile: crate::compat::Profile| {
+            let cfg = crate::tfrc::TfrcConfig {
+                packet_size: 1000,
+                ..Default::default()
+            };
+            let mut s = TfrcSender::new(crate::tfrc::sender_config(&cfg, profile));
+            let mut env = TestEnv::new();
+            let mut ctx = env.ctx(SimTime::ZERO);
+            s.start(&mut ctx);
+            s.app_data(&mut ctx, u64::MAX);
+            report(&mut s, &mut env, 100, 0, 0.0, 0.0, 0);
+            report(&mut s, &mut env, 400, 200, 30_000.0, 0.0, 0);
+            (s.rtt().unwrap(), s.r_sqmean)
+        };
+        let (r, sq) = run(crate::compat::Profile::Ns2);
+        assert!((r - (0.95 * 0.1 + 0.05 * 0.2)).abs() < 1e-12, "{r}");
+        assert!(
+            (sq - (0.95 * 0.1f64.sqrt() + 0.05 * 0.2f64.sqrt())).abs() < 1e-12,
+            "{sq}"
+        );
+        let (r, sq) = run(crate::compat::Profile::Ccsim);
+        assert!((r - (0.9 * 0.1 + 0.1 * 0.2)).abs() < 1e-12, "{r}");
+        assert!((sq - (0.9 * 0.1f64.sqrt() + 0.1 * 0.2f64.sqrt())).abs() < 1e-12, "{sq}");
+    }
+
+    #[test]
+    fn ns2_rate_update_equation_rto_and_nofeedback_timer() {
+        let ns2 = |profile| {
+            let cfg = crate::tfrc::TfrcConfig {
+                packet_size: 1000,
+                rtt_filter: Some(0.9),
+                sqrt_rtt_filter: Some(0.9),
+                oscillation_prevention: Some(false),
+                ..Default::default()
+            };
+            TfrcSender::new(crate::tfrc::sender_config(&cfg, profile))
+        };
+        let mut s = ns2(crate::compat::Profile::Ns2);
+        let mut env = TestEnv::new();
+        let mut ctx = env.ctx(SimTime::ZERO);
+        s.start(&mut ctx);
+        s.app_data(&mut ctx, u64::MAX);
+        report(&mut s, &mut env, 100, 0, 0.0, 0.0, 0);
+        // ns-2's tick estimator: a 100 ms sample is 1 tick of 0.1 s; t_RTO
+        // = ((2 << 3) + 8) >> 3 = 3 ticks (RFC 5348: 4R = 0.4 s).
+        assert!((s.tick.rtxcur - 0.3).abs() < 1e-12);
+        // The first report with losses leaves slow start at the equation's
+        // rate with t_RTO = 0.3 s (`rcvrate`), above 2 X_recv.
+        report(&mut s, &mut env, 200, 100, 20_000.0, 0.01, 1);
+        let x_eq = equation::throughput(1000.0, 0.1, 0.01, 1.0, 0.3);
+        assert!((s.rate() - x_eq).abs() < 1e-6, "{} vs {x_eq}", s.rate());
+        // The equation below the rate: X = min(x_eq, max(2 X_recv, s/R)).
+        report(&mut s, &mut env, 300, 200, 20_000.0, 0.02, 2);
+        assert!((s.rate() - 40_000.0).abs() < 1e-6, "{}", s.rate());
+        // Above it again: X rises by s/R per R since the last change (one R
+        // here), not at once to min(x_eq, 2 X_recv) as RFC 5348.
+        report(&mut s, &mut env, 400, 300, 60_000.0, 0.01, 2);
+        assert!((s.rate() - 50_000.0).abs() < 1e-6, "{}", s.rate());
+        // The no-feedback timer: max(2R, 2 s/X) = 200 ms after the report.
+        assert_eq!(s.nofb_deadline, SimTime::from_millis(600));
+        // RFC 5348 on the same reports.
+        let mut s = ns2(crate::compat::Profile::Ccsim);
+        let mut env = TestEnv::new();
+        let mut ctx = env.ctx(SimTime::ZERO);
+        s.start(&mut ctx);
+        s.app_data(&mut ctx, u64::MAX);
+        report(&mut s, &mut env, 100, 0, 0.0, 0.0, 0);
+        report(&mut s, &mut env, 200, 100, 20_000.0, 0.01, 1);
+        report(&mut s, &mut env, 300, 200, 20_000.0, 0.02, 2);
+        report(&mut s, &mut env, 400, 300, 60_000.0, 0.01, 2);
+        let x_eq = equation::x_bps(1000.0, 0.1, 0.01);
+        assert!((s.rate() - x_eq.min(120_000.0)).abs() < 1e-6, "{}", s.rate());
+        assert_eq!(s.nofb_deadline, SimTime::from_millis(800));
     }
 }
