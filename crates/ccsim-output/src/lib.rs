@@ -39,9 +39,9 @@ pub enum Error {
     /// A value JSON cannot hold.
     #[error("summary JSON: {0}")]
     NotJson(#[from] value::NotJson),
-    /// The Parquet encoder failed.
-    #[error("Parquet: {0}")]
-    Parquet(#[from] parquet::errors::ParquetError),
+    /// Writing to the output failed (a file's path is added by `write_run`).
+    #[error("{0}")]
+    Write(std::io::Error),
     /// A value the files cannot hold.
     #[error("{0}")]
     Unsupported(String),
@@ -104,7 +104,7 @@ pub struct EmptyColumns {
 
 /// The time series in long format (time_s, entity_kind, entity, metric,
 /// value), one block of rows per series, as Parquet.
-pub fn timeseries_parquet<W: Write + Send>(out: W, time_s: &[f64], series: &[Series]) -> Result<W, Error> {
+pub fn timeseries_parquet<W: Write>(out: W, time_s: &[f64], series: &[Series]) -> Result<W, Error> {
     let mut blocks = Vec::with_capacity(series.len());
     for s in series {
         let Some(times) = time_s.get(..s.values.len()) else {
@@ -118,7 +118,7 @@ pub fn timeseries_parquet<W: Write + Send>(out: W, time_s: &[f64], series: &[Ser
         };
         blocks.push(Block {
             labels: vec![s.entity_kind, s.entity, s.metric],
-            before: vec![times],
+            rows: times.len(),
             after: vec![(s.values, Kind::Float)],
         });
     }
@@ -129,11 +129,17 @@ pub fn timeseries_parquet<W: Write + Send>(out: W, time_s: &[f64], series: &[Ser
         ("metric", Kind::Text),
         ("value", Kind::Float),
     ];
-    parquet_file::long_table(out, &fields, &blocks, parquet_file::TIMESERIES_ARROW_SCHEMA)
+    parquet_file::long_table(
+        out,
+        &fields,
+        Some(time_s),
+        &blocks,
+        parquet_file::TIMESERIES_ARROW_SCHEMA,
+    )
 }
 
 /// The delay histograms (flow, delay_s, count), one row per non-empty bucket, as Parquet.
-pub fn delays_parquet<W: Write + Send>(out: W, delays: &[Delays]) -> Result<W, Error> {
+pub fn delays_parquet<W: Write>(out: W, delays: &[Delays]) -> Result<W, Error> {
     let mut blocks = Vec::with_capacity(delays.len());
     for d in delays {
         if d.upper_s.len() != d.counts.len() {
@@ -146,12 +152,12 @@ pub fn delays_parquet<W: Write + Send>(out: W, delays: &[Delays]) -> Result<W, E
         }
         blocks.push(Block {
             labels: vec![d.flow],
-            before: vec![],
+            rows: d.counts.len(),
             after: vec![(d.upper_s, Kind::Float), (d.counts, Kind::Int)],
         });
     }
     let fields = [("flow", Kind::Text), ("delay_s", Kind::Float), ("count", Kind::Int)];
-    parquet_file::long_table(out, &fields, &blocks, parquet_file::DELAYS_ARROW_SCHEMA)
+    parquet_file::long_table(out, &fields, None, &blocks, parquet_file::DELAYS_ARROW_SCHEMA)
 }
 
 fn create(path: &Path) -> Result<BufWriter<File>, Error> {
@@ -167,7 +173,12 @@ fn io(path: &Path, e: std::io::Error) -> Error {
     }
 }
 
-fn finish(path: &Path, w: BufWriter<File>) -> Result<(), Error> {
+/// The file at `path` written by `write` (its errors named with the path), flushed.
+fn write_file(path: &Path, write: impl FnOnce(BufWriter<File>) -> Result<BufWriter<File>, Error>) -> Result<(), Error> {
+    let w = write(create(path)?).map_err(|e| match e {
+        Error::Write(e) => io(path, e),
+        other => other,
+    })?;
     w.into_inner().map_err(|e| io(path, e.into_error()))?;
     Ok(())
 }
@@ -192,14 +203,14 @@ pub fn write_run(dir: &Path, run: &Run, empty: &[EmptyColumns]) -> Result<Vec<Pa
         std::fs::write(&path, table::csv(&cols)).map_err(|e| io(&path, e))?;
         written.push(path);
         let path = dir.join(format!("{name}.parquet"));
-        finish(&path, parquet_file::table(create(&path)?, name, &cols)?)?;
+        write_file(&path, |w| parquet_file::table(w, name, &cols))?;
         written.push(path);
     }
     let path = dir.join(TIMESERIES_FILE);
-    finish(&path, timeseries_parquet(create(&path)?, run.time_s, run.series)?)?;
+    write_file(&path, |w| timeseries_parquet(w, run.time_s, run.series))?;
     written.push(path);
     let path = dir.join(DELAYS_FILE);
-    finish(&path, delays_parquet(create(&path)?, run.delays)?)?;
+    write_file(&path, |w| delays_parquet(w, run.delays))?;
     written.push(path);
     Ok(written)
 }
