@@ -171,6 +171,25 @@ impl Hybrid {
         self.run_len = count;
     }
 
+    /// Values in order: runs of 8 or more as runs, shorter ones straight to the literals.
+    fn push_values(&mut self, values: &[u32]) {
+        let mut i = 0;
+        while i < values.len() {
+            let v = values[i];
+            let mut j = i + 1;
+            while j < values.len() && values[j] == v {
+                j += 1;
+            }
+            if j - i >= 8 || (self.run_len > 0 && self.run_value == v) {
+                self.push_run(v, j - i);
+            } else {
+                self.close_run();
+                self.pending.extend_from_slice(&values[i..j]);
+            }
+            i = j;
+        }
+    }
+
     /// The current run: an RLE run if it is long enough once the literals
     /// before it fill a group of 8, else more literals.
     fn close_run(&mut self) {
@@ -614,9 +633,7 @@ fn float_chunk<'a>(rows: usize, parts: impl Iterator<Item = &'a [f64]> + Clone) 
     }
     let values = if fits {
         let mut h = Hybrid::new(bit_width(dict.index.len()));
-        for c in codes {
-            h.push_run(c, 1);
-        }
+        h.push_values(&codes);
         Encoded::Dictionary {
             entries: dict.index.len(),
             dictionary: dict.values,
@@ -660,10 +677,9 @@ pub fn long_table<W: Write>(
             // The sample times repeat in every block: the times themselves are the dictionary.
             let chunk = if times.len() <= MAX_DICTIONARY {
                 let mut h = Hybrid::new(bit_width(times.len()));
+                let index: Vec<u32> = (0..times.len() as u32).collect();
                 for &(_, lo, hi) in &segs {
-                    for j in lo..hi {
-                        h.push_run(j as u32, 1);
-                    }
+                    h.push_values(&index[lo..hi]);
                 }
                 Chunk {
                     rows,
@@ -799,6 +815,15 @@ mod tests {
                 h.push_run(v, 1);
             }
             assert_eq!(decode(&h.finish(), width, values.len()), values, "width {width}");
+            let mut h = Hybrid::new(width);
+            for part in values.chunks(13) {
+                h.push_values(part);
+            }
+            assert_eq!(
+                decode(&h.finish(), width, values.len()),
+                values,
+                "width {width}, in parts"
+            );
         }
         let mut h = Hybrid::new(1);
         h.push_run(1, 5);
