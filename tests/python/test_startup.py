@@ -67,40 +67,41 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+def heavy_modules_of_cli(args: list[str], env: dict[str, str]) -> tuple[list[str], str]:
+    """The heavy libraries loaded by `ccsim ARGS` run with stdout a pipe, and what it printed."""
+    done = subprocess.run(
+        [sys.executable, "-c", PIPE_PROBE, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env=env,
+    )
+    loaded: list[str] = json.loads(done.stderr.strip().splitlines()[-1])
+    return loaded, done.stdout
+
+
 @pytest.mark.parametrize("quiet", [False, True], ids=["tables", "quiet"])
 def test_a_run_on_a_pipe_loads_no_heavy_library(tmp_path: Path, quiet: bool) -> None:
     """`ccsim run` writes its files (from the extension) and prints its tables (without rich, off a
     terminal) loading none of the heavy libraries: numpy and pyarrow alone took longer to import than a
     small run takes to simulate (docs/performance.md, "Run overhead")."""
     args = ["run", "examples/dumbbell_udp.toml", "--out", str(tmp_path), *(["--quiet"] if quiet else [])]
-    done = subprocess.run(
-        [sys.executable, "-c", PIPE_PROBE, *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-        env={k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")},
-    )
-    assert json.loads(done.stderr.strip().splitlines()[-1]) == []
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    loaded, stdout = heavy_modules_of_cli(args, env)
+    assert loaded == []
     assert (tmp_path / "flows.parquet").is_file()
     assert (tmp_path / "timeseries.parquet").is_file()
-    assert quiet == (done.stdout == "")
+    assert quiet == (stdout == "")
     if not quiet:
-        assert "Summary" in done.stdout
-        assert "results written to" in done.stdout
+        assert "Summary" in stdout
+        assert "results written to" in stdout
 
 
 def test_a_run_on_a_terminal_draws_with_rich(tmp_path: Path) -> None:
     """So that the check above can fail: the same run forced to look like a terminal loads rich."""
-    args = ["run", "examples/dumbbell_udp.toml", "--out", str(tmp_path)]
-    done = subprocess.run(
-        [sys.executable, "-c", PIPE_PROBE, *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-        env={**os.environ, "FORCE_COLOR": "1"},
+    loaded, _ = heavy_modules_of_cli(
+        ["run", "examples/dumbbell_udp.toml", "--out", str(tmp_path)], {**os.environ, "FORCE_COLOR": "1"}
     )
-    assert json.loads(done.stderr.strip().splitlines()[-1]) == ["rich"]
+    assert loaded == ["rich"]
