@@ -156,6 +156,15 @@ class Result:
         result._parts = None
         return result
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickle keeps (a Result sent between processes): the summary and the series as numpy arrays."""
+        time_s, series, delays = self._series_parts()
+        return {"data": self._data, "time_s": time_s, "series": series, "delays": delays}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A Result back from `__getstate__`'s state."""
+        self.__init__(state["data"], state["time_s"], state["series"], state["delays"])  # type: ignore[misc]
+
     def _run_data(self) -> _core.RunData:
         """The results as the extension holds them (what `write` writes from)."""
         if self._engine is None:

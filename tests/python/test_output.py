@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -80,6 +81,16 @@ def test_read_back_and_written_again_the_files_are_the_same(written: tuple[Resul
     Result.read(out).write(tmp_path)
     for name in sorted(p.name for p in out.iterdir()):
         assert (tmp_path / name).read_bytes() == (out / name).read_bytes(), name
+
+
+def test_a_pickled_result_writes_the_same_files(written: tuple[Result, Path], tmp_path: Path) -> None:
+    """A Result crosses processes (pickle) with its series: the engine's data is kept in Rust, not pickled."""
+    result, out = written
+    back = pickle.loads(pickle.dumps(result))
+    back.write(tmp_path)
+    for name in sorted(p.name for p in out.iterdir()):
+        assert (tmp_path / name).read_bytes() == (out / name).read_bytes(), name
+    pd.testing.assert_frame_equal(back.timeseries, result.timeseries)
 
 
 def write_rows(rows: list[dict[str, object]], out: Path) -> Path:
