@@ -146,6 +146,34 @@ def test_a_sampled_nan_stays_a_number(tmp_path: Path) -> None:
     assert back.column("entity").to_pylist() == ["f.0"] * 3
 
 
+def test_long_series_read_back(tmp_path: Path) -> None:
+    """More sample times and distinct values than a dictionary page holds (the plain encoding), over
+    more than one row group, with a shorter series and an empty one."""
+    n = 140_000
+    rng = np.random.default_rng(3)
+    time_s = np.arange(1, n + 1) * 1e-3
+    series = [
+        ("flow", "f.0", "srtt_s", rng.random(n)),
+        ("flow", "f.0", "cwnd_pkts", np.repeat(np.arange(7.0), n // 7)),
+        ("queue", "a->b", "len_pkts", np.full(n // 2, np.nan)),
+        ("queue", "a->b", "drops", np.empty(0)),
+        *[("group", f"g{i}", "active_flows", np.full(n, float(i))) for i in range(5)],
+    ]
+    result = Result({}, time_s, series)
+    result.write(tmp_path)
+    back = pd.read_parquet(tmp_path / "timeseries.parquet")
+    assert pq.read_metadata(tmp_path / "timeseries.parquet").num_row_groups == 2
+    assert len(back) == sum(len(s[3]) for s in series)
+    present = [(e, m, v) for _, e, m, v in series if len(v)]
+    lengths = [len(v) for _, _, v in present]
+    np.testing.assert_array_equal(back["time_s"].to_numpy(), np.concatenate([time_s[:k] for k in lengths]))
+    np.testing.assert_array_equal(back["value"].to_numpy(), np.concatenate([v for _, _, v in present]))
+    for col, i in (("entity", 0), ("metric", 1)):
+        labels = back[col].cat
+        got = np.asarray(labels.categories, dtype=object)[labels.codes.to_numpy()]
+        np.testing.assert_array_equal(got, np.repeat(np.array([p[i] for p in present], dtype=object), lengths))
+
+
 def test_label_columns_carry_pyarrows_arrow_schema(written: tuple[Result, Path]) -> None:
     """The Arrow schema stored in timeseries.parquet and delays.parquet (which makes the labels categoricals)
     is the one pyarrow writes for the same columns."""
