@@ -171,22 +171,37 @@ impl Hybrid {
         self.run_len = count;
     }
 
-    /// Values in order: runs of 8 or more as runs, shorter ones straight to the literals.
+    /// Values in order: runs of 8 or more as runs, stretches without one
+    /// straight to the literals.
     fn push_values(&mut self, values: &[u32]) {
-        let mut i = 0;
-        while i < values.len() {
-            let v = values[i];
+        /// The end of the run of equal values starting at `i`, looking at most `cap` values ahead.
+        fn run_end(values: &[u32], i: usize, cap: usize) -> usize {
+            let end = values.len().min(i.saturating_add(cap));
             let mut j = i + 1;
-            while j < values.len() && values[j] == v {
+            while j < end && values[j] == values[i] {
                 j += 1;
             }
-            if j - i >= 8 || (self.run_len > 0 && self.run_value == v) {
-                self.push_run(v, j - i);
-            } else {
-                self.close_run();
-                self.pending.extend_from_slice(&values[i..j]);
+            j
+        }
+        let mut i = 0;
+        while i < values.len() {
+            let j = run_end(values, i, usize::MAX);
+            if j - i >= 8 || (self.run_len > 0 && self.run_value == values[i]) {
+                self.push_run(values[i], j - i);
+                i = j;
+                continue;
             }
+            self.close_run();
+            let start = i;
             i = j;
+            while i < values.len() {
+                let j = run_end(values, i, 8);
+                if j - i >= 8 {
+                    break;
+                }
+                i = j;
+            }
+            self.pending.extend_from_slice(&values[start..i]);
         }
     }
 
