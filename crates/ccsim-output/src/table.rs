@@ -165,8 +165,10 @@ fn cell(v: Option<&Value>, kind: Kind) -> String {
 }
 
 /// Quote a field as Python's csv module does (QUOTE_MINIMAL, line
-/// terminator "\n"): when it holds the delimiter, the quote or a newline;
-/// quotes doubled.
+/// terminator "\n", the writer pandas' `to_csv` uses; CPython 3.11
+/// `Modules/_csv.c`, `join_append_data`): when it holds the delimiter, the
+/// quote character or a character of the line terminator (so a lone "\r"
+/// is not quoted); quotes doubled.
 fn push_field(out: &mut String, field: &str) {
     if field.contains([',', '"', '\n']) {
         out.push('"');
@@ -183,7 +185,8 @@ fn push_row<'s>(out: &mut String, fields: impl ExactSizeIterator<Item = &'s str>
         if i > 0 {
             out.push(',');
         }
-        // csv writes a row of one empty field as "" (an empty line would be no row).
+        // csv writes a row of one empty field as "" (an empty line would be no
+        // row; `join_append`'s special case in `_csv.c`).
         if n == 1 && f.is_empty() {
             out.push_str("\"\"");
         } else {
