@@ -186,7 +186,7 @@ fn push_row<'s>(out: &mut String, fields: impl ExactSizeIterator<Item = &'s str>
             out.push(',');
         }
         // csv writes a row of one empty field as "" (an empty line would be no
-        // row; `join_append`'s special case in `_csv.c`).
+        // row; `csv_writerow`'s special case in `_csv.c`).
         if n == 1 && f.is_empty() {
             out.push_str("\"\"");
         } else {
