@@ -26,7 +26,9 @@ from params import resolve
 
 import ccsim
 
-# (where, key, ccsim's default): where is "flow", "cc" (the flow's cc_params), "queue" or "top"
+# (where, key, ccsim's default): where is "flow", "cc" (the flow's cc_params,
+# CUBIC only), "la" (ns-2's Agent/TCP/Linux: the flows of cubic, bic and
+# highspeed only; "la-cc" for their cc_params), "queue" or "top"
 SEMANTICS = {
     "ns2": [
         ("top", "tie_order", "kind"),
@@ -40,6 +42,11 @@ SEMANTICS = {
         ("flow", "rto_restart_on_fast_retransmit", False),
         ("flow", "cwnd_validation", True),
         ("queue", "limit_mode", "waiting"),
+        ("la", "recovery", "sack"),
+        ("la", "rto_restart_every_ack", False),
+        ("la", "rttvar_update", "rfc6298"),
+        ("la", "timestamp_echo", "latest"),
+        ("la-cc", "variant", "ccsim-own"),
     ],
     "ns3": [
         ("top", "tie_order", "kind"),
@@ -53,6 +60,24 @@ SEMANTICS = {
         ("cc", "growth_per_segment", False),
     ],
 }
+
+
+# ccsim's own implementation of each of ns-2's Linux modules (`variant`).
+LINUX_MODULES = {"cubic": "rfc9438", "bic": "ccsim", "highspeed": "rfc3649"}
+
+
+def _revert_linux_agent(sc: dict, where: str, key: str, value: object) -> bool:
+    """Revert one semantic of ns-2's Agent/TCP/Linux; False if the twin's cc is not one of its modules."""
+    cc = sc["flows"][0]["cc"]
+    if cc not in LINUX_MODULES:
+        return False
+    for f in sc["flows"]:
+        if where == "la":
+            f[key] = value
+        else:
+            # ccsim's own implementation of the module
+            f.setdefault("cc_params", {})[key] = LINUX_MODULES[cc]
+    return True
 
 
 def variant(params: dict, seed: int, compat: str | None, change: tuple) -> dict:
@@ -69,6 +94,9 @@ def variant(params: dict, seed: int, compat: str | None, change: tuple) -> dict:
             return {}
         for f in sc["flows"]:
             f.setdefault("cc_params", {})[key] = value
+    elif where in ("la", "la-cc"):
+        if not _revert_linux_agent(sc, where, key, value):
+            return {}
     elif where == "queue":
         q = sc["topology"]["bottleneck"]
         if q["queue"]["kind"] != "droptail":

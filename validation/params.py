@@ -11,7 +11,7 @@ DEFAULTS: dict[str, object] = {
     "duration": 60,  # s
     "warmup": 10,  # s: metrics over [warmup, duration]
     "flows": 10,  # forward flows (and as many reverse ones with two_way)
-    "cc": "newreno",  # tahoe|reno|newreno|sack|vegas|cubic|bic|highspeed|bbr
+    "cc": "newreno",  # tahoe|reno|newreno|sack|vegas|cubic|bic|highspeed|bbr|dctcp (ns-3 only)
     "packet_size": 1040,  # bytes on the wire, 40 header bytes included
     "bottleneck_rate": 10,  # Mbps
     "bottleneck_delay": 20,  # ms
@@ -24,6 +24,7 @@ DEFAULTS: dict[str, object] = {
     "max_p": 0.1,
     "w_q": 0.002,
     "gentle": 0,  # red only: gred and ared are gentle
+    "mark_threshold": 0,  # droptail: step ECN marking at K packets (0: none); ns-3 only
     "rem_gamma": 0.001,
     "rem_phi": 1.001,
     "rem_b_ref": 20,  # packets

@@ -136,7 +136,7 @@ CASES = [
         "queue parameter of another discipline",
         edit(BASE, "limit = 20", "limit = 20\nmaxth = 5"),
         "topology.bottleneck.queue.maxth: unknown key `maxth`, "
-        'expected `fast_path` or `limit_mode` (queue kind "droptail")',
+        'expected one of `fast_path`, `limit_mode`, `mark_threshold`, `mark_threshold_bytes` (queue kind "droptail")',
     ),
     (
         "TOML syntax error",

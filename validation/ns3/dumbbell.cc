@@ -73,7 +73,7 @@ struct Params
     std::string queue = "droptail";
     uint32_t buffer = 100;
     double minTh = 5, maxTh = 15, maxP = 0.1, wQ = 0.002;
-    uint32_t gentle = 0, twoWay = 0;
+    uint32_t gentle = 0, twoWay = 0, markThreshold = 0;
     double loss = 0, startMax = 1;
     uint32_t window = 20, seed = 1;
     bool sack = true;
@@ -237,6 +237,8 @@ TcpType(const std::string& cc)
         return "ns3::TcpHighSpeed";
     if (cc == "bbr")
         return "ns3::TcpBbr";
+    if (cc == "dctcp")
+        return "ns3::TcpDctcp";
     NS_FATAL_ERROR("cc " << cc << " has no ns-3 twin");
 }
 
@@ -245,7 +247,23 @@ DiscFor(const Params& p)
 {
     TrafficControlHelper tch;
     std::string size = std::to_string(p.buffer) + "p";
-    if (p.queue == "droptail" || p.queue == "fifo")
+    if ((p.queue == "droptail" || p.queue == "fifo") && p.markThreshold > 0)
+    {
+        // Step ECN marking at K, as ns-3's DCTCP examples configure it: RED
+        // with MinTh = MaxTh = K and QW = 1 (the average is the queue at the
+        // arrival), marking instead of dropping above MaxTh.
+        double k = p.markThreshold;
+        tch.SetRootQueueDisc("ns3::RedQueueDisc",
+                             "MaxSize", StringValue(size),
+                             "MinTh", DoubleValue(k),
+                             "MaxTh", DoubleValue(k),
+                             "QW", DoubleValue(1.0),
+                             "Gentle", BooleanValue(false),
+                             "UseEcn", BooleanValue(true),
+                             "UseHardDrop", BooleanValue(false),
+                             "MeanPktSize", UintegerValue(p.packetSize));
+    }
+    else if (p.queue == "droptail" || p.queue == "fifo")
     {
         tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", StringValue(size));
     }
@@ -321,6 +339,7 @@ main(int argc, char* argv[])
     cmd.AddValue("max_p", "RED", p.maxP);
     cmd.AddValue("w_q", "RED", p.wQ);
     cmd.AddValue("gentle", "RED", p.gentle);
+    cmd.AddValue("mark_threshold", "droptail: step ECN marking at K packets (0: none)", p.markThreshold);
     cmd.AddValue("two_way", "0|1", p.twoWay);
     cmd.AddValue("loss", "random loss after r1->r2", p.loss);
     cmd.AddValue("start_max", "s", p.startMax);

@@ -22,6 +22,12 @@
 //!   samples and the RTO in `tcpTick_` 10 ms ticks, initial RTO
 //!   `rtxcur_init_` 3 s, events at the same time served in the order they
 //!   were scheduled, DropTail holding one packet fewer than its limit.
+//!   With CUBIC, BIC and HighSpeed the sender is ns-2's `Agent/TCP/Linux`
+//!   (`tcp/linux/tcp-linux.cc`; flow-group key `linux_agent`,
+//!   [`crate::tcp::linux_agent`]): its scoreboard and rate-halving
+//!   recovery, loss marking on a timeout, an RTT sample from every ACK's
+//!   timestamp in 1 ms ticks, the RTO timer restarted on every ACK, and
+//!   Linux 2.6.22's modules in integers.
 //! - `ns3`: ns-3.44 (`tcp-socket-base.cc`, `red-queue-disc.cc`): the whole
 //!   RTO floored at `MinRto` 1 s, `ClockGranularity` 1 ms as RFC 6298's G,
 //!   initial RTO 1 s, events at the same time in scheduling order.

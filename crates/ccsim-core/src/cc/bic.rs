@@ -44,6 +44,49 @@ pub struct BicConfig {
     pub smooth_part: u32,
     /// Fast convergence (default true).
     pub fast_convergence: bool,
+    /// Which BIC: "ccsim" (this module: the kernel's rules on a real-valued
+    /// window) or "linux-2.6.22" (the integer module ns-2.35's
+    /// `Agent/TCP/Linux` runs, [`super::linux2622::LinuxBic`]). Default
+    /// "ccsim"; "linux-2.6.22" with `linux_agent` (under `compat = "ns2"`).
+    pub variant: Option<BicVariant>,
+}
+
+/// The BIC implementations (key `variant` of `bic`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+pub enum BicVariant {
+    /// This module.
+    #[serde(rename = "ccsim")]
+    Ccsim,
+    /// Linux 2.6.22's `tcp_bic.c` in integers (ns-2.35 `tcp/linux/src/tcp_bic.c`).
+    #[serde(rename = "linux-2.6.22")]
+    Linux2622,
+}
+
+/// Build the BIC that `variant` names (default: Linux 2.6.22's under
+/// ns-2's `Agent/TCP/Linux`).
+pub fn build(cfg: BicConfig, init: &CcInit) -> Result<Box<dyn CongestionControl>, ParamError> {
+    let variant = cfg.variant.unwrap_or(if init.linux_agent {
+        BicVariant::Linux2622
+    } else {
+        BicVariant::Ccsim
+    });
+    let bic = Bic::new(cfg, init)?;
+    Ok(match variant {
+        BicVariant::Ccsim => Box::new(bic),
+        BicVariant::Linux2622 => {
+            let c = &bic.cfg;
+            Box::new(super::linux2622::LinuxBic::new(
+                init,
+                super::linux2622::BicParams {
+                    fast_convergence: c.fast_convergence,
+                    max_increment: c.max_increment,
+                    low_window: c.low_window,
+                    beta: (c.beta * 1024.0).round() as u32,
+                    smooth_part: c.smooth_part,
+                },
+            ))
+        }
+    })
 }
 
 impl Default for BicConfig {
@@ -54,6 +97,7 @@ impl Default for BicConfig {
             low_window: 14,
             smooth_part: 20,
             fast_convergence: true,
+            variant: None,
         }
     }
 }
@@ -183,6 +227,9 @@ impl CongestionControl for Bic {
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
         let s = self.recalc_ssthresh(ev.window);
         self.w.reduce(s, ev);
+    }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.w.cwnd = cwnd.max(1.0);
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
         let s = self.recalc_ssthresh(ev.window);

@@ -57,6 +57,61 @@ pub struct CubicConfig {
     /// `Agent/TCP/Linux` runs Linux 2.6.22's `tcp_cubic.c`, which counted
     /// ACKs: `snd_cwnd_cnt++` per call).
     pub growth_per_segment: Option<bool>,
+    /// Which CUBIC: "rfc9438" (this module) or "linux-2.6.22", the v2.1
+    /// module of Linux 2.6.22 in its integer arithmetic, which ns-2.35's
+    /// `Agent/TCP/Linux` runs ([`super::cubic_linux`]; beta 819/1024,
+    /// `bic_scale` 41, `cnt` 50 before the first loss, `max_increment`
+    /// 16, state reset on a timeout). Default "rfc9438"; "linux-2.6.22"
+    /// with `linux_agent` (under `compat = "ns2"`). With "linux-2.6.22",
+    /// `c`, `beta`, `hystart` and `growth_per_segment` must stay unset
+    /// (the module's constants are fixed); `fast_convergence` and
+    /// `reno_friendly` (the module's `tcp_friendliness`) apply.
+    pub variant: Option<CubicVariant>,
+}
+
+/// The CUBIC implementations (key `variant` of `cubic`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+pub enum CubicVariant {
+    /// RFC 9438.
+    #[serde(rename = "rfc9438")]
+    Rfc9438,
+    /// Linux 2.6.22's `tcp_cubic.c` v2.1 (ns-2.35's `tcp/linux/src/tcp_cubic.c`).
+    #[serde(rename = "linux-2.6.22")]
+    Linux2622,
+}
+
+/// Build the CUBIC that `variant` names (default: Linux 2.6.22's under
+/// ns-2's `Agent/TCP/Linux`, RFC 9438's otherwise).
+pub fn build(cfg: CubicConfig, init: &CcInit) -> Result<Box<dyn CongestionControl>, ParamError> {
+    let variant = cfg.variant.unwrap_or(if init.linux_agent {
+        CubicVariant::Linux2622
+    } else {
+        CubicVariant::Rfc9438
+    });
+    match variant {
+        CubicVariant::Rfc9438 => Ok(Box::new(Cubic::new(cfg, init)?)),
+        CubicVariant::Linux2622 => {
+            let d = CubicConfig::default();
+            for (key, set) in [
+                ("c", cfg.c != d.c),
+                ("beta", cfg.beta != d.beta),
+                ("hystart", cfg.hystart.is_some()),
+                ("growth_per_segment", cfg.growth_per_segment.is_some()),
+            ] {
+                if set {
+                    return Err(ParamError::at(
+                        key,
+                        "not a parameter of variant \"linux-2.6.22\" (its constants are fixed: beta 819/1024, bic_scale 41)",
+                    ));
+                }
+            }
+            Ok(Box::new(super::cubic_linux::LinuxCubic::new(
+                init,
+                cfg.fast_convergence,
+                cfg.reno_friendly,
+            )))
+        }
+    }
 }
 
 impl Default for CubicConfig {
@@ -68,6 +123,7 @@ impl Default for CubicConfig {
             reno_friendly: true,
             hystart: None,
             growth_per_segment: None,
+            variant: None,
         }
     }
 }
@@ -214,6 +270,9 @@ impl CongestionControl for Cubic {
         if let Some(h) = self.hystart.as_mut() {
             h.finish();
         }
+    }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.w.cwnd = cwnd.max(1.0);
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
         self.epoch_start = None;

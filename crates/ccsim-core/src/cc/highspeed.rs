@@ -36,6 +36,48 @@ pub struct HighSpeedConfig {
     pub high_window: f64,
     /// High_Decrease (default 0.1).
     pub high_decrease: f64,
+    /// Which HighSpeed: "rfc3649" (this module's closed forms) or
+    /// "linux-2.6.22" (the kernel's Appendix B table in integers, cwnd =
+    /// ssthresh / 2 at a loss, as ns-2.35's `Agent/TCP/Linux` runs it:
+    /// [`super::linux2622::LinuxHighSpeed`]; its table fixes the other
+    /// parameters). Default "rfc3649"; "linux-2.6.22" with `linux_agent`
+    /// (under `compat = "ns2"`).
+    pub variant: Option<HighSpeedVariant>,
+}
+
+/// The HighSpeed implementations (key `variant` of `highspeed`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+pub enum HighSpeedVariant {
+    /// RFC 3649's closed forms.
+    #[serde(rename = "rfc3649")]
+    Rfc3649,
+    /// Linux 2.6.22's `tcp_highspeed.c` (ns-2.35 `tcp/linux/src/tcp_highspeed.c`).
+    #[serde(rename = "linux-2.6.22")]
+    Linux2622,
+}
+
+/// Build the HighSpeed that `variant` names (default: Linux 2.6.22's under
+/// ns-2's `Agent/TCP/Linux`).
+pub fn build(cfg: HighSpeedConfig, init: &CcInit) -> Result<Box<dyn CongestionControl>, ParamError> {
+    let variant = cfg.variant.unwrap_or(if init.linux_agent {
+        HighSpeedVariant::Linux2622
+    } else {
+        HighSpeedVariant::Rfc3649
+    });
+    let d = HighSpeedConfig::default();
+    if variant == HighSpeedVariant::Linux2622
+        && (cfg.low_window != d.low_window || cfg.high_window != d.high_window || cfg.high_decrease != d.high_decrease)
+    {
+        return Err(ParamError::at(
+            "variant",
+            "variant \"linux-2.6.22\" follows the kernel's fixed table: drop low_window, high_window and high_decrease",
+        ));
+    }
+    let hs = HighSpeed::new(cfg, init)?;
+    Ok(match variant {
+        HighSpeedVariant::Rfc3649 => Box::new(hs),
+        HighSpeedVariant::Linux2622 => Box::new(super::linux2622::LinuxHighSpeed::new(init)),
+    })
 }
 
 impl Default for HighSpeedConfig {
@@ -44,6 +86,7 @@ impl Default for HighSpeedConfig {
             low_window: 38.0,
             high_window: 83000.0,
             high_decrease: 0.1,
+            variant: None,
         }
     }
 }
@@ -125,6 +168,9 @@ impl CongestionControl for HighSpeed {
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
         let w = ev.window;
         self.w.reduce((1.0 - self.cfg.b(w)) * w, ev);
+    }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        self.w.cwnd = cwnd.max(1.0);
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
         let w = ev.flight;

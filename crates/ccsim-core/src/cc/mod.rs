@@ -21,8 +21,11 @@ pub mod bbr;
 pub mod bic;
 pub mod binomial;
 pub mod cubic;
+pub mod cubic_linux;
+pub mod dctcp;
 pub mod highspeed;
 pub mod hystart;
+pub mod linux2622;
 pub mod reno;
 pub mod vegas;
 
@@ -43,6 +46,10 @@ pub struct Controller {
     pub build: BuildFn,
     /// Taken from Linux: SACK is on by default for it.
     pub sack_by_default: bool,
+    /// Needs every CE mark echoed: its flows are ECN-capable and their
+    /// receivers echo the CE state of each segment (DCTCP, RFC 8257
+    /// section 3.2) instead of RFC 3168's ECE-until-CWR.
+    pub accurate_ecn: bool,
 }
 
 /// Every controller, one row each: a new one is its file plus a row here.
@@ -96,14 +103,11 @@ pub const CONTROLLERS: &[Controller] = &[
         false,
     ),
     row("vegas", |p, i| boxed(vegas::Vegas::new(parse_params(p)?, i)), false),
-    row("bic", |p, i| boxed(bic::Bic::new(parse_params(p)?, i)), true),
-    row("cubic", |p, i| boxed(cubic::Cubic::new(parse_params(p)?, i)), true),
-    row(
-        "highspeed",
-        |p, i| boxed(highspeed::HighSpeed::new(parse_params(p)?, i)),
-        false,
-    ),
+    row("bic", |p, i| bic::build(parse_params(p)?, i), true),
+    row("cubic", |p, i| cubic::build(parse_params(p)?, i), true),
+    row("highspeed", |p, i| highspeed::build(parse_params(p)?, i), false),
     row("bbr", |p, i| boxed(bbr::Bbr::new(parse_params(p)?, i)), true),
+    row("dctcp", |p, i| boxed(dctcp::Dctcp::new(parse_params(p)?, i)), true).with_accurate_ecn(),
 ];
 
 const fn row(name: &'static str, build: BuildFn, sack_by_default: bool) -> Controller {
@@ -111,6 +115,15 @@ const fn row(name: &'static str, build: BuildFn, sack_by_default: bool) -> Contr
         name,
         build,
         sack_by_default,
+        accurate_ecn: false,
+    }
+}
+
+impl Controller {
+    /// The row of a controller that needs every CE mark echoed.
+    const fn with_accurate_ecn(mut self) -> Self {
+        self.accurate_ecn = true;
+        self
     }
 }
 
@@ -282,6 +295,9 @@ pub struct CcInit {
     /// The flow group's compatibility profile (defaults that differ
     /// between ns-2, ns-3, Linux and the RFCs; docs/compat.md).
     pub compat: crate::compat::Profile,
+    /// The sender is ns-2's `Agent/TCP/Linux` (key `linux_agent`): the
+    /// Linux modules it runs are Linux 2.6.22's.
+    pub linux_agent: bool,
 }
 
 /// A congestion controller. It owns `cwnd` and `ssthresh` (segments).
@@ -313,6 +329,11 @@ pub trait CongestionControl: Send {
     /// `partialnewack` with `partial_window_deflation_`). Window-based
     /// controllers override it; the default ignores it.
     fn deflate(&mut self, _segments: f64) {}
+    /// Set cwnd (segments) from outside: ns-2's `Agent/TCP/Linux` raises
+    /// `snd_cwnd` to ssthresh when a recovery or a timeout's loss state
+    /// ends (`tcp_fastretrans_alert`, moderated by `tcp_moderate_cwnd`).
+    /// Window-based controllers override it; the default ignores it.
+    fn set_cwnd(&mut self, _cwnd: f64) {}
     /// Pacing rate in bits per second on the wire, for rate-based
     /// controllers (BBR); None lets the sender decide.
     fn pacing_rate_bps(&self) -> Option<f64> {
@@ -450,6 +471,7 @@ pub(crate) mod testutil {
             mss: 1460,
             wire_size: 1500,
             compat: crate::compat::Profile::Ccsim,
+            linux_agent: false,
         }
     }
 

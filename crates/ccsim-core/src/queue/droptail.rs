@@ -4,8 +4,10 @@
 //! and ns-3's `FifoQueueDisc`: a limit on the packets waiting (the packet on
 //! the wire does not count) or on their bytes; an arrival that does not fit
 //! is dropped, or, with drop-front, the packet at the head is dropped to make
-//! room for it.
+//! room for it. With a marking threshold it is also DCTCP's step-marking
+//! switch ([`super::step_mark`]).
 
+use super::step_mark::StepMark;
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use std::collections::VecDeque;
@@ -117,6 +119,7 @@ pub struct DropTail {
     limit: Limit,
     drop_front: bool,
     fast_path: bool,
+    step: StepMark,
     fifo: Fifo,
 }
 
@@ -127,8 +130,15 @@ impl DropTail {
             limit,
             drop_front,
             fast_path: true,
+            step: StepMark::default(),
             fifo: Fifo::default(),
         }
+    }
+
+    /// Mark ECN-capable arrivals above a threshold (DCTCP's switch).
+    pub fn with_step_mark(mut self, step: StepMark) -> Self {
+        self.step = step;
+        self
     }
 
     /// Allow or forbid the kernel's FIFO fast path (results are identical;
@@ -162,6 +172,7 @@ impl QueueDisc for DropTail {
                 }
             }
         }
+        self.step.apply(pkt, self.fifo.len(), self.fifo.bytes(), ctx);
         self.fifo.push(pkt, size);
         Verdict::Enqueued
     }
@@ -171,7 +182,8 @@ impl QueueDisc for DropTail {
     }
 
     fn as_tail_drop_fifo(&self) -> Option<Limit> {
-        (!self.drop_front && self.fast_path).then_some(self.limit)
+        // The fast path never looks at a packet, so it cannot mark one.
+        (!self.drop_front && self.fast_path && !self.step.is_set()).then_some(self.limit)
     }
 
     fifo_lens!(fifo);

@@ -14,6 +14,7 @@
 
 pub mod droptail;
 pub mod registry;
+pub mod step_mark;
 
 // RED family and price/rate-based AQMs: red, gred, ared, nlred, lired, wred,
 // rio, modred, rem, avq, pi. Modules go below this line.

@@ -22,6 +22,7 @@ use super::droptail::Limit;
 use super::red_buffer::RedBuffer;
 use super::red_core::{check, Curve, Ewma, RedRules, RedTest, Shape};
 use super::registry::QueueArgs;
+use super::step_mark::StepMark;
 use super::{QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{parse, ParamError};
@@ -54,6 +55,9 @@ pub struct RedParams {
     pub adaptive: Option<MaxPController>,
     /// The peers' small-queue and first-arrival rules.
     pub rules: RedRules,
+    /// Step ECN marking of the instantaneous queue on top of RED's own
+    /// test (`mark_threshold`; DCTCP's switch, [`super::step_mark`]).
+    pub step: StepMark,
 }
 
 impl RedParams {
@@ -72,6 +76,7 @@ impl RedParams {
             ecn: false,
             adaptive: None,
             rules: RedRules::resolve(crate::compat::Profile::Ccsim, None, None),
+            step: StepMark::default(),
         }
     }
 }
@@ -84,6 +89,7 @@ pub struct Red {
     curve: Curve,
     test: RedTest,
     adaptive: Option<MaxPController>,
+    step: StepMark,
 }
 
 const PROBES: &[&str] = &["avg", "drop_prob"];
@@ -105,6 +111,7 @@ impl Red {
             },
             test: RedTest::default(),
             adaptive: p.adaptive,
+            step: p.step,
         }
     }
 
@@ -133,7 +140,12 @@ impl QueueDisc for Red {
         let size = ctx.arena.get(pkt).size;
         let avg = self.ewma.on_arrival(ctx.now, self.buf.qlen(), ctx.link_rate_bps);
         let outcome = self.buf.decide(&mut self.test, &self.curve, avg, size, ctx);
-        self.buf.admit(outcome, &mut self.test, &mut self.ewma, pkt, size, ctx)
+        let (qlen, qbytes) = (self.buf.fifo.len(), self.buf.fifo.bytes());
+        let verdict = self.buf.admit(outcome, &mut self.test, &mut self.ewma, pkt, size, ctx);
+        if verdict == Verdict::Enqueued {
+            self.step.apply(pkt, qlen, qbytes, ctx);
+        }
+        verdict
     }
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef> {
@@ -189,6 +201,8 @@ struct RedConfig {
     bytes: Option<bool>,
     mean_pkt_size: Option<u32>,
     ecn: Option<bool>,
+    mark_threshold: Option<u64>,
+    mark_threshold_bytes: Option<u64>,
     interval: Option<Time>,
     alpha: Option<f64>,
     beta: Option<f64>,
@@ -229,6 +243,7 @@ pub fn params_for(kind: &str, args: &QueueArgs) -> Result<RedParams, ParamError>
     p.wait = c.wait.unwrap_or(true);
     p.bytes = c.bytes.unwrap_or(false);
     p.ecn = c.ecn.unwrap_or(false);
+    p.step = StepMark::new(c.mark_threshold, c.mark_threshold_bytes)?;
     // NLRED is not gentle in the paper; ns-3's NLRED is RED's `NLRED`
     // option and takes RED's `Gentle` (true by default there).
     let nlred_gentle = args.compat == crate::compat::Profile::Ns3;
@@ -430,6 +445,37 @@ mod tests {
         q.ewma.avg = 16.0;
         let r = pkt(ctx.arena, 1000, Ecn::Ect);
         assert_eq!(q.enqueue(r, &mut ctx), Verdict::Dropped(DropReason::Forced));
+    }
+
+    #[test]
+    fn mark_threshold_marks_the_instantaneous_queue_below_min_th() {
+        // The average stays near 0 (w_q 0.002) so RED itself neither marks
+        // nor drops; the step marks every ECN-capable arrival that finds 3
+        // or more packets waiting, and leaves a Not-ECT one unmarked.
+        let p = params_for("red", &args(&params(r#"{"mark_threshold": 3}"#))).unwrap();
+        let mut q = Red::new(
+            "red",
+            Limit {
+                packets: Some(100),
+                bytes: None,
+            },
+            p,
+        );
+        let mut arena = PacketArena::new();
+        let mut rng = stream(4, "red");
+        let mut dropped = Vec::new();
+        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
+        let mut ce = Vec::new();
+        for _ in 0..6 {
+            let r = pkt(ctx.arena, 1000, Ecn::Ect);
+            assert_eq!(q.enqueue(r, &mut ctx), Verdict::Enqueued);
+            ce.push(ctx.arena.get(r).ecn == Ecn::Ce);
+        }
+        assert_eq!(ce, [false, false, false, true, true, true]);
+        let r = pkt(ctx.arena, 1000, Ecn::NotEct);
+        assert_eq!(q.enqueue(r, &mut ctx), Verdict::Enqueued);
+        assert_eq!(ctx.arena.get(r).ecn, Ecn::NotEct);
+        assert_eq!(ctx.marks(), 3);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! the kernel does not change.
 
 use super::droptail::{DropTail, Limit};
+use super::step_mark::StepMark;
 use super::QueueDisc;
 use crate::compat::Profile;
 use crate::params::{parse, ParamError, Params};
@@ -126,6 +127,11 @@ struct DropTailConfig {
     fast_path: bool,
     /// What the limit counts (default from the compatibility profile).
     limit_mode: Option<LimitMode>,
+    /// Step ECN marking: mark an ECN-capable arrival that finds at least
+    /// this many packets waiting (DCTCP's K; default none).
+    mark_threshold: Option<u64>,
+    /// The same threshold in bytes waiting.
+    mark_threshold_bytes: Option<u64>,
 }
 
 impl Default for DropTailConfig {
@@ -133,6 +139,8 @@ impl Default for DropTailConfig {
         DropTailConfig {
             fast_path: true,
             limit_mode: None,
+            mark_threshold: None,
+            mark_threshold_bytes: None,
         }
     }
 }
@@ -164,10 +172,13 @@ impl LimitMode {
 }
 
 fn droptail(drop_front: bool, args: &QueueArgs) -> Built {
-    parse::<DropTailConfig>(args.params).map(|c| {
-        let mode = c.limit_mode.unwrap_or(args.compat.droptail_limit_mode());
-        Box::new(DropTail::new(mode.waiting(args.limit), drop_front).with_fast_path(c.fast_path)) as Box<dyn QueueDisc>
-    })
+    let c = parse::<DropTailConfig>(args.params)?;
+    let mode = c.limit_mode.unwrap_or(args.compat.droptail_limit_mode());
+    let step = StepMark::new(c.mark_threshold, c.mark_threshold_bytes)?;
+    let q = DropTail::new(mode.waiting(args.limit), drop_front)
+        .with_fast_path(c.fast_path)
+        .with_step_mark(step);
+    Ok(Box::new(q) as Box<dyn QueueDisc>)
 }
 
 #[cfg(test)]

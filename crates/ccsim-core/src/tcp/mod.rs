@@ -17,12 +17,15 @@
 //! - [`recovery`]: Tahoe, Reno, NewReno and SACK loss recovery;
 //! - [`scoreboard`]: the SACK scoreboard and RFC 6675's IsLost/SetPipe/NextSeg;
 //! - [`rtt`]: RFC 6298 RTT estimation and RTO;
+//! - [`linux_agent`]: ns-2's `Agent/TCP/Linux` (its scoreboard, rate
+//!   halving, loss marking on a timeout), the sender of ns-2's Linux modules;
 //! - [`rate`]: delivery-rate samples (for BBR);
 //! - [`receiver`]: cumulative and selective ACKs, delayed ACKs, ECN echo.
 //!
 //! Congestion control is pluggable ([`crate::cc`]); the `cc` key picks both
 //! the controller and, for tahoe/reno/newreno/sack, the recovery variant.
 
+pub mod linux_agent;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;
@@ -86,7 +89,8 @@ pub struct TcpConfig {
     /// block, padded to a multiple of 4 (12, 20, 28 or 36 bytes) (default
     /// false: every ACK is `header` bytes; true under `ns3` and `linux`).
     pub sack_option_bytes: Option<bool>,
-    /// ECN (RFC 3168; default false).
+    /// ECN (RFC 3168; default false; always on for a controller that needs
+    /// every CE mark echoed, DCTCP).
     pub ecn: bool,
     /// Lower bound of the RTO (default from the compatibility profile:
     /// 200 ms; 1 s under `ns3` and `rfc`).
@@ -146,6 +150,33 @@ pub struct TcpConfig {
     /// min(cwnd, wnd) / 2 rounded down, on every timeout) (default
     /// from the profile: "window" under `ns2`).
     pub ssthresh_basis: Option<SsthreshBasis>,
+    /// The sender is ns-2.35's `Agent/TCP/Linux` (`tcp/linux/tcp-linux.cc`),
+    /// which ns-2 runs its Linux congestion-control modules in: this sets
+    /// the defaults of `recovery` ("rate_halving"), `rtt_sampling`
+    /// ("timestamps"), `rttvar_update` ("linux"), `rto_restart_every_ack`
+    /// (true), `timestamp_echo` ("rfc1323"), `clock_granularity` (1 ms:
+    /// `tcp_tick_ = 1 / JIFFY_RATIO` once a module is selected), `sack`
+    /// (true) and CUBIC's `variant` ("linux-2.6.22") (default: true under
+    /// `compat = "ns2"` for cc = "cubic", "bic" and "highspeed", the
+    /// modules ns-2 has only in this agent).
+    pub linux_agent: Option<bool>,
+    /// Restart the retransmission timer on every ACK while data is
+    /// outstanding, duplicates included (ns-2's `Agent/TCP/Linux`:
+    /// `renew_timer` in `LinuxTcpAgent::time_processing`); otherwise on
+    /// ACKs of new data only (RFC 6298 section 5.3) (default from
+    /// `linux_agent`).
+    pub rto_restart_every_ack: Option<bool>,
+    /// How RTTVAR follows a sample below SRTT: "rfc6298" (|SRTT - R| with
+    /// gain 1/4) or "linux" (that deviation divided by 8 more before it
+    /// is added, as Linux's `mdev`: `LinuxTcpAgent::rtt_update`) (default
+    /// from `linux_agent`).
+    pub rttvar_update: Option<RttvarUpdate>,
+    /// Which timestamp the receiver echoes: "latest" (of the segment that
+    /// triggered the ACK) or "rfc1323" (of the last segment that advanced
+    /// the cumulative ACK, or of an older duplicate that is newer: ns-2's
+    /// `Acker::update_ts` with `ts_echo_rfc1323_`, which the twins set)
+    /// (default from `linux_agent`).
+    pub timestamp_echo: Option<TimestampEcho>,
     /// Pace transmissions (default false; BBR always paces).
     pub pacing: bool,
     /// The congestion controller's own parameters.
@@ -184,6 +215,10 @@ impl Default for TcpConfig {
             syn: None,
             cwnd_validation: None,
             ssthresh_basis: None,
+            linux_agent: None,
+            rto_restart_every_ack: None,
+            rttvar_update: None,
+            timestamp_echo: None,
             pacing: false,
             cc_params: Params::new(),
         }
@@ -236,6 +271,31 @@ pub struct SenderConfig {
     pub rto_rules: RtoRules,
     /// One timed segment per RTT (ns-2) instead of a sample per ACK.
     pub timed_rtt: bool,
+    /// A sample from every ACK's echoed timestamp, duplicates included.
+    pub ts_rtt: bool,
+    /// Restart the RTO timer on every ACK (ns-2's Linux agent).
+    pub rto_restart_every_ack: bool,
+}
+
+/// How RTTVAR follows a sample below SRTT (key `rttvar_update`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttvarUpdate {
+    /// RFC 6298 section 2.3.
+    Rfc6298,
+    /// Linux's mdev (`tcp_rtt_estimator`; ns-2's `LinuxTcpAgent::rtt_update`):
+    /// a deviation below SRTT counts 1/8 as much.
+    Linux,
+}
+
+/// Which timestamp a TCP receiver echoes (key `timestamp_echo`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimestampEcho {
+    /// The segment that triggered the ACK.
+    Latest,
+    /// RFC 1323 section 3.4 (ns-2 `Acker::update_ts` with `ts_echo_rfc1323_`).
+    Rfc1323,
 }
 
 /// What ssthresh is computed from after a loss or timeout.
@@ -257,6 +317,11 @@ pub enum RttSampling {
     EveryAck,
     /// One segment timed at a time (ns-2's `rtt_active_` / `rtt_seq_`).
     Timed,
+    /// Every ACK, duplicates included, from the timestamp it echoes
+    /// (RFC 7323 section 4.1; ns-2's `Agent/TCP/Linux` with `timestamps_`,
+    /// `LinuxTcpAgent::time_processing`: `int(tao / tcp_tick_ + 0.5)`
+    /// ticks, and each sample ends the backoff, `ts_resetRTO_`).
+    Timestamps,
 }
 
 impl TcpConfig {
@@ -268,6 +333,13 @@ impl TcpConfig {
         })
     }
 
+    /// Whether the sender is ns-2's `Agent/TCP/Linux` under `profile`
+    /// (key `linux_agent`).
+    pub fn linux_agent_for(&self, profile: Profile) -> bool {
+        self.linux_agent
+            .unwrap_or(profile == Profile::Ns2 && matches!(self.cc.as_str(), "cubic" | "bic" | "highspeed"))
+    }
+
     /// Whether the receiver delays ACKs under `profile`.
     pub fn delayed_ack_for(&self, profile: Profile) -> bool {
         self.delayed_ack
@@ -277,21 +349,36 @@ impl TcpConfig {
     /// Check the values and resolve the defaults that depend on `cc` and
     /// on the flow group's compatibility profile.
     pub fn resolve(&self, profile: Profile) -> Result<(SenderConfig, Recovery, bool), ParamError> {
+        let la = self.linux_agent_for(profile);
         let min_rto = self.min_rto.map_or(SimTime(profile.min_rto_ns()), |t| t.0);
         let initial_rto = self.initial_rto.map_or(SimTime(profile.initial_rto_ns()), |t| t.0);
         let granularity = self
             .clock_granularity
             .map_or(SimTime(profile.clock_granularity_ns()), |t| t.0);
+        let granularity = match (self.clock_granularity, la && profile == Profile::Ns2) {
+            // `tcp_tick_ = 1.0 / JIFFY_RATIO` (`install_congestion_control`)
+            (None, true) => SimTime::from_millis(1),
+            _ => granularity,
+        };
+        let sampling = self.rtt_sampling.unwrap_or(if la {
+            RttSampling::Timestamps
+        } else if profile == Profile::Ns2 {
+            RttSampling::Timed
+        } else {
+            RttSampling::EveryAck
+        });
         let rto_rules = RtoRules {
             floor: self.rto_floor.unwrap_or(profile.rto_floor()),
             granularity,
             ticks: profile.rtt_in_ticks() && self.rto_floor.is_none_or(|f| f == RtoFloor::Whole),
             backoff_reset: self.rto_backoff_reset.unwrap_or(profile.rto_backoff_reset()),
+            ts_rounding: sampling == RttSampling::Timestamps,
+            linux_rttvar: self
+                .rttvar_update
+                .unwrap_or(if la { RttvarUpdate::Linux } else { RttvarUpdate::Rfc6298 })
+                == RttvarUpdate::Linux,
         };
-        let timed_rtt = match self.rtt_sampling {
-            Some(s) => s == RttSampling::Timed,
-            None => profile == Profile::Ns2,
-        };
+        let timed_rtt = sampling == RttSampling::Timed;
         let Some(controller) = cc::lookup(&self.cc) else {
             return Err(cc::unknown(&self.cc));
         };
@@ -305,9 +392,10 @@ impl TcpConfig {
             Some(r) => Recovery::parse(r).ok_or_else(|| {
                 ParamError::at(
                     "recovery",
-                    format!("unknown recovery \"{r}\"; expected tahoe, reno, newreno or sack"),
+                    format!("unknown recovery \"{r}\"; expected tahoe, reno, newreno, sack or rate_halving"),
                 )
             })?,
+            None if la => Recovery::RateHalving,
             None if ns3_sack && self.cc != "tahoe" => Recovery::Sack,
             None => match Recovery::parse(&self.cc) {
                 Some(r) => r,
@@ -316,14 +404,14 @@ impl TcpConfig {
             },
         };
         let sack = match (self.sack, recovery) {
-            (Some(false), Recovery::Sack) => {
+            (Some(false), Recovery::Sack | Recovery::RateHalving) => {
                 return Err(ParamError::at(
                     "sack",
                     "SACK recovery needs the SACK option: drop \"sack = false\" or choose another recovery",
                 ))
             }
             (Some(s), _) => s,
-            (None, r) => r == Recovery::Sack || linux_cc || profile == Profile::Ns3,
+            (None, r) => matches!(r, Recovery::Sack | Recovery::RateHalving) || linux_cc || profile == Profile::Ns3,
         };
         if self.mss == 0 || self.mss > 1_000_000 {
             return Err(ParamError::at(
@@ -390,7 +478,7 @@ impl TcpConfig {
             header: self.header,
             window: self.window,
             recovery,
-            ecn: self.ecn,
+            ecn: self.ecn || controller.accurate_ecn,
             dupthresh: self.dupthresh,
             limited_transmit: self.limited_transmit,
             lt_after_loss: self.limited_transmit_after_loss.unwrap_or(profile == Profile::Ns2),
@@ -410,6 +498,8 @@ impl TcpConfig {
             initial_rto,
             rto_rules,
             timed_rtt,
+            ts_rtt: sampling == RttSampling::Timestamps,
+            rto_restart_every_ack: self.rto_restart_every_ack.unwrap_or(la),
         };
         Ok((sc, recovery, sack))
     }
@@ -431,6 +521,7 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
         mss: cfg.mss,
         wire_size: cfg.mss + cfg.header,
         compat: profile,
+        linux_agent: cfg.linux_agent_for(profile),
     };
     let controller = cc::build(&cfg.cc, &cfg.cc_params, &init).map_err(|e| {
         if e.path == "cc" {
@@ -451,8 +542,16 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
     let option_bytes = cfg
         .sack_option_bytes
         .unwrap_or(matches!(profile, Profile::Ns3 | Profile::Linux));
+    let echo = cfg.timestamp_echo.unwrap_or(if cfg.linux_agent_for(profile) {
+        TimestampEcho::Rfc1323
+    } else {
+        TimestampEcho::Latest
+    });
+    let accurate_ecn = cc::lookup(&cfg.cc).is_some_and(|c| c.accurate_ecn);
     let receiver = TcpReceiver::new(cfg.window, cfg.header, sack, max_blocks as usize, delack)
-        .with_sack_option_bytes(option_bytes);
+        .with_sack_option_bytes(option_bytes)
+        .with_rfc1323_echo(echo == TimestampEcho::Rfc1323)
+        .with_accurate_ecn(accurate_ecn);
     let sender = TcpSender::new(sc, controller);
     Ok((Box::new(sender), Box::new(receiver)))
 }

@@ -15,7 +15,14 @@
 //!   recently reported blocks that are not subsets of one already included
 //!   (RFC 2018 section 4).
 //! - ECN: after a CE-marked segment every ACK carries ECE until a segment
-//!   with CWR arrives.
+//!   with CWR arrives (RFC 3168 section 6.1.3). With accurate echo (DCTCP,
+//!   RFC 8257 section 3.2) ECE is instead the CE state of the latest
+//!   segment, CWR is ignored, and when the state changes while a delayed
+//!   ACK is pending, the segments received before the change are
+//!   acknowledged at once with the old state (the two-state machine of
+//!   RFC 8257 Figure 1; Linux `dctcp_ece_ack_update`, ns-3
+//!   `TcpDctcp::CeState0to1`/`CeState1to0`), so the sender counts marked
+//!   bytes exactly.
 
 use super::sender::TIMER_DELACK;
 use crate::event::Endpoint;
@@ -45,6 +52,8 @@ pub struct TcpReceiver {
     max_blocks: usize,
     /// ACKs carrying SACK blocks are longer by the option's bytes.
     option_bytes: bool,
+    /// Echo timestamps by RFC 1323's rule.
+    rfc1323_echo: bool,
     delack: Option<DelAck>,
     /// Next segment expected.
     rcv_nxt: u64,
@@ -56,6 +65,8 @@ pub struct TcpReceiver {
     /// In-order segments not yet acknowledged.
     pending: u32,
     ece: bool,
+    /// Echo each segment's CE state (DCTCP) instead of RFC 3168's latch.
+    accurate_ecn: bool,
     last_ts: SimTime,
     timer_deadline: Option<SimTime>,
     timer_event: Option<SimTime>,
@@ -71,6 +82,7 @@ impl TcpReceiver {
             sack,
             max_blocks: max_blocks.clamp(1, MAX_SACK_BLOCKS),
             option_bytes: false,
+            rfc1323_echo: false,
             delack,
             rcv_nxt: 0,
             ooo: VecDeque::new(),
@@ -78,6 +90,7 @@ impl TcpReceiver {
             n_blocks: 0,
             pending: 0,
             ece: false,
+            accurate_ecn: false,
             last_ts: SimTime::ZERO,
             timer_deadline: None,
             timer_event: None,
@@ -144,10 +157,46 @@ impl TcpReceiver {
         self.n_blocks = n;
     }
 
+    /// Echo timestamps by RFC 1323's rule (section 3.4; ns-2's
+    /// `Acker::update_ts` with `ts_echo_rfc1323_`): the timestamp of the
+    /// segment that advanced the cumulative ACK, or of an older duplicate
+    /// with a later timestamp; out-of-order segments leave it alone, so
+    /// duplicate ACKs echo the last in-order segment's.
+    pub fn with_rfc1323_echo(mut self, on: bool) -> Self {
+        self.rfc1323_echo = on;
+        self
+    }
+
     /// Count the SACK option in the size of the ACKs that carry blocks.
     pub fn with_sack_option_bytes(mut self, on: bool) -> Self {
         self.option_bytes = on;
         self
+    }
+
+    /// Echo the CE state of every segment (DCTCP, RFC 8257 section 3.2).
+    pub fn with_accurate_ecn(mut self, on: bool) -> Self {
+        self.accurate_ecn = on;
+        self
+    }
+
+    /// Track the ECN state a data segment brings, before it is processed.
+    fn ecn_on_arrival(&mut self, ctx: &mut FlowCtx, pkt: &Packet) {
+        let ce = pkt.ecn == Ecn::Ce;
+        if !self.accurate_ecn {
+            if pkt.flags & flags::CWR != 0 {
+                self.ece = false;
+            }
+            if ce {
+                self.ece = true;
+            }
+            return;
+        }
+        if ce != self.ece && self.pending > 0 {
+            // RFC 8257 Figure 1: the delayed segments are acknowledged now,
+            // with the state they arrived in.
+            self.send_ack(ctx);
+        }
+        self.ece = ce;
     }
 
     fn send_ack(&mut self, ctx: &mut FlowCtx) {
@@ -198,14 +247,11 @@ impl Receiver for TcpReceiver {
         if pkt.kind != PacketKind::Data {
             return;
         }
-        if pkt.flags & flags::CWR != 0 {
-            self.ece = false;
-        }
-        if pkt.ecn == Ecn::Ce {
-            self.ece = true;
-        }
-        self.last_ts = pkt.ts_val;
+        self.ecn_on_arrival(ctx, pkt);
         let seq = pkt.seq;
+        if !self.rfc1323_echo || seq == self.rcv_nxt || (seq < self.rcv_nxt && pkt.ts_val >= self.last_ts) {
+            self.last_ts = pkt.ts_val;
+        }
         let payload = pkt.payload.max(1);
         if seq < self.rcv_nxt {
             // A duplicate: acknowledge at once.
@@ -277,6 +323,34 @@ impl Receiver for TcpReceiver {
 #[cfg(test)]
 mod option_tests {
     use super::sack_option_len;
+    use super::TcpReceiver;
+    use crate::time::SimTime;
+    use crate::transport::Receiver;
+
+    #[test]
+    fn rfc1323_echo_keeps_the_last_in_order_timestamp() {
+        // Segments 0 (t = 1 ms) and 2 (t = 3 ms, out of order) then 1 (t =
+        // 5 ms): RFC 1323 echoes 1 ms on the duplicate ACK, 5 ms once 1
+        // fills the hole; the plain rule echoes the latest segment's.
+        for (rfc, want) in [(true, [1, 1, 5]), (false, [1, 3, 5])] {
+            let mut r = TcpReceiver::new(64, 40, true, 3, None).with_rfc1323_echo(rfc);
+            let mut env = crate::transport::testenv::TestEnv::new();
+            let mut echoes = Vec::new();
+            for (seq, ms) in [(0u64, 1u64), (2, 3), (1, 5)] {
+                let p = crate::packet::Packet {
+                    kind: crate::packet::PacketKind::Data,
+                    seq,
+                    payload: 1000,
+                    size: 1040,
+                    ts_val: SimTime::from_millis(ms),
+                    ..Default::default()
+                };
+                r.on_packet(&mut env.ctx(SimTime::from_millis(ms)), &p);
+                echoes.push(env.sent().last().expect("an ACK").ts_echo);
+            }
+            assert_eq!(echoes, want.map(SimTime::from_millis), "rfc1323 {rfc}");
+        }
+    }
 
     #[test]
     fn sack_option_lengths_match_ns3_acks() {

@@ -50,6 +50,10 @@ pub enum Recovery {
     NewReno,
     /// RFC 6675.
     Sack,
+    /// ns-2's `Agent/TCP/Linux` (`tcp/linux/tcp-linux.cc` with its
+    /// `ScoreBoard1`): FACK loss marking, rate halving, every outstanding
+    /// segment marked lost on a timeout ([`super::linux_agent`]).
+    RateHalving,
 }
 
 impl Recovery {
@@ -60,6 +64,7 @@ impl Recovery {
             "reno" => Recovery::Reno,
             "newreno" => Recovery::NewReno,
             "sack" => Recovery::Sack,
+            "rate_halving" => Recovery::RateHalving,
             _ => return None,
         })
     }
@@ -71,6 +76,7 @@ impl Recovery {
             Recovery::Reno => "reno",
             Recovery::NewReno => "newreno",
             Recovery::Sack => "sack",
+            Recovery::RateHalving => "rate_halving",
         }
     }
 }
@@ -219,7 +225,8 @@ impl TcpSender {
                 self.partial_acks = 0;
                 self.transmit(ctx, head);
             }
-            Recovery::Sack => {
+            // (`rate_halving` recovers in `linux_agent`, never here.)
+            Recovery::Sack | Recovery::RateHalving => {
                 self.recover = self.snd_max;
                 self.state = CaState::Recovery;
                 self.transmit(ctx, head);

@@ -46,6 +46,12 @@ pub struct RtoRules {
     pub ticks: bool,
     /// What ends the exponential backoff.
     pub backoff_reset: BackoffReset,
+    /// Samples from timestamps: rounded to the nearest tick, not counted
+    /// from the send time's tick (ns-2 with `timestamps_`).
+    pub ts_rounding: bool,
+    /// RTTVAR follows samples below SRTT 1/8 as fast (Linux's mdev,
+    /// ns-2's `LinuxTcpAgent::rtt_update`; ticks only).
+    pub linux_rttvar: bool,
 }
 
 impl Default for RtoRules {
@@ -55,6 +61,8 @@ impl Default for RtoRules {
             granularity: SimTime::ZERO,
             ticks: false,
             backoff_reset: BackoffReset::Sample,
+            ts_rounding: false,
+            linux_rttvar: false,
         }
     }
 }
@@ -134,8 +142,16 @@ impl RttEstimator {
     /// ns-2's `rtt_update` in ticks.
     fn on_tick_sample(&mut self, r: SimTime, sent_at: SimTime) {
         let g = self.rules.granularity.0;
-        let tickoff = sent_at.0 % g;
-        let rtt = (((r.0 + tickoff) / g) as i64).max(1);
+        let rtt = if self.rules.ts_rounding {
+            // With timestamps: `t_rtt_ = int(tao / tcp_tick_ + 0.5)`
+            // (`LinuxTcpAgent::rtt_update`, `TcpAgent::rtt_update`).
+            ((r.0 + g / 2) / g) as i64
+        } else {
+            let tickoff = sent_at.0 % g;
+            ((r.0 + tickoff) / g) as i64
+        }
+        .max(1);
+        let linux = self.rules.linux_rttvar;
         let t = &mut self.tick;
         if t.srtt8 != 0 {
             let mut delta = rtt - (t.srtt8 >> 3);
@@ -143,10 +159,20 @@ impl RttEstimator {
             if t.srtt8 <= 0 {
                 t.srtt8 = 1;
             }
-            delta = delta.abs() - (t.rttvar4 >> 2);
-            t.rttvar4 += delta;
-            if t.rttvar4 <= 0 {
-                t.rttvar4 = 1;
+            if linux && delta < 0 {
+                // `LinuxTcpAgent::rtt_update`: a sample below SRTT moves
+                // the deviation 1/8 as much (Linux's mdev), no floor.
+                delta = -delta - (t.rttvar4 >> 2);
+                if delta > 0 {
+                    delta >>= 3;
+                }
+                t.rttvar4 += delta;
+            } else {
+                delta = delta.abs() - (t.rttvar4 >> 2);
+                t.rttvar4 += delta;
+                if t.rttvar4 <= 0 && !linux {
+                    t.rttvar4 = 1;
+                }
             }
         } else {
             t.srtt8 = rtt << 3;
@@ -273,6 +299,7 @@ mod tests {
                 granularity: SimTime::from_millis(10),
                 ticks: true,
                 backoff_reset: BackoffReset::Sample,
+                ..RtoRules::default()
             },
         )
     }
@@ -313,6 +340,7 @@ mod tests {
             granularity: SimTime::from_millis(1),
             ticks: false,
             backoff_reset,
+            ..RtoRules::default()
         };
         for (reset, after_ack) in [(BackoffReset::Sample, 4), (BackoffReset::NewAck, 1)] {
             let mut e = RttEstimator::with_rules(
@@ -346,6 +374,7 @@ mod tests {
                 granularity: SimTime::from_millis(1),
                 ticks: false,
                 backoff_reset: BackoffReset::Sample,
+                ..RtoRules::default()
             },
         );
         e.on_sample(SimTime::from_millis(100), SimTime::ZERO);
@@ -372,5 +401,39 @@ mod tests {
         assert_eq!(e.rto(), SimTime::from_secs(60), "capped at max_rto");
         e.on_sample(SimTime::from_millis(100), SimTime::ZERO);
         assert_eq!(e.backoff(), 0);
+    }
+
+    #[test]
+    fn ns2_linux_agent_timestamps_and_mdev() {
+        // `LinuxTcpAgent::rtt_update` with timestamps and tcp_tick_ 1 ms:
+        // samples rounded to the nearest tick, and a sample below SRTT
+        // moves RTTVAR 1/8 as much.
+        let rules = RtoRules {
+            floor: RtoFloor::Whole,
+            granularity: SimTime::from_millis(1),
+            ticks: true,
+            backoff_reset: BackoffReset::Sample,
+            ts_rounding: true,
+            linux_rttvar: true,
+        };
+        let mut e = RttEstimator::with_rules(
+            SimTime::from_millis(200),
+            SimTime::from_secs(60),
+            SimTime::from_secs(3),
+            rules,
+        );
+        // 100.6 ms rounds to 101 ticks (the send-time tick rule would give 100).
+        e.on_sample(SimTime::from_micros(100_600), SimTime::from_micros(1_000_900));
+        assert_eq!(e.srtt(), Some(SimTime::from_millis(101)));
+        // srtt8 = 808, rttvar4 = 202. A sample of 61 ticks: delta = -40,
+        // srtt8 = 768; |delta| - (202 >> 2) = -10 (not positive: not
+        // divided), rttvar4 = 192. Then 21 ticks: delta = -75, srtt8 = 693;
+        // 75 - 48 = 27 >> 3 = 3: rttvar4 = 195 (RFC 6298: 27 added).
+        e.on_sample(SimTime::from_millis(61), SimTime::from_secs(2));
+        assert_eq!(e.rttvar(), SimTime::from_millis(48));
+        e.on_sample(SimTime::from_millis(21), SimTime::from_secs(3));
+        assert_eq!(e.rttvar(), SimTime::from_micros(48_750));
+        // RTO = (693 + 8 * 195) >> 3 = 281 ticks.
+        assert_eq!(e.rto(), SimTime::from_millis(281));
     }
 }

@@ -61,6 +61,11 @@ pub(super) struct Seg {
     pub sent_at: SimTime,
     /// Rate-estimation state of the latest transmission.
     pub tx: TxInfo,
+    /// ns-2 Linux agent: deemed lost and not retransmitted since.
+    pub la_lost: bool,
+    /// ns-2 Linux agent: retransmitted when snd_max was this (the
+    /// scoreboard's `SndNxt`); lost again once a segment at or above it is SACKed.
+    pub la_rtx_nxt: Option<u64>,
 }
 
 /// The sending end of a TCP flow.
@@ -79,7 +84,7 @@ pub struct TcpSender {
     pub(super) snd_max: u64,
     app_bytes: u64,
     app_assigned: u64,
-    stopped: bool,
+    pub(super) stopped: bool,
     /// Receiver window, segments.
     pub(super) rwnd: u64,
     pub(super) state: CaState,
@@ -98,17 +103,19 @@ pub struct TcpSender {
     /// Segments sent by Limited Transmit since the last cumulative ACK.
     pub(super) lt_sent: u64,
     /// Consecutive timeouts without progress.
-    rto_streak: u32,
+    pub(super) rto_streak: u32,
     /// With `timed_rtt` (ns-2): the one segment being timed and when it
     /// was sent (ns-2's `rtt_seq_` and `rtt_ts_` while `rtt_active_`).
     pub(super) rtt_timing: Option<(u64, SimTime)>,
     /// With `syn`: the connection-opening segment (seq 0, no payload) has
     /// not been acknowledged yet.
-    syn_pending: bool,
+    pub(super) syn_pending: bool,
+    /// ns-2 Linux agent state (recovery "rate_halving").
+    pub(super) la: super::linux_agent::LaState,
     ecn_recover: Option<u64>,
     cwr_pending: bool,
-    cwnd_limited: bool,
-    rto_deadline: Option<SimTime>,
+    pub(super) cwnd_limited: bool,
+    pub(super) rto_deadline: Option<SimTime>,
     rto_event: Option<SimTime>,
     rto_token: u64,
     pace_next: SimTime,
@@ -124,6 +131,7 @@ impl TcpSender {
             rtt: RttEstimator::with_rules(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.rto_rules),
             rtt_timing: None,
             syn_pending: cfg.syn,
+            la: Default::default(),
             rwnd: cfg.window as u64,
             cfg,
             cc,
@@ -185,7 +193,7 @@ impl TcpSender {
         self.cfg.recovery == Recovery::Sack
     }
 
-    fn seg(&self, seq: u64) -> &Seg {
+    pub(super) fn seg(&self, seq: u64) -> &Seg {
         &self.segs[(seq - self.snd_una) as usize]
     }
 
@@ -204,11 +212,11 @@ impl TcpSender {
         }
     }
 
-    fn window(&self) -> u64 {
+    pub(super) fn window(&self) -> u64 {
         self.effective_cwnd().floor() as u64
     }
 
-    fn has_new_data(&self) -> bool {
+    pub(super) fn has_new_data(&self) -> bool {
         !self.stopped && self.app_assigned < self.app_bytes
     }
 
@@ -272,6 +280,8 @@ impl TcpSender {
                 tx_count: 0,
                 sent_at: now,
                 tx: TxInfo::default(),
+                la_lost: false,
+                la_rtx_nxt: None,
             });
             self.board.push();
             self.snd_max += 1;
@@ -327,6 +337,10 @@ impl TcpSender {
     /// Send as much as the window, the receiver window, pacing and the
     /// application allow.
     pub(super) fn send_much(&mut self, ctx: &mut FlowCtx) {
+        if self.cfg.recovery == Recovery::RateHalving {
+            self.la_send_much(ctx);
+            return;
+        }
         // ns-2's NewReno sends at most two segments per ACK during fast
         // recovery (`send_much(0, 0, 2)` while `dupacks_` has not been reset;
         // a partial ACK does not reset it).
@@ -459,7 +473,13 @@ impl TcpSender {
         self.congestion_event(now, flight, false, collapse)
     }
 
-    fn congestion_event(&self, now: SimTime, flight: u64, repeated: bool, collapse: bool) -> CongestionEvent {
+    pub(super) fn congestion_event(
+        &self,
+        now: SimTime,
+        flight: u64,
+        repeated: bool,
+        collapse: bool,
+    ) -> CongestionEvent {
         let window = self.cc.cwnd().min(self.rwnd as f64);
         let ns2 = self.cfg.ssthresh_from_window;
         CongestionEvent {
@@ -478,6 +498,10 @@ impl TcpSender {
     /// Retransmission timeout (RFC 6298 section 5.4-5.6, RFC 5681 section 3.1).
     fn on_timeout(&mut self, ctx: &mut FlowCtx) {
         if self.snd_una >= self.snd_max {
+            return;
+        }
+        if self.cfg.recovery == Recovery::RateHalving {
+            self.la_on_timeout(ctx);
             return;
         }
         if ctx.stats.counting {
@@ -518,6 +542,10 @@ impl TcpSender {
 
     /// Handle an acknowledgement.
     fn on_ack(&mut self, ctx: &mut FlowCtx, pkt: &Packet) {
+        if self.cfg.recovery == Recovery::RateHalving {
+            self.la_on_ack(ctx, pkt);
+            return;
+        }
         let now = ctx.now;
         let ack = pkt.ack.min(self.snd_max);
         if ack < self.snd_una {

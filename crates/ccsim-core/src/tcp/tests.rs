@@ -43,6 +43,11 @@ pub(crate) struct Harness {
     pub log: Vec<Tx>,
     /// (time, effective cwnd, ssthresh, srtt) after each ACK.
     pub cwnd_log: Vec<(SimTime, f64, f64, f64)>,
+    /// Segments newly acknowledged by ACKs that carried ECN-Echo.
+    pub ece_acked: u64,
+    last_ack: u64,
+    /// (time, cumulative ACK) of each ACK the sender received.
+    pub ack_log: Vec<(SimTime, u64)>,
 }
 
 const DATA: LinkId = LinkId(0);
@@ -71,6 +76,9 @@ impl Harness {
             data_count: 0,
             log: Vec::new(),
             cwnd_log: Vec::new(),
+            ece_acked: 0,
+            last_ack: 0,
+            ack_log: Vec::new(),
         }
     }
 
@@ -148,6 +156,11 @@ impl Harness {
                             self.with_ctx(|ctx, _, r| r.on_packet(ctx, &p));
                         }
                         PacketKind::Ack => {
+                            if p.flags & crate::packet::flags::ECE != 0 {
+                                self.ece_acked += p.ack.saturating_sub(self.last_ack);
+                            }
+                            self.last_ack = self.last_ack.max(p.ack);
+                            self.ack_log.push((self.now, p.ack));
                             self.with_ctx(|ctx, s, _| s.on_packet(ctx, &p));
                             let pr = self.sender.probe();
                             self.cwnd_log
@@ -407,6 +420,28 @@ fn ecn_one_reduction_per_window_no_retransmission() {
 }
 
 #[test]
+fn dctcp_receiver_echoes_exactly_the_marked_segments() {
+    // RFC 8257 section 3.2: with delayed ACKs, ECE covers the CE-marked
+    // segments and no others (the state change flushes the pending ACK with
+    // the old state). RFC 3168's latch instead echoes until CWR arrives,
+    // about a round trip of ACKs.
+    for (cc, exact) in [("dctcp", true), ("newreno", false)] {
+        let mut c = cfg(cc);
+        c.ecn = true;
+        c.delayed_ack = Some(true);
+        let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[]);
+        h.marks = vec![61, 62, 63, 64];
+        h.start(u64::MAX);
+        h.run_until(SimTime::from_secs(2));
+        if exact {
+            assert_eq!(h.ece_acked, 4, "{cc}");
+        } else {
+            assert!(h.ece_acked > 8, "{cc}: {}", h.ece_acked);
+        }
+    }
+}
+
+#[test]
 fn finite_transfer_completes_with_partial_last_segment() {
     for cc in ["tahoe", "reno", "newreno", "sack", "cubic", "bbr", "vegas"] {
         let mut c = cfg(cc);
@@ -421,4 +456,111 @@ fn finite_transfer_completes_with_partial_last_segment() {
             "{cc}: 68 full segments + 720 bytes"
         );
     }
+}
+
+/// ns-2's `Agent/TCP/Linux` (`linux_agent`) with CUBIC: the transmissions
+/// around one loss.
+fn run_linux_agent(drops: &[u64], drop_tx: &[(u64, u16)]) -> Harness {
+    let mut c = cfg("cubic");
+    c.linux_agent = Some(true);
+    let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), drops);
+    h.drop_tx = drop_tx.to_vec();
+    h.start(u64::MAX);
+    h.run_until(SimTime::from_secs(3));
+    h
+}
+
+#[test]
+fn linux_agent_fack_threshold_and_rate_halving() {
+    let h = run_linux_agent(&[60], &[]);
+    assert_eq!(h.retransmitted(), vec![59]);
+    assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 0));
+    // ScoreBoard1 marks 59 lost once the highest SACKed segment is 59 + 4:
+    // the first three duplicate ACKs each release a new segment (the flight
+    // excludes SACKed segments), the fourth starts recovery.
+    // (RFC 6675's IsLost would retransmit on the third.)
+    let rx = h.log.iter().position(|t| t.retransmission).unwrap();
+    let acks_59: Vec<SimTime> = h.ack_log.iter().filter(|a| a.1 == 59).map(|a| a.0).collect();
+    // acks_59[0] acknowledges 58; the duplicates follow.
+    assert_eq!(h.log[rx].t, acks_59[4], "the fourth duplicate ACK");
+    let released: Vec<u64> = h.log[..rx]
+        .iter()
+        .filter(|t| t.t >= acks_59[1])
+        .map(|t| t.seq)
+        .collect();
+    assert_eq!(released.len(), 3, "{released:?}");
+    // cwnd = ssthresh = 22 * 819 / 1024 = 17 at once, but rate halving
+    // (`next_pkts_in_flight_` from the old window, 22) keeps sending: the
+    // flight (21 after the retransmission: 25 out, 4 SACKed) comes down by
+    // one segment per two ACKs to cwnd, then one is sent per ACK.
+    let (cwnd, ssthresh) = cwnd_at(&h, h.log[rx].t);
+    assert_eq!((cwnd, ssthresh), (17.0, 17.0));
+    let sent_on: Vec<bool> = h
+        .ack_log
+        .iter()
+        .filter(|a| a.0 > h.log[rx].t)
+        .take(10)
+        .map(|a| h.log.iter().any(|t| t.t == a.0))
+        .collect();
+    assert_eq!(
+        sent_on,
+        vec![false, true, false, true, false, true, false, true, true, true]
+    );
+}
+
+#[test]
+fn linux_agent_timeout_after_last_ack_and_marks_the_rest_lost() {
+    // 59, its fast retransmission and all new data sent during recovery
+    // (81 on) are lost, so nothing SACKed can show the retransmission lost
+    // and only the timer recovers. It restarts on every ACK (duplicates
+    // too), so it fires an RTO after the last duplicate ACK, not after the
+    // fast retransmission; then every unSACKed segment (59 and 81 on) is
+    // marked lost and resent in order, the SACKed 60..=80 are not.
+    let mut drops = vec![(59, 0), (59, 1)];
+    drops.extend((81..400).map(|s| (s, 0)));
+    let h = run_linux_agent(&[], &drops);
+    assert!(h.stats.timeouts >= 1);
+    let rto_rx = tx_time_of(&h, 59, 2);
+    let last_ack = h.cwnd_log.iter().rev().find(|c| c.0 < rto_rx).unwrap().0;
+    let gap = rto_rx - last_ack;
+    assert!(gap >= SimTime::from_millis(200), "{gap}");
+    assert!(rto_rx - tx_time_of(&h, 59, 1) > gap + SimTime::from_millis(10));
+    let rx = h.retransmitted();
+    assert!(rx.iter().all(|&s| !(60..=80).contains(&s)), "SACKed resent: {rx:?}");
+    assert_eq!(rx[..4], [59, 59, 81, 82], "{rx:?}");
+}
+
+#[test]
+fn linux_agent_is_the_ns2_sender_of_the_linux_modules() {
+    use super::recovery::Recovery;
+    use crate::compat::Profile;
+    let resolve = |cc: &str, profile: Profile, la: Option<bool>| {
+        let c = TcpConfig {
+            cc: cc.into(),
+            linux_agent: la,
+            ..TcpConfig::default()
+        };
+        c.resolve(profile).expect("valid").0
+    };
+    for cc in ["cubic", "bic", "highspeed"] {
+        let s = resolve(cc, Profile::Ns2, None);
+        assert_eq!(s.recovery, Recovery::RateHalving, "{cc}");
+        assert!(s.ts_rtt && s.rto_restart_every_ack && !s.timed_rtt, "{cc}");
+        // tcp_tick_ = 1 / JIFFY_RATIO once a Linux module is selected
+        assert_eq!(s.rto_rules.granularity, SimTime::from_millis(1));
+        assert!(s.rto_rules.ts_rounding && s.rto_rules.linux_rttvar);
+        // ccsim's default, ns-3 and Linux profiles keep their senders.
+        for p in [Profile::Ccsim, Profile::Ns3, Profile::Linux] {
+            let s = resolve(cc, p, None);
+            assert!(
+                s.recovery != Recovery::RateHalving && !s.ts_rtt && !s.rto_restart_every_ack,
+                "{cc} {p:?}"
+            );
+        }
+        assert!(resolve(cc, Profile::Ns2, Some(false)).recovery != Recovery::RateHalving);
+    }
+    let s = resolve("newreno", Profile::Ns2, None);
+    assert_eq!(s.recovery, Recovery::NewReno);
+    assert!(s.timed_rtt && !s.ts_rtt);
+    assert_eq!(s.rto_rules.granularity, SimTime::from_millis(10));
 }
