@@ -39,9 +39,9 @@ pub enum Error {
     /// A value JSON cannot hold.
     #[error("summary JSON: {0}")]
     NotJson(#[from] value::NotJson),
-    /// Writing to the output failed (a file's path is added by `write_run`).
-    #[error("{0}")]
-    Write(std::io::Error),
+    /// The Parquet encoder failed (a file's path is added by `write_run`).
+    #[error("Parquet: {0}")]
+    Parquet(#[from] parquet::errors::ParquetError),
     /// A value the files cannot hold.
     #[error("{0}")]
     Unsupported(String),
@@ -104,7 +104,7 @@ pub struct EmptyColumns {
 
 /// The time series in long format (time_s, entity_kind, entity, metric,
 /// value), one block of rows per series, as Parquet.
-pub fn timeseries_parquet<W: Write>(out: W, time_s: &[f64], series: &[Series]) -> Result<W, Error> {
+pub fn timeseries_parquet<W: Write + Send>(out: W, time_s: &[f64], series: &[Series]) -> Result<W, Error> {
     let mut blocks = Vec::with_capacity(series.len());
     for s in series {
         let Some(times) = time_s.get(..s.values.len()) else {
@@ -139,7 +139,7 @@ pub fn timeseries_parquet<W: Write>(out: W, time_s: &[f64], series: &[Series]) -
 }
 
 /// The delay histograms (flow, delay_s, count), one row per non-empty bucket, as Parquet.
-pub fn delays_parquet<W: Write>(out: W, delays: &[Delays]) -> Result<W, Error> {
+pub fn delays_parquet<W: Write + Send>(out: W, delays: &[Delays]) -> Result<W, Error> {
     let mut blocks = Vec::with_capacity(delays.len());
     for d in delays {
         if d.upper_s.len() != d.counts.len() {
@@ -176,7 +176,7 @@ fn io(path: &Path, e: std::io::Error) -> Error {
 /// The file at `path` written by `write` (its errors named with the path), flushed.
 fn write_file(path: &Path, write: impl FnOnce(BufWriter<File>) -> Result<BufWriter<File>, Error>) -> Result<(), Error> {
     let w = write(create(path)?).map_err(|e| match e {
-        Error::Write(e) => io(path, e),
+        Error::Parquet(e) => Error::Unsupported(format!("{}: Parquet: {e}", path.display())),
         other => other,
     })?;
     w.into_inner().map_err(|e| io(path, e.into_error()))?;
