@@ -200,7 +200,8 @@ fn for_each_segment<'b, 'a>(
 /// A label column's rows: a block's label repeated, kept for the next
 /// blocks with the same label (each repetition of a `ByteArray` costs an
 /// atomic reference count, whose increments and decrements were a third of
-/// the time series' encoding time when every block built its own).
+/// the time series' encoding time when every block built its own). At most
+/// `KEEP` labels of at most `ROWS` rows are kept (2 MiB of `ByteArray`s).
 #[derive(Default)]
 struct LabelRows<'a> {
     rows: Vec<(&'a str, Vec<ByteArray>)>,
@@ -208,7 +209,9 @@ struct LabelRows<'a> {
 
 impl<'a> LabelRows<'a> {
     /// At most this many labels are kept (the metrics; the entities come in runs).
-    const KEEP: usize = 64;
+    const KEEP: usize = 32;
+    /// A block's label column is written this many rows at a time at most.
+    const ROWS: usize = 2048;
 
     fn clear(&mut self) {
         self.rows.clear();
@@ -274,7 +277,13 @@ pub fn long_table<'a, W: Write + Send>(
                     write::<DoubleType>(col.typed(), times, &ones)
                 } else if index < n_before + n_labels {
                     let label = b.labels[index - n_before];
-                    write::<ByteArrayType>(col.typed(), &labels.rows(label, rows.len()), &ones)
+                    let mut left = rows.len();
+                    while left > 0 {
+                        let n = left.min(LabelRows::ROWS);
+                        write::<ByteArrayType>(col.typed(), labels.rows(label, n), &ones)?;
+                        left -= n;
+                    }
+                    Ok(())
                 } else {
                     let (values, kind) = b.after[index - n_before - n_labels];
                     if kind == Kind::Int {
@@ -334,12 +343,13 @@ mod tests {
     #[test]
     fn label_rows_are_each_blocks_labels() {
         // More metrics than the label rows keep, labels that come back after
-        // others, a block longer than the last one with its label, and an empty one.
-        let time_s: Vec<f64> = (1..=30).map(|i| f64::from(i) * 0.5).collect();
+        // others, a block longer than the last one with its label, an empty
+        // one, and one longer than the label rows.
+        let time_s: Vec<f64> = (1..=5000).map(|i| f64::from(i) * 0.5).collect();
         let mut owned = Vec::new();
         for e in 0..3 {
             for m in 0..(super::LabelRows::KEEP + 6) {
-                let n = (e * 7 + m * 3) % 31;
+                let n = if e == 1 && m == 5 { 5000 } else { (e * 7 + m * 3) % 31 };
                 let values: Vec<f64> = (0..n).map(|i| (i * 10 + m) as f64).collect();
                 let kind = if m % 2 == 0 { "queue" } else { "flow" };
                 owned.push((
