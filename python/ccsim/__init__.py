@@ -56,7 +56,7 @@ __version__: str = _core.version()
 
 
 def __getattr__(name: str) -> object:
-    """`ccsim.Result`, imported on first use: it needs pandas, which `ccsim --help` should not load."""
+    """`ccsim.Result`, imported on first use (`ccsim --help` needs none of it)."""
     if name == "Result":
         from ccsim.results import Result  # noqa: PLC0415
 
@@ -88,7 +88,7 @@ def run(
         name = s.trace_name()
         if name is not None:
             trace_dir = default_results_dir(name)
-    summary_json, timeseries = _core.run_scenario(
+    summary_json, run_data = _core.run_scenario(
         s.text,
         s.source,
         s.fmt,
@@ -99,9 +99,9 @@ def run(
         progress=progress,
         plugin_dirs=list(s.plugin_dirs),
     )
-    from ccsim.results import Result  # noqa: PLC0415 (pandas: only when a run has results to hold)
+    from ccsim.results import Result  # noqa: PLC0415
 
-    return Result.from_engine(summary_json, timeseries)
+    return Result.from_engine(summary_json, run_data)
 
 
 def validate(scenario: ScenarioInput, *, seed: int | None = None) -> None:

@@ -12,11 +12,13 @@ __all__ = [
     "CongestionEvent",
     "Packet",
     "QueueDisc",
+    "RunData",
     "ScenarioError",
     "SimulationError",
     "parse_rate_bps",
     "parse_size_bytes",
     "parse_time_s",
+    "pretty_json",
     "run_scenario",
     "trace_estimate",
     "validate_scenario",
@@ -24,6 +26,36 @@ __all__ = [
 ]
 
 Series = tuple[str, str, str, npt.NDArray[np.float64]]
+Delays = tuple[str, npt.NDArray[np.float64], npt.NDArray[np.float64]]
+
+class RunData:
+    """A finished run's results held by the extension: the summary, the time series, the delay histograms."""
+
+    @staticmethod
+    def from_parts(
+        summary_json: str,
+        time_s: npt.NDArray[np.float64],
+        series: list[Series],
+        delays: list[Delays],
+    ) -> RunData:
+        """Results built from Python data (float64 arrays)."""
+
+    def summary_json(self) -> str:
+        """The summary as compact JSON text."""
+
+    def write(self, out_dir: str | os.PathLike[str], empty: list[tuple[str, list[str], list[str]]]) -> list[str]:
+        """Write the run's files into `out_dir` (docs/results.md); `empty`: (table, columns, text columns) of a
+        table without rows. Returns the paths written; OSError if a file cannot be written, ValueError for a
+        value the files cannot hold."""
+
+    def timeseries_parquet(self) -> bytes:
+        """timeseries.parquet's bytes."""
+
+    def delays_parquet(self) -> bytes:
+        """delays.parquet's bytes."""
+
+    def timeseries(self) -> dict[str, npt.NDArray[np.float64] | list[Series] | list[Delays]]:
+        """{"time_s": array, "series": [(kind, entity, metric, values)], "delays": [(flow, upper_s, counts)]}."""
 
 class ScenarioError(ValueError):
     """A scenario is malformed: "file: key.path: what was expected"."""
@@ -41,8 +73,8 @@ def run_scenario(
     trace_dir: str | os.PathLike[str] | None = None,
     progress: Callable[[float, float, int], object] | None = None,
     plugin_dirs: list[str] | None = None,
-) -> tuple[str, dict[str, npt.NDArray[np.float64] | list[Series]]]:
-    """Run a scenario; return (RunResult JSON, {"time_s": array, "series": [(kind, entity, metric, values)]}).
+) -> tuple[str, RunData]:
+    """Run a scenario; return (RunResult JSON, the run's data).
 
     `progress(simulated_s, duration_s, events)` is called every 65536
     events (an exception in it stops the run as KeyboardInterrupt).
@@ -63,6 +95,9 @@ def trace_estimate(
     text: str, source: str, fmt: str = "toml", seed: int | None = None, plugin_dirs: list[str] | None = None
 ) -> tuple[str, float, float] | None:
     """The trace a scenario asks for, estimated: (format, packet crossings of traced links, bytes); None without one."""
+
+def pretty_json(text: str) -> str:
+    """JSON text indented as `json.dumps(indent=2, ensure_ascii=False)` writes it, ending in a newline."""
 
 def version() -> str:
     """The engine's version."""

@@ -13,6 +13,7 @@ import datetime as dt
 import errno
 import json
 import math
+import os
 import shlex
 import signal
 import sys
@@ -316,7 +317,7 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO) -> int:
     if args.json:
         stdout.write(result.summary_json())
     elif not args.quiet:
-        show_run(result, out_dir, console(stdout), flows=args.flows or args.verbose, queues=args.queues or args.verbose)
+        show_run(result, out_dir, stdout, flows=args.flows or args.verbose, queues=args.queues or args.verbose)
         if plots:
             print(f"figures written to {out_dir / 'plots'}/", file=stdout)
     return EXIT_OK
@@ -387,13 +388,33 @@ def cmd_report(args: argparse.Namespace, stdout: TextIO) -> int:
     return EXIT_OK
 
 
-def show_run(result: Result, out_dir: Path, out: Console, *, flows: bool = False, queues: bool = False) -> None:
-    """Print a run's tables (compact unless `flows` or `queues`) and where its results went."""
-    from ccsim import display  # noqa: PLC0415
+def show_run(result: Result, out_dir: Path, stdout: TextIO, *, flows: bool = False, queues: bool = False) -> None:
+    """Print a run's tables (compact unless `flows` or `queues`) and where its results went.
 
-    for t in display.run_tables(result, flows=flows, queues=queues):
-        out.print(t)
-    out.print(f"results written to {out_dir}{'' if str(out_dir).endswith('/') else '/'}", soft_wrap=True)
+    Off a terminal the tables are drawn without importing rich when they come out the same
+    (`ccsim.plain_table.render`); on a terminal rich draws them, in colour.
+    """
+    from ccsim import display, plain_table  # noqa: PLC0415
+
+    tables = display.run_tables(result, flows=flows, queues=queues)
+    where = f"results written to {out_dir}{'' if str(out_dir).endswith('/') else '/'}"
+    if not rich_needed(stdout):
+        drawn = [plain_table.render(t, PIPE_WIDTH) for t in tables]
+        if all(d is not None for d in drawn):
+            stdout.write("".join(d for d in drawn if d is not None) + where + "\n")
+            return
+    out = console(stdout)
+    for t in tables:
+        out.print(plain_table.to_rich(t))
+    out.print(where, soft_wrap=True, markup=False, emoji=False)
+
+
+def rich_needed(stream: TextIO) -> bool:
+    """Whether rich would draw on `stream` as on a terminal (or in an encoding without box characters)."""
+    if any(v in os.environ for v in ("FORCE_COLOR", "TTY_COMPATIBLE")):
+        return True
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    return stream.isatty() or encoding != "utf8"
 
 
 def cmd_validate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:

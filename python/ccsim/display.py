@@ -1,4 +1,8 @@
-"""Readable tables of a run's results and of benchmark runs (rich)."""
+"""Readable tables of a run's results and of benchmark runs.
+
+A run's tables are `TextTable`s (`ccsim.plain_table`: printed without rich
+off a terminal); the others are rich Tables, rich imported when one is made.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +10,11 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
-from rich.table import Table
+from ccsim.plain_table import TextTable
 
 if TYPE_CHECKING:
     import pandas as pd
+    from rich.table import Table
 
     from ccsim.bench_peer import Row as BenchRow
     from ccsim.results import Result
@@ -38,17 +42,16 @@ def pct(fraction: float) -> str:
     return f"{fraction * 100:.2f}%"
 
 
-def flows_table(flows: Sequence[Mapping[str, Any]]) -> Table:
+def flows_table(flows: Sequence[Mapping[str, Any]]) -> TextTable:
     """Per-flow results."""
-    t = Table(title="Flows", title_justify="left")
+    t = TextTable(title="Flows")
     for col in ("flow", "path", "transport", "sent", "recv", "lost", "loss", "goodput"):
-        t.add_column(col, justify="left" if col in ("flow", "path", "transport") else "right")
+        t.add_column(col, "left" if col in ("flow", "path", "transport") else "right")
     for col in ("delay ms", "p99 ms", "jitter ms"):
-        t.add_column(col, justify="right")
+        t.add_column(col, "right")
     t.caption = (
         "counts of events inside the metrics window: sent + in flight at its start = recv + lost + in flight at its end"
     )
-    t.caption_justify = "left"
     for f in flows:
         t.add_row(
             f["name"],
@@ -66,13 +69,13 @@ def flows_table(flows: Sequence[Mapping[str, Any]]) -> Table:
     return t
 
 
-def queues_table(queues: Sequence[Mapping[str, Any]], bottleneck: str) -> Table:
+def queues_table(queues: Sequence[Mapping[str, Any]], bottleneck: str) -> TextTable:
     """Per-queue results of the queues that saw traffic; the bottleneck is marked with *."""
-    t = Table(title="Queues (with arrivals; * = bottleneck)", title_justify="left")
+    t = TextTable(title="Queues (with arrivals; * = bottleneck)")
     for col in ("link", "kind"):
         t.add_column(col)
     for col in ("arrivals", "drops", "loss", "avg q", "max q", "wait ms"):
-        t.add_column(col, justify="right")
+        t.add_column(col, "right")
     for q in queues:
         if q["arrivals"] == 0:
             continue
@@ -90,15 +93,15 @@ def queues_table(queues: Sequence[Mapping[str, Any]], bottleneck: str) -> Table:
     return t
 
 
-def summary_table(result: Result) -> Table:
+def summary_table(result: Result) -> TextTable:
     """The summary block and the run's performance counters."""
     s, p = result.summary, result.perf
-    t = Table(title="Summary", title_justify="left", show_header=False)
+    t = TextTable(title="Summary", show_header=False)
     t.add_column("key")
-    t.add_column("value", justify="right")
+    t.add_column("value", "right")
     rows = [
         ("scenario", f"{result.name} (seed {result.seed})"),
-        ("metrics window", f"{result.data['warmup_s']:g} s .. {result.data['duration_s']:g} s"),
+        ("metrics window", f"{result.warmup_s:g} s .. {result.duration_s:g} s"),
         ("goodput", si(s["goodput_bps"], "bps")),
         ("Jain's index", f"{s['jain_index']:.4f}"),
         ("loss rate", pct(s["loss_rate"])),
@@ -122,14 +125,14 @@ def _median(values: Sequence[float]) -> float:
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
-def groups_table(result: Result) -> Table:
+def groups_table(result: Result) -> TextTable:
     """One row per flow group: its goodput, the spread of its flows' goodput, Jain's index, loss, delay."""
-    t = Table(title="Flow groups", title_justify="left")
+    t = TextTable(title="Flow groups")
     t.add_column("group\n(transport, flows)")
     for col in ("goodput", "per flow\nmin med max", "Jain", "loss", "delay\nms"):
-        t.add_column(col, justify="right")
-    flows = result.data["flows"]
-    for g in result.data["groups"]:
+        t.add_column(col, "right")
+    flows = result.rows("flows")
+    for g in result.rows("groups"):
         members = [f for f in flows if f.get("group") == g["group"]]
         rates = [float(f["goodput_bps"]) for f in members]
         delays = [float(f["delay_mean_s"]) for f in members if f["delay_mean_s"] is not None]
@@ -142,7 +145,6 @@ def groups_table(result: Result) -> Table:
             num(_median(delays) * 1e3) if delays else "-",
         )
     t.caption = "delay ms: the median of the flows' mean one-way delays"
-    t.caption_justify = "left"
     return t
 
 
@@ -154,28 +156,29 @@ def busy_queues(queues: Sequence[Mapping[str, Any]], bottleneck: str) -> tuple[l
     return shown, len(used) - len(shown)
 
 
-def run_tables(result: Result, *, flows: bool = False, queues: bool = False) -> list[Table]:
+def run_tables(result: Result, *, flows: bool = False, queues: bool = False) -> list[TextTable]:
     """What `ccsim run` prints: the summary, the flow groups and the busiest queues; every flow and
     every queue with `flows` and `queues`."""
     bottleneck = str(result.summary.get("bottleneck_link", ""))
     tables = [summary_table(result), groups_table(result)]
     if queues:
-        tables.append(queues_table(result.data["queues"], bottleneck))
+        tables.append(queues_table(result.rows("queues"), bottleneck))
     else:
-        shown, more = busy_queues(result.data["queues"], bottleneck)
+        shown, more = busy_queues(result.rows("queues"), bottleneck)
         t = queues_table(shown, bottleneck)
         t.title = "Busiest queues (* = bottleneck)"
         if more:
             t.caption = f"{more} more queue{'s' if more > 1 else ''} with traffic: --queues"
-            t.caption_justify = "left"
         tables.append(t)
     if flows:
-        tables.append(flows_table(result.data["flows"]))
+        tables.append(flows_table(result.rows("flows")))
     return tables
 
 
 def bench_table(rows: Sequence[Mapping[str, Any]]) -> Table:
     """Benchmark results: events/s and packets forwarded per wall second."""
+    from rich.table import Table  # noqa: PLC0415
+
     t = Table(title="Benchmarks", title_justify="left")
     t.add_column("scenario")
     for col in ("events", "wall s", "events/s", "pkts fwd/s", "events/hop"):
@@ -194,6 +197,8 @@ def bench_table(rows: Sequence[Mapping[str, Any]]) -> Table:
 
 def against_table(rows: Sequence[BenchRow]) -> Table:
     """ccsim against ns-2, whole processes: median wall times, their ratio, peak memory."""
+    from rich.table import Table  # noqa: PLC0415
+
     t = Table(title="ccsim run vs ns (whole process, median)", title_justify="left")
     t.add_column("benchmark")
     for col in ("ns-2 s", "ccsim s", "ratio", "event loop s", "ns-2 MB", "ccsim MB", "runs"):
@@ -258,6 +263,9 @@ def sweep_stats_tables(
     Returns (title, table) pairs: a title printed above its table is not
     wrapped to the table's width.
     """
+    from rich.markup import escape  # noqa: PLC0415
+    from rich.table import Table  # noqa: PLC0415
+
     across = parameters[-1] if parameters else None
     down = ["case_label", *parameters[:-1]]
     tables: list[tuple[str, Table]] = []
@@ -287,6 +295,9 @@ def sweep_stats_tables(
 
 def ranking_table(ranking: pd.DataFrame, parameters: Sequence[str]) -> Table:
     """`ccsim summarize --rank`: per grid point, the cases best first with their significance rank."""
+    from rich.markup import escape  # noqa: PLC0415
+    from rich.table import Table  # noqa: PLC0415
+
     t = Table()
     for p in parameters:
         t.add_column(escape(p), justify="right")

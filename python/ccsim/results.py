@@ -1,23 +1,26 @@
 """The results of a run: the summary JSON, its tables as DataFrames, the time series.
 
-docs/results.md documents every file, key and column with its unit.
+docs/results.md documents every file, key and column with its unit. The
+files are written by the extension (crates/ccsim-output) from the engine's
+results, so that `ccsim run` imports neither numpy nor pyarrow nor pandas
+(docs/performance.md, "Run overhead"); the DataFrames are built on demand.
 """
 
 from __future__ import annotations
 
 import copy
+import io
 import json
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
-
-from ccsim import output
+from ccsim import _core
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
     import pandas as pd
 
 SUMMARY_FILE = "summary.json"
@@ -76,8 +79,8 @@ TIMESERIES_COLUMNS = ("time_s", "entity_kind", "entity", "metric", "value")
 DELAYS_FILE = "delays.parquet"
 DELAYS_COLUMNS = ("flow", "delay_s", "count")
 
-Series = tuple[str, str, str, npt.NDArray[np.float64]]
-Delays = tuple[str, npt.NDArray[np.float64], npt.NDArray[np.float64]]
+Series = tuple[str, str, str, "npt.NDArray[np.float64]"]
+Delays = tuple[str, "npt.NDArray[np.float64]", "npt.NDArray[np.float64]"]
 
 
 def _is_number(v: object) -> bool:
@@ -104,7 +107,7 @@ def table(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     Optional numbers (null in JSON, e.g. the delay of a flow that received
     nothing) become float64 columns with NaN rather than object columns, so
     every column has one type in CSV and Parquet whatever the run
-    (`ccsim.output.column_type` writes the files by the same rule).
+    (crates/ccsim-output writes the files by the same rule).
     """
     import pandas as pd  # noqa: PLC0415 (the DataFrame API only; writing the files does without it)
 
@@ -128,19 +131,64 @@ class Result:
     def __init__(
         self,
         data: Mapping[str, Any],
-        time_s: npt.NDArray[np.float64],
+        time_s: npt.ArrayLike,
         series: Sequence[Series],
         delays: Sequence[Delays] = (),
     ) -> None:
+        import numpy as np  # noqa: PLC0415 (a run's own results need no numpy until a series is asked for)
+
         self._data = dict(data)
-        self._time_s = np.asarray(time_s, dtype=np.float64)
-        self._series = list(series)
-        self._delays = list(delays)
+        self._summary_json: str | None = None
+        self._engine: _core.RunData | None = None
+        self._parts: tuple[npt.NDArray[np.float64], list[Series], list[Delays]] | None = (
+            np.asarray(time_s, dtype=np.float64),
+            list(series),
+            list(delays),
+        )
 
     @classmethod
-    def from_engine(cls, summary_json: str, timeseries: Mapping[str, Any]) -> Result:
-        """Build from what `ccsim._core.run_scenario` returns."""
-        return cls(json.loads(summary_json), timeseries["time_s"], timeseries["series"], timeseries.get("delays", ()))
+    def from_engine(cls, summary_json: str, run: _core.RunData) -> Result:
+        """Build from what `ccsim._core.run_scenario` returns: the summary JSON and the run's data, kept in Rust."""
+        result = cls.__new__(cls)
+        result._data = json.loads(summary_json)
+        result._summary_json = summary_json
+        result._engine = run
+        result._parts = None
+        return result
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickle keeps (a Result sent between processes): the summary and the series as numpy arrays."""
+        time_s, series, delays = self._series_parts()
+        return {"data": self._data, "time_s": time_s, "series": series, "delays": delays}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A Result back from `__getstate__`'s state."""
+        self.__init__(state["data"], state["time_s"], state["series"], state["delays"])  # type: ignore[misc]
+
+    def _run_data(self) -> _core.RunData:
+        """The results as the extension holds them (what `write` writes from)."""
+        if self._engine is None:
+            import numpy as np  # noqa: PLC0415
+
+            time_s, series, delays = self._series_parts()
+            self._engine = _core.RunData.from_parts(
+                json.dumps(self._data, allow_nan=False, ensure_ascii=False),
+                np.ascontiguousarray(time_s, dtype=np.float64),
+                [(k, e, m, np.ascontiguousarray(v, dtype=np.float64)) for k, e, m, v in series],
+                [
+                    (f, np.ascontiguousarray(u, dtype=np.float64), np.ascontiguousarray(c, dtype=np.float64))
+                    for f, u, c in delays
+                ],
+            )
+        return self._engine
+
+    def _series_parts(self) -> tuple[npt.NDArray[np.float64], list[Series], list[Delays]]:
+        """The sample times, the series and the delay histograms as numpy arrays (made on first use)."""
+        if self._parts is None:
+            assert self._engine is not None  # one of the two is always set
+            ts = self._engine.timeseries()
+            self._parts = (ts["time_s"], list(ts["series"]), list(ts["delays"]))
+        return self._parts
 
     @classmethod
     def read(cls, out_dir: str | Path) -> Result:
@@ -149,6 +197,7 @@ class Result:
         Needs summary.json and timeseries.parquet; delays.parquet is optional
         (older runs have none).
         """
+        import numpy as np  # noqa: PLC0415
         import pandas as pd  # noqa: PLC0415
 
         out = Path(out_dir)
@@ -185,6 +234,16 @@ class Result:
     def seed(self) -> int:
         """The seed the run used."""
         return int(self._data["seed"])
+
+    @property
+    def duration_s(self) -> float:
+        """The simulated duration, s (the metrics window ends here)."""
+        return float(self._data["duration_s"])
+
+    @property
+    def warmup_s(self) -> float:
+        """The start of the metrics window, s."""
+        return float(self._data["warmup_s"])
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -231,18 +290,22 @@ class Result:
     @cached_property
     def timeseries(self) -> pd.DataFrame:
         """The sampled series, long format: time_s, entity_kind, entity, metric, value."""
-        return output.timeseries_table(self._time_s, self._series).to_pandas()
+        import pandas as pd  # noqa: PLC0415
+
+        return pd.read_parquet(io.BytesIO(self._run_data().timeseries_parquet()))
 
     def series(self, entity: str, metric: str, kind: str | None = None) -> pd.Series:
         """One sampled series indexed by time, e.g. `series("r1->r2", "len_pkts")`.
 
         `kind` ("queue", "flow" or "group") picks among entities that share a name.
         """
+        import numpy as np  # noqa: PLC0415
         import pandas as pd  # noqa: PLC0415
 
-        for k, ent, met, values in self._series:
+        time_s, series, _ = self._series_parts()
+        for k, ent, met, values in series:
             if ent == entity and met == metric and (kind is None or k == kind):
-                index = pd.Index(self._time_s[: len(values)], name="time_s")
+                index = pd.Index(time_s[: len(values)], name="time_s")
                 return pd.Series(np.asarray(values, dtype=np.float64), index=index, name=f"{entity}:{metric}")
         raise KeyError(f"no series {metric!r} for {entity!r}")
 
@@ -253,10 +316,14 @@ class Result:
         One row per non-empty bucket of each flow's delay histogram over the
         metrics window (flows that received nothing have no rows).
         """
-        return output.delays_table(self._delays).to_pandas()
+        import pandas as pd  # noqa: PLC0415
+
+        return pd.read_parquet(io.BytesIO(self._run_data().delays_parquet()))
 
     def delay_cdf(self, flow: str | None = None) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """The empirical CDF of the one-way delay of `flow` (all flows pooled when None): (delay_s, P[D <= d])."""
+        import numpy as np  # noqa: PLC0415
+
         d = self.delays
         if flow is not None:
             d = d[d["flow"] == flow]
@@ -268,29 +335,28 @@ class Result:
         return x, c / c[-1]
 
     def summary_json(self) -> str:
-        """The whole result as pretty-printed JSON (key order as the engine gives it), ending in a newline."""
-        return json.dumps(self._data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        """The whole result as pretty-printed JSON (key order as the engine gives it), ending in a newline.
+
+        The text of `json.dumps(data, indent=2, ensure_ascii=False)`, written by the extension.
+        """
+        text = self._summary_json
+        if text is None:
+            text = json.dumps(self._data, allow_nan=False, ensure_ascii=False)
+        return _core.pretty_json(text)
 
     def write(self, out_dir: str | Path) -> Path:
-        """Write summary.json, the tables (CSV and Parquet) and timeseries.parquet into `out_dir`."""
+        """Write summary.json, the tables (CSV and Parquet), timeseries.parquet and delays.parquet into `out_dir`."""
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / SUMMARY_FILE).write_text(self.summary_json(), encoding="utf-8")
-        for name in TABLES:
-            columns = self._columns(name)
-            (out / f"{name}.csv").write_text(output.csv_text(columns), encoding="utf-8")
-            output.write_parquet(output.arrow_columns(columns, WLAN_TEXT_COLUMNS), out / f"{name}.parquet")
-        output.write_parquet(output.timeseries_table(self._time_s, self._series), out / TIMESERIES_FILE)
-        output.write_parquet(output.delays_table(self._delays), out / DELAYS_FILE)
+        self._run_data().write(out, [("wlans", list(WLAN_COLUMNS), sorted(WLAN_TEXT_COLUMNS))])
         return out
 
-    def _columns(self, name: str) -> dict[str, list[Any]]:
-        """Table `name` (one of TABLES) as columns, as `write` writes it."""
-        if name == "wlans":
-            return output.columns_of(
-                flat_rows(self._data.get("wlans", [])), None if self._data.get("wlans") else WLAN_COLUMNS
-            )
-        return output.columns_of(self._data.get(name, []))
+    def rows(self, name: str) -> list[dict[str, Any]]:
+        """The rows of table `name` (flows, groups, queues, links, wlans) as the summary holds them.
+
+        Not a copy (unlike `data`), for reading only: what `ccsim run` prints comes from here.
+        """
+        rows: list[dict[str, Any]] = self._data.get(name, [])
+        return rows
 
     def files(self) -> list[str]:
         """The names of the files `write` creates."""

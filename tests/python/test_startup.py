@@ -9,6 +9,7 @@ since imported everything.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -57,14 +58,50 @@ def test_light_commands_load_no_heavy_library(args: list[str]) -> None:
     assert heavy_modules_loaded(args) == []
 
 
-def test_a_run_writes_its_files_without_pandas(tmp_path: Path) -> None:
-    """A run loads what it writes its files with (so the check above can fail), but not pandas or matplotlib.
+# The command as a user runs it, stdout a pipe: the modules loaded are printed to stderr at exit.
+PIPE_PROBE = f"""
+import atexit, json, sys
+atexit.register(lambda: print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)), file=sys.stderr))
+from ccsim.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
 
-    pandas takes longer to import than a small run takes to simulate
-    (docs/performance.md, "Run overhead"); the files are written from Arrow
-    arrays built without it.
-    """
-    loaded = heavy_modules_loaded(["run", "examples/dumbbell_udp.toml", "--quiet", "--out", str(tmp_path)])
-    assert {"numpy", "pyarrow"} <= set(loaded)
-    assert not {"pandas", "matplotlib", "scipy", "duckdb", "dask"} & set(loaded)
+
+def heavy_modules_of_cli(args: list[str], env: dict[str, str]) -> tuple[list[str], str]:
+    """The heavy libraries loaded by `ccsim ARGS` run with stdout a pipe, and what it printed."""
+    done = subprocess.run(
+        [sys.executable, "-c", PIPE_PROBE, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env=env,
+    )
+    loaded: list[str] = json.loads(done.stderr.strip().splitlines()[-1])
+    return loaded, done.stdout
+
+
+@pytest.mark.parametrize("quiet", [False, True], ids=["tables", "quiet"])
+def test_a_run_on_a_pipe_loads_no_heavy_library(tmp_path: Path, quiet: bool) -> None:
+    """`ccsim run` writes its files (from the extension) and prints its tables (without rich, off a
+    terminal) loading none of the heavy libraries: numpy and pyarrow alone took longer to import than a
+    small run takes to simulate (docs/performance.md, "Run overhead")."""
+    args = ["run", "examples/dumbbell_udp.toml", "--out", str(tmp_path), *(["--quiet"] if quiet else [])]
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    loaded, stdout = heavy_modules_of_cli(args, env)
+    assert loaded == []
     assert (tmp_path / "flows.parquet").is_file()
+    assert (tmp_path / "timeseries.parquet").is_file()
+    assert quiet == (stdout == "")
+    if not quiet:
+        assert "Summary" in stdout
+        assert "results written to" in stdout
+
+
+def test_a_run_on_a_terminal_draws_with_rich(tmp_path: Path) -> None:
+    """So that the check above can fail: the same run forced to look like a terminal loads rich."""
+    loaded, _ = heavy_modules_of_cli(
+        ["run", "examples/dumbbell_udp.toml", "--out", str(tmp_path)], {**os.environ, "FORCE_COLOR": "1"}
+    )
+    assert loaded == ["rich"]

@@ -255,15 +255,17 @@ class KillWorkerAfterFirst:
 
 
 def test_a_worker_that_dies_fails_its_run_only(tmp_path: Path) -> None:
-    # The second case runs 200 simulated seconds (a fifth of a second on an idle core, far longer
+    # The second case runs 2000 simulated seconds (about two seconds on an idle core, far longer
     # than storing a run), so it is still running when the first run (2 simulated seconds) is stored.
+    # (200 s was once not enough on a loaded machine once the worker's time series stopped going
+    # through pyarrow.)
     body = """
         base = "base.toml"
         [[cases]]
         label = "short"
         [[cases]]
         label = "long"
-        duration = "200s"
+        duration = "2000s"
         [[cases]]
         label = "after"
         """

@@ -1,12 +1,14 @@
-//! Thin PyO3 bindings of ccsim-core: scenario text in, summary JSON and
-//! time-series columns (numpy arrays) out. Everything per packet stays in Rust.
+//! Thin PyO3 bindings of ccsim-core: scenario text in, summary JSON and a
+//! handle on the run's time series out. Everything per packet stays in Rust;
+//! the files of a run are written from here (ccsim-output) without going
+//! through Python objects, and numpy arrays are made only when asked for.
 
 use ccsim_core::{Error, GuardOverrides, RunOutput};
-use numpy::PyArray1;
+use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 mod ext;
 
@@ -105,38 +107,222 @@ fn scenario_value(text: &str, source: &str, fmt: &str, seed: Option<u64>) -> Res
     Ok(v)
 }
 
-fn output<'py>(py: Python<'py>, out: RunOutput) -> PyResult<(String, Bound<'py, PyDict>)> {
-    let json = serde_json::to_string(&out.result).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-    let ts = PyDict::new(py);
-    ts.set_item("time_s", PyArray1::from_vec(py, out.timeseries.time_s))?;
-    let series = PyList::empty(py);
-    for s in out.timeseries.series {
-        let values = PyArray1::from_vec(py, s.values);
-        series.append((s.entity_kind, s.entity, s.metric, values))?;
+/// One sampled series, owned.
+struct OwnedSeries {
+    entity_kind: String,
+    entity: String,
+    metric: String,
+    values: Vec<f64>,
+}
+
+/// A finished run's results, held in Rust until Python asks for them:
+/// the summary (JSON text), the time series and the delay histograms.
+/// `write` writes the run's files from here; `timeseries` makes numpy
+/// arrays (and imports numpy) only when called.
+#[pyclass(frozen, module = "ccsim._core")]
+struct RunData {
+    summary_json: String,
+    time_s: Vec<f64>,
+    series: Vec<OwnedSeries>,
+    delays: Vec<ccsim_core::results::DelayHistogram>,
+}
+
+impl RunData {
+    fn from_output(out: RunOutput) -> Result<Self, serde_json::Error> {
+        let summary_json = serde_json::to_string(&out.result)?;
+        let ts = out.timeseries;
+        let series = ts
+            .series
+            .into_iter()
+            .map(|s| OwnedSeries {
+                entity_kind: s.entity_kind.to_string(),
+                entity: s.entity,
+                metric: s.metric,
+                values: s.values,
+            })
+            .collect();
+        Ok(RunData {
+            summary_json,
+            time_s: ts.time_s,
+            series,
+            delays: ts.delays,
+        })
     }
-    ts.set_item("series", series)?;
-    let delays = PyList::empty(py);
-    for d in out.timeseries.delays {
-        delays.append((
-            d.flow,
-            PyArray1::from_vec(py, d.upper_s),
-            PyArray1::from_vec(py, d.counts),
-        ))?;
+
+    fn series_refs(&self) -> Vec<ccsim_output::Series<'_>> {
+        self.series
+            .iter()
+            .map(|s| ccsim_output::Series {
+                entity_kind: &s.entity_kind,
+                entity: &s.entity,
+                metric: &s.metric,
+                values: &s.values,
+            })
+            .collect()
     }
-    ts.set_item("delays", delays)?;
-    Ok((json, ts))
+
+    fn delay_refs(&self) -> Vec<ccsim_output::Delays<'_>> {
+        self.delays
+            .iter()
+            .map(|d| ccsim_output::Delays {
+                flow: &d.flow,
+                upper_s: &d.upper_s,
+                counts: &d.counts,
+            })
+            .collect()
+    }
+}
+
+/// An error of the file writer: OSError(errno, strerror, path) for a file
+/// that cannot be written (as Python's own file functions raise it),
+/// ValueError otherwise.
+fn output_err(py: Python<'_>, e: ccsim_output::Error) -> PyErr {
+    match e {
+        ccsim_output::Error::Io { path, source } => match source.raw_os_error() {
+            Some(errno) => {
+                let strerror = py
+                    .import("os")
+                    .and_then(|os| os.call_method1("strerror", (errno,)))
+                    .and_then(|s| s.extract::<String>())
+                    .unwrap_or_else(|_| source.to_string());
+                pyo3::exceptions::PyOSError::new_err((errno, strerror, path))
+            }
+            None => pyo3::exceptions::PyOSError::new_err(one_line(&format!("{}: {source}", path.display()))),
+        },
+        other => PyValueError::new_err(one_line(&other.to_string())),
+    }
+}
+
+/// Columns of an empty table: (table, column names, the text columns).
+type EmptyTable = (String, Vec<String>, Vec<String>);
+
+#[pymethods]
+impl RunData {
+    /// Results built from Python data (`ccsim.Result` read back or built by
+    /// hand): the summary as JSON text, the sample times, the series
+    /// (kind, entity, metric, values) and the delays (flow, upper edges, counts).
+    #[staticmethod]
+    fn from_parts(
+        summary_json: String,
+        time_s: PyReadonlyArray1<'_, f64>,
+        series: Vec<(String, String, String, PyReadonlyArray1<'_, f64>)>,
+        delays: Vec<(String, PyReadonlyArray1<'_, f64>, PyReadonlyArray1<'_, f64>)>,
+    ) -> PyResult<Self> {
+        let series = series
+            .into_iter()
+            .map(|(entity_kind, entity, metric, v)| {
+                Ok(OwnedSeries {
+                    entity_kind,
+                    entity,
+                    metric,
+                    values: v.as_slice()?.to_vec(),
+                })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let delays = delays
+            .into_iter()
+            .map(|(flow, upper, counts)| {
+                Ok(ccsim_core::results::DelayHistogram {
+                    flow,
+                    upper_s: upper.as_slice()?.to_vec(),
+                    counts: counts.as_slice()?.to_vec(),
+                })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(RunData {
+            summary_json,
+            time_s: time_s.as_slice()?.to_vec(),
+            series,
+            delays,
+        })
+    }
+
+    /// The summary as compact JSON text.
+    fn summary_json(&self) -> &str {
+        &self.summary_json
+    }
+
+    /// Write summary.json, the tables (CSV, Parquet), timeseries.parquet and
+    /// delays.parquet into `out_dir`; `empty` gives the columns of a table
+    /// without rows: (table, columns, text columns). Returns the paths written.
+    fn write(&self, py: Python<'_>, out_dir: std::path::PathBuf, empty: Vec<EmptyTable>) -> PyResult<Vec<String>> {
+        let empty: Vec<ccsim_output::EmptyColumns> = empty
+            .into_iter()
+            .map(|(table, columns, text)| ccsim_output::EmptyColumns { table, columns, text })
+            .collect();
+        let written = py.detach(|| {
+            let summary = ccsim_output::Value::parse(&self.summary_json)?;
+            let (series, delays) = (self.series_refs(), self.delay_refs());
+            let run = ccsim_output::Run {
+                summary: &summary,
+                time_s: &self.time_s,
+                series: &series,
+                delays: &delays,
+            };
+            ccsim_output::write_run(&out_dir, &run, &empty)
+        });
+        let written = written.map_err(|e| output_err(py, e))?;
+        Ok(written.iter().map(|p| p.display().to_string()).collect())
+    }
+
+    /// The time series as timeseries.parquet holds it (bytes).
+    fn timeseries_parquet<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = py
+            .detach(|| ccsim_output::timeseries_parquet(Vec::new(), &self.time_s, &self.series_refs()))
+            .map_err(|e| output_err(py, e))?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// The delay histograms as delays.parquet holds them (bytes).
+    fn delays_parquet<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = py
+            .detach(|| ccsim_output::delays_parquet(Vec::new(), &self.delay_refs()))
+            .map_err(|e| output_err(py, e))?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// {"time_s": array, "series": [(kind, entity, metric, values)],
+    /// "delays": [(flow, upper_s, counts)]}, as numpy arrays (copies).
+    fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let ts = PyDict::new(py);
+        ts.set_item("time_s", PyArray1::from_slice(py, &self.time_s))?;
+        let series = PyList::empty(py);
+        for s in &self.series {
+            let values = PyArray1::from_slice(py, &s.values);
+            series.append((&s.entity_kind, &s.entity, &s.metric, values))?;
+        }
+        ts.set_item("series", series)?;
+        let delays = PyList::empty(py);
+        for d in &self.delays {
+            delays.append((
+                &d.flow,
+                PyArray1::from_slice(py, &d.upper_s),
+                PyArray1::from_slice(py, &d.counts),
+            ))?;
+        }
+        ts.set_item("delays", delays)?;
+        Ok(ts)
+    }
+}
+
+/// summary.json's text for a summary given as JSON text: indented as
+/// Python's `json.dumps(indent=2, ensure_ascii=False)`, ending in a newline.
+#[pyfunction]
+fn pretty_json(text: &str) -> PyResult<String> {
+    let v = ccsim_output::Value::parse(text).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    ccsim_output::pretty_json(&v).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Run a scenario given as `text` in `fmt` ("toml" or "json"); `source` names
 /// it in error messages; `seed` overrides the scenario's seed; `trace_dir` is
 /// the folder for the packet trace the scenario may ask for; `progress`, a
 /// callable, is called as `progress(simulated_s, duration_s, events)` every 65536
-/// events. Returns (summary_json, timeseries dict).
+/// events. Returns (summary_json, RunData).
 #[pyfunction]
 #[pyo3(signature = (text, source, fmt="toml", max_events=None, max_wall_s=None, seed=None, trace_dir=None, progress=None, plugin_dirs=None))]
 #[allow(clippy::too_many_arguments)]
-fn run_scenario<'py>(
-    py: Python<'py>,
+fn run_scenario(
+    py: Python<'_>,
     text: &str,
     source: &str,
     fmt: &str,
@@ -146,7 +332,7 @@ fn run_scenario<'py>(
     trace_dir: Option<std::path::PathBuf>,
     progress: Option<Py<PyAny>>,
     plugin_dirs: Option<Vec<String>>,
-) -> PyResult<(String, Bound<'py, PyDict>)> {
+) -> PyResult<(String, RunData)> {
     let g = guards(max_events, max_wall_s);
     let _progress = ProgressGuard::set(progress);
     let _dirs = ext::DirsGuard::set(plugin_dirs.unwrap_or_default());
@@ -172,7 +358,8 @@ fn run_scenario<'py>(
     if ext::take_interrupted() {
         return Err(to_py(Error::Interrupted));
     }
-    output(py, out.map_err(to_py)?)
+    let data = RunData::from_output(out.map_err(to_py)?).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok((data.summary_json.clone(), data))
 }
 
 /// Check a scenario without running it; raises ScenarioError.
@@ -250,6 +437,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(trace_estimate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(pretty_json, m)?)?;
+    m.add_class::<RunData>()?;
     m.add_function(wrap_pyfunction!(parse_time_s, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;

@@ -11,7 +11,6 @@ depend on where it ran.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 import signal
@@ -24,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pyarrow as pa
 
-from ccsim import _core, output
+from ccsim import _core
 from ccsim._core import ScenarioError, SimulationError
 from ccsim.results import TABLES, flat_rows
 from ccsim.sweep.columns import arrow_table
@@ -88,16 +87,12 @@ def execute(task: Task) -> Outcome:
     """
     start, cpu = time.perf_counter(), time.process_time()
     try:
-        summary_json, ts = _core.run_scenario(
+        summary_json, run = _core.run_scenario(
             task.scenario_json, task.source, "json", max_wall_s=task.max_wall_s, plugin_dirs=list(task.plugin_dirs)
         )
         data = json.loads(summary_json)
         tables = {name: arrow_table(task.run_id, flat_rows(data[name])) for name in TABLES}
-        parquet: bytes | None = None
-        if task.timeseries:
-            buf = io.BytesIO()
-            output.write_parquet(output.timeseries_table(ts["time_s"], ts["series"]), buf)
-            parquet = buf.getvalue()
+        parquet = run.timeseries_parquet() if task.timeseries else None
     except (ScenarioError, SimulationError) as e:
         return failure(task, str(e), time.perf_counter() - start, worker_name())
     except Exception as e:  # a bug in ccsim: keep the sweep going, say what it was
