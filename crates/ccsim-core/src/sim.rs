@@ -568,23 +568,24 @@ impl Simulation {
         if let Some(t) = self.tracer.as_deref_mut() {
             t.enqueue(link, now, self.arena.get(pkt));
         }
+        // Under `fifo`, a transmission that ends at this very nanosecond has
+        // ended only if ns-2's resume event (`Queue::resume`, scheduled by
+        // `LinkDelay::recv` when the transmission started) comes before this
+        // event: otherwise ns-2's queue is still blocked, the packet waits,
+        // and it leaves when the resume fires, at the resume's clock.
+        let (busy_until, free_t64, free_seq) = (l.busy_until, l.free_t64, l.free_seq);
+        let ended = busy_until < now || (busy_until == now && !self.events.reserved_is_later(now, free_t64, free_seq));
+        let l = &mut self.links[li];
         // A DropTail queue on the general path (the `fifo` tie order), empty,
         // its transmitter idle: the packet would be enqueued and dequeued at
         // once; count that and send it without the discipline's round trip.
-        if l.busy_until <= now && !l.free_pending && l.queue.try_pass_through(pkt, now, &mut self.arena) {
+        if ended && !l.free_pending && l.queue.try_pass_through(pkt, now, &mut self.arena) {
             self.transmit(link, pkt);
             return;
         }
         l.queue.enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
         self.process_drops(link);
         let l = &mut self.links[li];
-        // Under `fifo`, a transmission that ends at this very nanosecond has
-        // ended only if ns-2's resume event (`Queue::resume`, scheduled by
-        // `LinkDelay::recv` when the transmission started) comes before this
-        // event: otherwise ns-2's queue is still blocked, the packet waits,
-        // and it leaves when the resume fires, at the resume's clock.
-        let ended =
-            l.busy_until < now || (l.busy_until == now && !self.events.reserved_is_later(now, l.free_t64, l.free_seq));
         if ended && !l.free_pending {
             self.start_tx(link);
             return;

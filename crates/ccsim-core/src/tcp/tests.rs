@@ -536,6 +536,7 @@ fn ns3_validates_cwnd_for_cubic_only() {
     );
 }
 
+#[test]
 fn ns2_tahoe_keeps_its_dupack_count_across_a_timeout() {
     // Segment 0 is lost; Limited Transmit (ns-2's `send_one`) sends
     // segments 2 and 3 on the first two duplicate ACKs; the RTO (50 ms, no
