@@ -127,6 +127,18 @@ mod tests {
     use super::*;
     use crate::rng::stream;
 
+    /// TCP(1/8) with the defaults it derives from b.
+    fn tcp8(init: &CcInit) -> Aimd {
+        Aimd::new(
+            AimdConfig {
+                b: 0.125,
+                ..Default::default()
+            },
+            init,
+        )
+        .unwrap()
+    }
+
     #[test]
     fn tcp_compatible_increase() {
         // Standard TCP is AIMD(1, 1/2).
@@ -141,14 +153,7 @@ mod tests {
         let mut rng = stream(1, "t");
         let mut init = init(20.0);
         init.initial_ssthresh = 10.0;
-        let mut c = Aimd::new(
-            AimdConfig {
-                b: 0.125,
-                ..Default::default()
-            },
-            &init,
-        )
-        .unwrap();
+        let mut c = tcp8(&init);
         c.on_ack(&ack(0, 100), &mut rng);
         assert!((c.cwnd() - (20.0 + 0.3125 / 20.0)).abs() < 1e-12);
         // The first decrease halves (ns-2); later ones remove b.
@@ -184,14 +189,7 @@ mod tests {
         init.compat = crate::compat::Profile::Ns2;
         let mut ev = loss(0, 16.0);
         ev.int_ssthresh = true;
-        let mut c = Aimd::new(
-            AimdConfig {
-                b: 0.125,
-                ..Default::default()
-            },
-            &init,
-        )
-        .unwrap();
+        let mut c = tcp8(&init);
         c.on_congestion_event(&ev); // the first decrease halves
         assert_eq!((c.cwnd(), c.ssthresh()), (8.0, 8.0));
         c.on_congestion_event(&ev);
@@ -203,14 +201,7 @@ mod tests {
         assert_eq!((c.cwnd(), c.ssthresh()), (14.0, 8.0));
         // ccsim's rule: the timeout takes b off, the loss after it halves both.
         init.compat = crate::compat::Profile::Ccsim;
-        let mut c = Aimd::new(
-            AimdConfig {
-                b: 0.125,
-                ..Default::default()
-            },
-            &init,
-        )
-        .unwrap();
+        let mut c = tcp8(&init);
         c.on_congestion_event(&ev);
         c.on_congestion_event(&ev);
         c.on_rto(&ev);
