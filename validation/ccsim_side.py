@@ -41,8 +41,9 @@ CC = {
 TFRC_HEADER = 32
 
 
-def _flow_group(p: dict, cc: str, count: int, group: str) -> dict:
-    """A flow group of `count` flows of `cc` (a TCP controller or "tfrc")."""
+def _flow_group(p: dict, cc: str, count: int, group: str, prio: int = 0) -> dict:
+    """A flow group of `count` flows of `cc` (a TCP controller or "tfrc");
+    `prio` is the class of its data packets (RIO's drop precedence)."""
     if cc not in CC:
         raise ValueError(f"unknown cc {cc!r}")
     start = {"uniform": ["0s", f"{float(p['start_max']):g}s"]}
@@ -66,6 +67,8 @@ def _flow_group(p: dict, cc: str, count: int, group: str) -> dict:
         "app": "bulk",
         "start": start,
     }
+    if prio:
+        flow["class"] = prio
     if cc == "aimd":
         flow["cc_params"] = {"a": float(p["cc_a"]), "b": float(p["cc_b"])}
     elif cc == "binomial":
@@ -123,6 +126,19 @@ def _queue(p: dict, compat: str | None) -> dict:
     elif kind == "drr":
         quantum = int(p["drr_quantum"]) or size
         q.update(kind="drr", quantum=quantum)
+    elif kind == "rio":
+        q.update(
+            kind="rio",
+            in_min_th=float(p["rio_in_min_th"]),
+            in_max_th=float(p["rio_in_max_th"]),
+            in_max_p=float(p["rio_in_max_p"]),
+            out_min_th=float(p["min_th"]),
+            out_max_th=float(p["max_th"]),
+            out_max_p=float(p["max_p"]),
+            weight=float(p["w_q"]),
+            gentle=bool(int(p["gentle"])),
+            mean_pkt_size=size,
+        )
     elif kind in ("avq", "vq"):
         q.update(
             kind="avq",
@@ -150,9 +166,9 @@ def scenario(params: dict, seed: int, compat: str | None = "ns2") -> dict:
     }
     if float(p["loss"]) > 0:
         bottleneck["loss"] = {"model": "bernoulli", "rate": float(p["loss"])}
-    flows = [_flow_group(p, str(p["cc"]), n, "fwd")]
+    flows = [_flow_group(p, str(p["cc"]), n, "fwd", int(p["prio"]))]
     if n2 > 0:
-        flows.append(_flow_group(p, str(p["cc2"]), n2, "fwd2"))
+        flows.append(_flow_group(p, str(p["cc2"]), n2, "fwd2", int(p["prio2"])))
     if int(p["two_way"]):
         flows.append(dict(_flow_group(p, str(p["cc"]), n, "rev"), reverse=True))
     sc: dict = {

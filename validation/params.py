@@ -50,11 +50,32 @@ DEFAULTS: dict[str, object] = {
     "cc_b": 0.5,
     "cc_k": 0.0,
     "cc_l": 1.0,
+    # RIO (queue = "rio"): the drop precedence of each forward group's data
+    # packets, 1 = IN, 0 = OUT (ns-2: the agents' fid_ with the queue's
+    # priority_method_ 1; ccsim: the flow group's `class`), and the IN
+    # thresholds; OUT packets take min_th, max_th and max_p.
+    "prio": 0,
+    "prio2": 0,
+    "rio_in_min_th": 15,
+    "rio_in_max_th": 30,
+    "rio_in_max_p": 0.02,
 }
 
 # Keys a peer program gets only when a twin sets them to something other
 # than their default (added after the ns-3 program, which knows none of them).
-OPTIONAL = ("flows2", "cc2", "cc_a", "cc_b", "cc_k", "cc_l")
+OPTIONAL = (
+    "flows2",
+    "cc2",
+    "cc_a",
+    "cc_b",
+    "cc_k",
+    "cc_l",
+    "prio",
+    "prio2",
+    "rio_in_min_th",
+    "rio_in_max_th",
+    "rio_in_max_p",
+)
 
 METRICS = (
     "utilization",

@@ -36,7 +36,10 @@
 # qib_ 0, markpkts_ 0; Queue/PI setbit_ 0, queue_in_bytes_ 0; Queue/SFQ
 # buckets_ 16 (maxqueue_ = buffer here); Queue/DRR mask_ 0 (buckets_, blimit_,
 # quantum_ set here); Queue/Vq ecnlim_ 0.8, buflim_ 1, gamma_ 0.98,
-# queue_in_bytes_ 1, markpkts_ 0.
+# queue_in_bytes_ 1, markpkts_ 0; Queue/RED/RIO priority_method_ 0 (set to 1
+# here: a packet is IN when its flow id fid_ is non-zero, `RIOQueue::enque`),
+# in_thresh_ 15, in_maxthresh_ 30, in_linterm_ 50, gentle_ 0 (every threshold
+# and linterm_ set here); Agent/TCP fid_ 0.
 
 # ---- parameters ---------------------------------------------------------
 array set P {
@@ -48,6 +51,7 @@ array set P {
     vq_gamma 0.98 vq_ecnlim 0.8 sfq_buckets 16 drr_quantum 0
     two_way 0 loss 0 start_max 1 window 20 seed 1
     flows2 0 cc2 newreno cc_a 1 cc_b 0.5 cc_k 0 cc_l 1
+    prio 0 prio2 0 rio_in_min_th 15 rio_in_max_th 30 rio_in_max_p 0.02
 }
 foreach a $argv {
     if {![regexp {^--([A-Za-z0-9_]+)=(.*)$} $a -> k v]} {
@@ -76,6 +80,7 @@ proc qtype {q} {
     switch -- $q {
         droptail { return DropTail }
         red - gred - ared { return RED }
+        rio { return RED/RIO }
         rem { return REM }
         pi { return PI }
         sfq { return SFQ }
@@ -136,6 +141,26 @@ proc configure_queue {q} {
             $q set quantum_ $quantum
             $q set blimit_ [expr {$P(buffer) * $P(packet_size)}]
         }
+        rio {
+            # RIO (queue/rio.cc): IN packets on in_* and their own average,
+            # OUT packets on out_thresh_/out_maxthresh_ with RED's linterm_
+            # and the total average; the drop precedence is the flow id
+            # (priority_method_ 1: pri_ = fid_), the flow group's `prio`.
+            $q set bytes_ false
+            $q set queue_in_bytes_ false
+            $q set priority_method_ 1
+            $q set in_thresh_ $P(rio_in_min_th)
+            $q set in_maxthresh_ $P(rio_in_max_th)
+            $q set in_linterm_ [expr {1.0 / $P(rio_in_max_p)}]
+            $q set out_thresh_ $P(min_th)
+            $q set out_maxthresh_ $P(max_th)
+            $q set thresh_ $P(min_th)
+            $q set maxthresh_ $P(max_th)
+            $q set linterm_ [expr {1.0 / $P(max_p)}]
+            $q set q_weight_ $P(w_q)
+            $q set mean_pktsize_ $P(packet_size)
+            $q set gentle_ $P(gentle)
+        }
         avq - vq {
             $q set gamma_ $P(vq_gamma)
             $q set ecnlim_ $P(vq_ecnlim)
@@ -194,7 +219,16 @@ proc tcp_agent {cc} {
         }
         default { puts stderr "unknown cc $P(cc)"; exit 2 }
     }
-    $t set packetSize_ $payload
+    if {$cc eq "vegas"} {
+        # VegasTcpAgent::output (tcp/tcp-vegas.cc) sends allocpkt()'s
+        # packetSize_ bytes: no tcpip_base_hdr_size_ added (TcpAgent::output
+        # adds it), and packet 0, the SYN, is full-sized too. packetSize_ =
+        # packet_size keeps the wire size of the other agents; the goodput
+        # still counts packet_size - 40 bytes per packet.
+        $t set packetSize_ $P(packet_size)
+    } else {
+        $t set packetSize_ $payload
+    }
     $t set window_ $P(window)
     return $t
 }
@@ -246,6 +280,8 @@ for {set i 0} {$i < $NT} {incr i} {
             continue
         }
         set t [tcp_agent $cc]
+        # the drop precedence of RIO (the flow id; 0 elsewhere, ns-2's default)
+        $t set fid_ [expr {$i < $N ? $P(prio) : $P(prio2)}]
         set k [tcp_sink $cc]
         $ns attach-agent $src $t
         $ns attach-agent $dst $k
