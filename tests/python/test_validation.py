@@ -110,6 +110,16 @@ def test_params_vocabulary() -> None:
         resolve({"flows2": 1, "two_way": 1})
 
 
+def test_peer_seeds_override_seeds_per_peer(tmp_path: Path) -> None:
+    twin = {"name": "t", "peers": ["ns2", "ns3"], "seeds": 3, "peer_seeds": {"ns2": 10}}
+    assert runner.seeds_for(twin, "ns2") == 10
+    assert runner.seeds_for(twin, "ns3") == 3
+    bad = tmp_path / "twins.toml"
+    bad.write_text('[[twin]]\nname = "t"\nfamily = "f"\npeers = ["ns2"]\npeer_seeds = { ns3 = 5 }\n')
+    with pytest.raises(ValueError, match="peer_seeds for peers it does not list"):
+        runner.load_twins(bad)
+
+
 def test_manifest_is_valid() -> None:
     twins = runner.load_twins()
     assert len(twins) >= 20
@@ -117,6 +127,7 @@ def test_manifest_is_valid() -> None:
         resolve(t["params"])
         assert set(t["peers"]) <= {"ns2", "ns3"}
         assert t["seeds"] >= 3
+        assert all(runner.seeds_for(t, p) >= 3 for p in t["peers"])
 
 
 def _regression_cases() -> list:
@@ -136,7 +147,7 @@ KNOWN_OUT = tomllib.loads((VALIDATION / "known_out.toml").read_text())
 @pytest.mark.parametrize(("twin", "peer"), _regression_cases())
 def test_regression_twin_against_stored_peer(twin: dict, peer: str) -> None:
     stored = runner.load_peer(peer, twin)
-    seeds = range(1, twin["seeds"] + 1)
+    seeds = range(1, runner.seeds_for(twin, peer) + 1)
     peer_runs = [stored["seeds"][str(s)] for s in seeds]
     ccsim_runs = [ccsim_side.run(twin["params"], s, compat=peer) for s in seeds]
     rows = compare.compare(ccsim_runs, peer_runs, twin["transient"])
