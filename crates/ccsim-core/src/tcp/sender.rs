@@ -708,6 +708,7 @@ impl TcpSender {
         // becomes 0 with `delay_growth_`), so the controller does not see it.
         if self.syn_pending && self.snd_una >= 1 {
             self.syn_pending = false;
+            self.cc.on_syn_ack(now, self.snd_max, ack_rtt);
             self.send_much(ctx);
             return;
         }
