@@ -317,7 +317,11 @@ impl TcpSender {
         s.sent_at = now;
         s.tx = tx;
         let first = s.tx_count == 1;
-        let size = s.payload + self.cfg.header;
+        let size = if seq == 0 && self.syn_pending && self.cfg.syn_full_size {
+            self.cfg.mss + self.cfg.header
+        } else {
+            s.payload + self.cfg.header
+        };
         let mut p = Packet {
             kind: PacketKind::Data,
             size,
