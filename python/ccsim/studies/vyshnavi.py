@@ -45,8 +45,8 @@ from ccsim.studies.claims import (
     ci,
     direction_text,
     holm_all,
+    judge,
     pair,
-    verdict_all,
 )
 from ccsim.studies.core import CASE, MAIN, Part, Study, StudyData, Table, studies_dir
 from ccsim.studies.tables import StudyTable, StudyTables
@@ -553,7 +553,7 @@ def _best_claim(t: StudyTable, y: fig.Y, *, high: bool, unit: str, claim: str) -
     n = len(others)
     sig = [all(np.isfinite(p) and p < ALPHA for p in adj[k : k + n]) for k in range(0, len(adj), n)]
     significance = direction_text(holds, sig, "networks (CUBIC against all three)")
-    return Claim(claim, "; ".join(parts), verdict_all(holds, sig), significance)
+    return Claim(claim, "; ".join(parts), judge(holds, sig), significance)
 
 
 def _trend_claim(t: StudyTable, y: fig.Y, *, a: dict, b: dict, up: bool, unit: str, claim: str) -> Claim:
@@ -567,7 +567,7 @@ def _trend_claim(t: StudyTable, y: fig.Y, *, a: dict, b: dict, up: bool, unit: s
         for cc, p in zip(ALGORITHMS, pairs, strict=True)
     )
     significance = direction_text(holds, sig, "algorithms")
-    return Claim(claim, finding, verdict_all(holds, sig), significance)
+    return Claim(claim, finding, judge(holds, sig), significance)
 
 
 def _reading_claims(t: StudyTable, reading: str) -> list[Claim]:
@@ -658,7 +658,7 @@ def _wireless_claim(t: StudyTable) -> Claim:
         "Tables 1-9 (this study's reading): the wireless applications share one ~5 Mbps channel, "
         "whatever the algorithm and link speed",
         "; ".join(parts) + " Mbps",
-        verdict_all(holds, [True] * len(holds)) if holds else UNTESTED,
+        judge(holds, [True] * len(holds)) if holds else UNTESTED,
         "- (a reading, not a test: the per-algorithm means within 25% of each other count as 'the same')",
     )
 
