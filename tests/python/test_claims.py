@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 
+from ccsim.studies import bisoy, patel, ramachendra, vyshnavi
 from ccsim.studies import claims as cl
+from ccsim.studies.mehta import claims as mehta_claims
 
 
 @pytest.mark.parametrize(
@@ -33,12 +37,8 @@ def test_single_comparison_is_judge_of_one() -> None:
 
 def test_every_study_uses_the_one_definition() -> None:
     """No study module defines its own yes/partly/no rule: each imports `claims.judge`."""
-    import inspect
-
-    from ccsim.studies import bisoy, patel, ramachendra, vyshnavi
-    from ccsim.studies.mehta import claims as mehta_claims
-
     for module in (bisoy, patel, ramachendra, vyshnavi, mehta_claims):
         source = inspect.getsource(module)
         assert "judge(" in source, module.__name__
-        assert "verdict_all" not in source and "def _verdict" not in source, module.__name__
+        assert "verdict_all" not in source, module.__name__
+        assert "def _verdict" not in source, module.__name__
