@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from params import access_delays, resolve
+from params import access_delays, resolve, shared_starts
 
 import ccsim
 
@@ -151,6 +151,25 @@ def _queue(p: dict, compat: str | None) -> dict:
     return q
 
 
+def _split_shared_starts(p: dict, groups: list[dict], seed: int) -> list[dict]:
+    """One group per flow, `GROUP.k`, started at `params.shared_starts`
+    (drawn in the ns-2 script's order: per pair, forward then reverse)."""
+    starts = shared_starts(p, seed)
+    two_way = bool(int(p["two_way"]))
+    n = int(p["flows"])
+    out = []
+    for g in groups:
+        for k in range(int(g["count"])):
+            if g["group"] == "rev":
+                i = 2 * k + 1
+            elif two_way:
+                i = 2 * k
+            else:
+                i = k + (n if g["group"] == "fwd2" else 0)
+            out.append(dict(g, group=f"{g['group']}.{k}", count=1, start=f"{starts[i]!r}s"))
+    return out
+
+
 def scenario(params: dict, seed: int, compat: str | None = "ns2") -> dict:
     """The ccsim scenario (a dict with the TOML structure) of a twin."""
     p = resolve(params)
@@ -171,6 +190,8 @@ def scenario(params: dict, seed: int, compat: str | None = "ns2") -> dict:
         flows.append(_flow_group(p, str(p["cc2"]), n2, "fwd2", int(p["prio2"])))
     if int(p["two_way"]):
         flows.append(dict(_flow_group(p, str(p["cc"]), n, "rev"), reverse=True))
+    if p["start_times"] == "shared":
+        flows = _split_shared_starts(p, flows, seed)
     sc: dict = {
         "name": "twin",
         "duration": f"{float(p['duration']):g}s",
@@ -213,10 +234,13 @@ def metrics(result: ccsim.Result, two_way: bool = False, second_group: bool = Fa
     flows = result.flows
     groups = result.groups.set_index("group")
     out: dict = {}
+    # with start_times = "shared" every flow is a group `GROUP.k`
+    base = flows["group"].str.split(".").str[0]
+    split = bool((flows["group"] != base).any())
     for pre, link, group in (("", "r1->r2", "fwd"), ("rev_", "r2->r1", "rev")):
         if pre and not two_way:
             break
-        mine = flows[flows["group"].isin([group, "fwd2"] if group == "fwd" and second_group else [group])]
+        mine = flows[base.isin([group, "fwd2"] if group == "fwd" and second_group else [group])]
         out[pre + "utilization"] = _num(links.loc[link, "utilization"])
         out[pre + "drop_rate"] = _num(queues.loc[link, "loss_rate"])
         out[pre + "goodput_bps"] = _num(mine["goodput_bps"].sum())
@@ -226,7 +250,7 @@ def metrics(result: ccsim.Result, two_way: bool = False, second_group: bool = Fa
             out["rev_retransmissions"] = int(mine["retransmits"].sum())
         else:
             out["avg_queue_pkts"] = _num(queues.loc[link, "avg_len_pkts"])
-            if second_group:  # Jain's index over both groups' flows
+            if second_group or split:  # Jain's index over all the forward flows
                 g = mine["goodput_bps"].to_numpy(dtype=float)
                 out["jain"] = _num(g.sum() ** 2 / (len(g) * (g**2).sum()) if (g**2).sum() > 0 else 1.0)
             else:
@@ -234,9 +258,8 @@ def metrics(result: ccsim.Result, two_way: bool = False, second_group: bool = Fa
             out["timeouts"] = int(mine["timeouts"].sum())
             out["retransmissions"] = int(mine["retransmits"].sum())
             out["per_flow_goodput_bps"] = [float(g) for g in mine["goodput_bps"]]
-    series = result.series("fwd", "goodput_bps", kind="group")
-    if second_group:
-        series = series + result.series("fwd2", "goodput_bps", kind="group")
+    names = [g for g, b in zip(flows["group"], base, strict=True) if b == "fwd" or (second_group and b == "fwd2")]
+    series = sum(result.series(g, "goodput_bps", kind="group") for g in dict.fromkeys(names))
     out["goodput_series"] = [float(v) for v in series.to_numpy()]
     return out
 

@@ -291,9 +291,8 @@ def write_doc(  # noqa: PLR0912
     ]
     for t, peer, _, rows in comps:
         bad = [r.metric for r in rows if not r.ok]
-        line = (
-            f"| {t['name']} | {t['family']} | {peer} | {seeds_for(t, peer)} | {'ok' if not bad else 'OUT'} | {', '.join(bad)} |"
-        )
+        verdict = "ok" if not bad else "OUT"
+        line = f"| {t['name']} | {t['family']} | {peer} | {seeds_for(t, peer)} | {verdict} | {', '.join(bad)} |"
         if base:
             brows = base.get((t["name"], peer), {})
             line += " " + ", ".join(m for m, r in brows.items() if not r.ok) + " |"

@@ -52,6 +52,7 @@ array set P {
     two_way 0 loss 0 start_max 1 window 20 seed 1
     flows2 0 cc2 newreno cc_a 1 cc_b 0.5 cc_k 0 cc_l 1
     prio 0 prio2 0 rio_in_min_th 15 rio_in_max_th 30 rio_in_max_p 0.02
+    start_times random
 }
 foreach a $argv {
     if {![regexp {^--([A-Za-z0-9_]+)=(.*)$} $a -> k v]} {
@@ -66,6 +67,19 @@ set ns [new Simulator]
 $defaultRNG seed $P(seed)
 set startrng [new RNG]
 $startrng seed [expr {$P(seed) * 7919 + 1}]
+# start_times = shared: the start times of validation/params.py
+# `shared_starts` (a Park-Miller generator both sides compute), so that both
+# simulators start every flow at the same instant.
+set lcg [expr {($P(seed) * 7919 + 1) % 2147483647}]
+for {set j 0} {$j < 10} {incr j} { set lcg [expr {($lcg * 48271) % 2147483647}] }
+proc start_time {} {
+    global P startrng lcg
+    if {$P(start_times) eq "shared"} {
+        set lcg [expr {($lcg * 48271) % 2147483647}]
+        return [expr {$lcg / 2147483647.0 * $P(start_max)}]
+    }
+    return [$startrng uniform 0 $P(start_max)]
+}
 
 set N $P(flows)
 # all forward pairs: the `flows2` flows of `cc2` follow the `flows` of `cc`
@@ -273,7 +287,7 @@ for {set i 0} {$i < $NT} {incr i} {
             $ns attach-agent $src $t
             $ns attach-agent $dst $k
             $ns connect $t $k
-            set st [$startrng uniform 0 $P(start_max)]
+            set st [start_time]
             $ns at $st "$t start"
             set m [$ns monitor-queue $r2 $dst [open /dev/null w]]
             lappend $side [list tfrc $m $tp]
@@ -288,7 +302,7 @@ for {set i 0} {$i < $NT} {incr i} {
         $ns connect $t $k
         set ftp [new Application/FTP]
         $ftp attach-agent $t
-        set st [$startrng uniform 0 $P(start_max)]
+        set st [start_time]
         if {$cc eq "cubic" || $cc eq "bic" || $cc eq "highspeed"} {
             $ns at 0 "$t select_ca $cc"
         }
