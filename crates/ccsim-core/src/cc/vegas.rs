@@ -39,7 +39,9 @@
 //! `firstsent_`): one data packet in the first RTT, and the every-other-RTT
 //! slow start grows in the round after it; the ACK of that first data
 //! packet sets cwnd = `initial_window()` (`last_ack_ == 0 &&
-//! delay_growth_`) before the per-round logic.
+//! delay_growth_`) before the per-round logic. The SYN's own RTT is not
+//! sampled (its send time on `vegastime()` is 0, which `recv` takes for "not
+//! recorded"), so BaseRTT starts from the first data packet's RTT.
 
 use super::{AckInfo, CaState, CcInit, CongestionControl, CongestionEvent, Window};
 use crate::compat::Profile;
@@ -286,7 +288,11 @@ impl CongestionControl for Vegas {
             v.beg_time = now - r;
         }
         self.w.cwnd = 1.0;
-        self.ns2_ack(now, 1, snd_max, rtt);
+        // The SYN gives no RTT sample: its send time on `vegastime()` is 0,
+        // which `recv` reads as "not recorded" (`sendTime != 0.`), so the
+        // next round's RTT is the time since this ACK and, one packet sent,
+        // it resets BaseRTT (`rttLen <= 1`).
+        self.ns2_ack(now, 1, snd_max, None);
         if let Some(v) = self.ns2.as_mut() {
             v.after_syn = true;
         }
@@ -456,13 +462,16 @@ mod tests {
         let mut i = init(2.0);
         i.compat = Profile::Ns2;
         let mut c = Vegas::new(VegasConfig::default(), &i).unwrap();
-        c.on_syn_ack(SimTime::from_millis(48), 1, Some(SimTime::from_millis(48)));
+        c.on_syn_ack(SimTime::from_millis(40), 1, Some(SimTime::from_millis(40)));
         assert_eq!(c.cwnd(), 1.0);
-        let mut a = ack(97, 48);
+        let mut a = ack(110, 70);
         a.ack = 2;
         a.snd_max = 2;
         c.on_ack(&a, &mut rng);
         assert_eq!(c.cwnd(), 3.0);
+        // The SYN's RTT (40 ms) is no sample: the first data packet's 70 ms
+        // (sent at the SYN's ACK) is the round's RTT and resets BaseRTT.
+        assert_eq!(c.ns2.as_ref().unwrap().base, 0.07);
         // Without the SYN round, the first data ACK would turn the flag off.
         let mut c = Vegas::new(VegasConfig::default(), &i).unwrap();
         c.on_ack(&a, &mut rng);
