@@ -104,14 +104,20 @@ fn host_isolation_gives_each_host_half_and_flows_mode_each_flow_a_ninth() {
             ONE_AND_EIGHT,
         ));
         let a = share_of_a(&out);
-        eprintln!("{mode}: host a share {a:.3}, utilization {:.3}", link_utilization(&out, "gw->isp"));
+        eprintln!(
+            "{mode}: host a share {a:.3}, utilization {:.3}",
+            link_utilization(&out, "gw->isp")
+        );
         assert!((a - 0.5).abs() < 0.05, "{mode}: host a share {a}");
         assert!(link_utilization(&out, "gw->isp") > 0.95, "{mode}");
         assert_queue_identities(queue(&out, "gw->isp"));
     }
     // Per-flow fairness (CAKE's `flows`, and FQ-CoDel, which the paper
     // compares against): host a gets one flow's share, 1/9 +- 0.03.
-    for q in ["kind = \"cake\"\nlimit = 1000\nflow_mode = \"flows\"", "kind = \"fq_codel\"\nlimit = 1000"] {
+    for q in [
+        "kind = \"cake\"\nlimit = 1000\nflow_mode = \"flows\"",
+        "kind = \"fq_codel\"\nlimit = 1000",
+    ] {
         let out = run(&home("10Mbps", q, ONE_AND_EIGHT));
         let a = share_of_a(&out);
         eprintln!("{q:?}: host a share {a:.3}");
@@ -246,7 +252,10 @@ packet_size = 1000
             flood,
         ));
         let sent = sent_bps(&out, "gw->modem");
-        eprintln!("shaper {rate}: sent {sent:.0} bit/s ({:+.3}%)", (sent / rate - 1.0) * 100.0);
+        eprintln!(
+            "shaper {rate}: sent {sent:.0} bit/s ({:+.3}%)",
+            (sent / rate - 1.0) * 100.0
+        );
         assert!((sent / rate - 1.0).abs() < 0.01, "sent {sent} for {rate}");
         assert_queue_identities(queue(&out, "gw->modem"));
     }
@@ -286,14 +295,58 @@ start = { uniform = ["0s", "1s"] }
 
 #[test]
 fn cake_runs_are_deterministic() {
-    let text = home("10Mbps", "kind = \"cake\"\nlimit = 1000\nbandwidth = \"9Mbps\"", ONE_AND_EIGHT);
+    let text = home(
+        "10Mbps",
+        "kind = \"cake\"\nlimit = 1000\nbandwidth = \"9Mbps\"",
+        ONE_AND_EIGHT,
+    );
     assert_eq!(without_perf(&run(&text)), without_perf(&run(&text)));
 }
 
 #[test]
 fn bad_cake_parameters_are_named() {
-    let e = run_err(&home("10Mbps", "kind = \"cake\"\nflow_mode = \"triple\"", ONE_AND_EIGHT));
+    let e = run_err(&home(
+        "10Mbps",
+        "kind = \"cake\"\nflow_mode = \"triple\"",
+        ONE_AND_EIGHT,
+    ));
     assert!(e.contains("flow_mode") && e.contains("triple-isolate"), "{e}");
-    let e = run_err(&home("10Mbps", "kind = \"cake\"\ndiffserv = \"diffserv4\"", ONE_AND_EIGHT));
+    let e = run_err(&home(
+        "10Mbps",
+        "kind = \"cake\"\ndiffserv = \"diffserv4\"",
+        ONE_AND_EIGHT,
+    ));
     assert!(e.contains("diffserv") && e.contains("besteffort"), "{e}");
+}
+
+#[test]
+fn a_backlog_left_by_a_stopped_flow_drains_at_the_shaper_rate() {
+    // A 20 Mbit/s burst of one second (2500 packets of 1000 bytes) into a
+    // 2 Mbit/s shaper with room for all of it (and a target beyond the
+    // 9 s the last packet waits, so that COBALT drops none): after the last arrival no
+    // event but the shaper's own wake-up (QueueDisc::next_release) moves
+    // the queue, which drains over 10 s at exactly the shaper's rate.
+    let burst = r#"
+[[flows]]
+src = "h"
+dst = "s"
+transport = "udp"
+app = "cbr"
+rate = "20Mbps"
+packet_size = 1000
+stop = "1s"
+"#;
+    let text = modem(
+        "kind = \"cake\"\nlimit = 3000\nbandwidth = \"2Mbps\"\ntarget = \"20s\"\ninterval = \"40s\"",
+        burst,
+    )
+    .replace("warmup = \"10s\"", "warmup = \"0s\"");
+    let out = run(&text);
+    let f = &out.result.flows[0];
+    assert_eq!(f.sent_packets, 2500);
+    assert_eq!(f.received_packets, 2500, "the backlog must drain after the flow stops");
+    let q = queue(&out, "gw->modem");
+    assert_eq!(q.drops, 0);
+    // The last packet left the shaper 2500 x 4 ms = 10 s after the first.
+    assert!((q.max_sojourn_s - 9.0).abs() < 0.01, "max sojourn {}", q.max_sojourn_s);
 }
