@@ -804,6 +804,10 @@ impl QueueDisc for Cake {
         self.release_at
     }
 
+    fn shapes(&self) -> bool {
+        self.rate_bps.is_some()
+    }
+
     fn probe_names(&self) -> &'static [&'static str] {
         &["sparse_flows", "bulk_flows", "unresponsive_flows"]
     }

@@ -163,6 +163,13 @@ pub trait QueueDisc: Send {
     fn next_release(&self) -> Option<SimTime> {
         None
     }
+    /// Whether the discipline may hold packets back while the transmitter
+    /// is idle (a shaper; see [`QueueDisc::next_release`]). Checked once when
+    /// the simulation is built: a WLAN interface, whose MAC does not wait
+    /// for a release time, refuses such a discipline.
+    fn shapes(&self) -> bool {
+        false
+    }
     /// First periodic timer the discipline wants (e.g. REM's price update),
     /// relative to the start of the run: (delay, kind).
     fn initial_timer(&self) -> Option<(SimTime, u32)> {
