@@ -3,7 +3,7 @@
 //! Gateways", IEEE LANMAN 2018; Linux `net/sched/sch_cake.c`, whose functions
 //! are named below): a shaper, flow and host isolation, and COBALT per flow.
 //!
-//! - **Shaper** (paper section 3.1; `cake_advance_shaper`, the "global hard
+//! - **Shaper** (the paper's bandwidth shaping; `cake_advance_shaper`, the "global hard
 //!   shaper" of `cake_dequeue`): with `bandwidth` set, each sent packet moves
 //!   `time_next_packet` on by its serialization time at that rate, and
 //!   nothing is released before it (deficit mode: no burst parameter; a late
@@ -16,7 +16,7 @@
 //!   (`cake_calc_overhead`). While the shaper holds packets back the kernel
 //!   is told when to come back ([`QueueDisc::next_release`], Linux's
 //!   watchdog).
-//! - **Flow isolation** (section 3.2; `cake_hash`): a packet's queue is
+//! - **Flow isolation** (the paper's flow isolation and hashing; `cake_hash`): a packet's queue is
 //!   chosen by `flow_mode` among 1024 queues with 8-way set-associative
 //!   hashing: the hash's own queue if its tag matches, else another queue of
 //!   the same 8-queue set tagged for it, else an empty queue of the set, else
@@ -29,11 +29,11 @@
 //!   the two counts in `triple-isolate`; `cake_get_flow_quantum`, with the
 //!   random dither of Linux), so each host gets an equal share whatever its
 //!   number of flows.
-//! - **DRR++** (section 3.2; `cake_dequeue`): new (sparse) queues are served
+//! - **DRR++** (`cake_dequeue`): new (sparse) queues are served
 //!   before old (bulk) ones; a queue that spends its quantum moves to the
 //!   bulk list; an emptied queue whose COBALT state has not decayed to rest
 //!   waits on a decaying list, visited once per dequeue, before it is freed.
-//! - **COBALT per queue** (section 3.3): [`super::cobalt::CobaltVars`], with
+//! - **COBALT per queue** (the paper's AQM): [`super::cobalt::CobaltVars`], with
 //!   Linux's extra condition that a sojourn counts as over target only past
 //!   four MTU serialization times; the last packet of a queue is never
 //!   dropped (marked only).
