@@ -108,4 +108,6 @@ def test_a_bad_flow_mode_is_one_line_naming_the_key(scenario: dict[str, Any]) ->
     with pytest.raises(ccsim.ScenarioError) as e:
         ccsim.run(s)
     msg = str(e.value)
-    assert "flow_mode" in msg and "triple-isolate" in msg and "\n" not in msg
+    assert "flow_mode" in msg
+    assert "triple-isolate" in msg
+    assert "\n" not in msg
