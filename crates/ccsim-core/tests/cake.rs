@@ -66,26 +66,27 @@ delay = "1ms"
     )
 }
 
-const ONE_AND_EIGHT: &str = r#"
+/// A `[[flows]]` table of `count` bulk NewReno flows from `src` to `dst`.
+fn bulk_tcp(group: &str, src: &str, dst: &str, count: u32) -> String {
+    format!(
+        r#"
 [[flows]]
-group = "a"
-src = "a"
-dst = "s1"
-count = 1
+group = "{group}"
+src = "{src}"
+dst = "{dst}"
+count = {count}
 transport = "tcp"
 app = "bulk"
 cc = "newreno"
-start = { uniform = ["0s", "1s"] }
-[[flows]]
-group = "b"
-src = "b"
-dst = "s2"
-count = 8
-transport = "tcp"
-app = "bulk"
-cc = "newreno"
-start = { uniform = ["0s", "1s"] }
-"#;
+start = {{ uniform = ["0s", "1s"] }}
+"#
+    )
+}
+
+/// Host a with one bulk flow to s1, host b with eight to s2.
+fn one_and_eight() -> String {
+    bulk_tcp("a", "a", "s1", 1) + &bulk_tcp("b", "b", "s2", 8)
+}
 
 /// Host a's share of the uplink's goodput.
 fn share_of_a(out: &RunOutput) -> f64 {
@@ -101,7 +102,7 @@ fn host_isolation_gives_each_host_half_and_flows_mode_each_flow_a_ninth() {
         let out = run(&home(
             "10Mbps",
             &format!("kind = \"cake\"\nlimit = 1000\nflow_mode = \"{mode}\""),
-            ONE_AND_EIGHT,
+            &one_and_eight(),
         ));
         let a = share_of_a(&out);
         eprintln!(
@@ -118,7 +119,7 @@ fn host_isolation_gives_each_host_half_and_flows_mode_each_flow_a_ninth() {
         "kind = \"cake\"\nlimit = 1000\nflow_mode = \"flows\"",
         "kind = \"fq_codel\"\nlimit = 1000",
     ] {
-        let out = run(&home("10Mbps", q, ONE_AND_EIGHT));
+        let out = run(&home("10Mbps", q, &one_and_eight()));
         let a = share_of_a(&out);
         eprintln!("{q:?}: host a share {a:.3}");
         assert!((a - 1.0 / 9.0).abs() < 0.03, "{q}: host a share {a}");
@@ -130,17 +131,7 @@ fn a_sparse_flow_beside_bulk_tcp_sees_almost_no_queueing_delay() {
     // Host a runs four bulk TCP flows and a ping-like UDP flow (100-byte
     // packets, 100 a second) to s1. The ping's queueing delay is its mean
     // one-way delay less its mean delay when it runs alone.
-    let bulk = r#"
-[[flows]]
-group = "bulk"
-src = "a"
-dst = "s1"
-count = 4
-transport = "tcp"
-app = "bulk"
-cc = "newreno"
-start = { uniform = ["0s", "1s"] }
-"#;
+    let bulk = bulk_tcp("bulk", "a", "s1", 4);
     let ping = r#"
 [[flows]]
 group = "ping"
@@ -263,16 +254,7 @@ packet_size = 1000
 
 #[test]
 fn the_shaper_moves_the_queue_from_the_modem_into_cake() {
-    let bulk = r#"
-[[flows]]
-src = "h"
-dst = "s"
-count = 4
-transport = "tcp"
-app = "bulk"
-cc = "newreno"
-start = { uniform = ["0s", "1s"] }
-"#;
+    let bulk = &bulk_tcp("bulk", "h", "s", 4);
     let shaped = run(&modem("kind = \"cake\"\nlimit = 1000\nbandwidth = \"9500kbps\"", bulk));
     let unshaped = run(&modem("kind = \"cake\"\nlimit = 1000", bulk));
     let modem_q = |o: &RunOutput| series_mean_from(o, "modem->isp", "len_pkts", 10.0);
@@ -298,7 +280,7 @@ fn cake_runs_are_deterministic() {
     let text = home(
         "10Mbps",
         "kind = \"cake\"\nlimit = 1000\nbandwidth = \"9Mbps\"",
-        ONE_AND_EIGHT,
+        &one_and_eight(),
     );
     assert_eq!(without_perf(&run(&text)), without_perf(&run(&text)));
 }
@@ -308,13 +290,13 @@ fn bad_cake_parameters_are_named() {
     let e = run_err(&home(
         "10Mbps",
         "kind = \"cake\"\nflow_mode = \"triple\"",
-        ONE_AND_EIGHT,
+        &one_and_eight(),
     ));
     assert!(e.contains("flow_mode") && e.contains("triple-isolate"), "{e}");
     let e = run_err(&home(
         "10Mbps",
         "kind = \"cake\"\ndiffserv = \"diffserv4\"",
-        ONE_AND_EIGHT,
+        &one_and_eight(),
     ));
     assert!(e.contains("diffserv") && e.contains("besteffort"), "{e}");
 }

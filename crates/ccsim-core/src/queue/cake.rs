@@ -830,35 +830,24 @@ mod tests {
         SimTime::from_millis(x)
     }
 
-    fn cake(params: &str) -> Cake {
+    fn build(params: &str) -> Result<Cake, ParamError> {
         let v: serde_json::Value = serde_json::from_str(params).unwrap();
         let serde_json::Value::Object(p) = v else {
             unreachable!()
         };
-        Cake::from_params(
-            Limit {
-                packets: None,
-                bytes: None,
-            },
-            &p,
-        )
-        .unwrap()
+        let no_limit = Limit {
+            packets: None,
+            bytes: None,
+        };
+        Cake::from_params(no_limit, &p)
+    }
+
+    fn cake(params: &str) -> Cake {
+        build(params).unwrap()
     }
 
     fn err(params: &str) -> ParamError {
-        let v: serde_json::Value = serde_json::from_str(params).unwrap();
-        let serde_json::Value::Object(p) = v else {
-            unreachable!()
-        };
-        Cake::from_params(
-            Limit {
-                packets: None,
-                bytes: None,
-            },
-            &p,
-        )
-        .err()
-        .expect("expected an error")
+        build(params).err().expect("expected an error")
     }
 
     /// A test bench: the arena, the stream and the drops.
