@@ -219,6 +219,17 @@ sample_interval = "100ms"
     )
 }
 
+/// A 20 Mbit/s UDP flood of 1000-byte packets from h to s.
+const FLOOD_20M: &str = r#"
+[[flows]]
+src = "h"
+dst = "s"
+transport = "udp"
+app = "cbr"
+rate = "20Mbps"
+packet_size = 1000
+"#;
+
 fn sent_bps(out: &RunOutput, link: &str) -> f64 {
     let l = out.result.links.iter().find(|l| l.link == link).unwrap();
     l.tx_bytes as f64 * 8.0 / 30.0
@@ -228,15 +239,7 @@ fn sent_bps(out: &RunOutput, link: &str) -> f64 {
 fn the_shaper_holds_its_rate_within_one_percent() {
     // An unresponsive 20 Mbit/s flood through a 9.5 Mbit/s shaper on a
     // 100 Mbit/s link: the gateway sends at the shaper's rate.
-    let flood = r#"
-[[flows]]
-src = "h"
-dst = "s"
-transport = "udp"
-app = "cbr"
-rate = "20Mbps"
-packet_size = 1000
-"#;
+    let flood = FLOOD_20M;
     for rate in [9.5e6, 2e6] {
         let out = run(&modem(
             &format!("kind = \"cake\"\nlimit = 1000\nbandwidth = \"{}kbps\"", rate / 1e3),
@@ -308,16 +311,7 @@ fn a_backlog_left_by_a_stopped_flow_drains_at_the_shaper_rate() {
     // 9 s the last packet waits, so that COBALT drops none): after the last arrival no
     // event but the shaper's own wake-up (QueueDisc::next_release) moves
     // the queue, which drains over 10 s at exactly the shaper's rate.
-    let burst = r#"
-[[flows]]
-src = "h"
-dst = "s"
-transport = "udp"
-app = "cbr"
-rate = "20Mbps"
-packet_size = 1000
-stop = "1s"
-"#;
+    let burst = &format!("{FLOOD_20M}stop = \"1s\"\n");
     let text = modem(
         "kind = \"cake\"\nlimit = 3000\nbandwidth = \"2Mbps\"\ntarget = \"20s\"\ninterval = \"40s\"",
         burst,
