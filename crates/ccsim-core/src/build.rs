@@ -566,6 +566,16 @@ impl<'a> Builder<'a> {
                     ),
                 ));
             }
+            if disc.shapes() {
+                return Err(self.e(
+                    format!("{qpath}.kind"),
+                    format!(
+                        "queue discipline \"{}\" is shaping (it holds packets back until its schedule allows), \
+                         which a WLAN interface's MAC does not wait for; leave its rate out here",
+                        disc.kind()
+                    ),
+                ));
+            }
             let queue = Queue::general(disc, stream(self.seed, &format!("queue:{iface}")));
             let rng = stream(self.seed, &format!("dcf:{iface}"));
             wlan.add_iface(node, &node_name, k == 0, queue, rng);

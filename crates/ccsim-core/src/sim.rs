@@ -670,8 +670,26 @@ impl Simulation {
                 n
             }
         };
-        let Some(p) = next else { return };
+        let Some(p) = next else {
+            self.throttled(link);
+            return;
+        };
         self.transmit(link, p);
+    }
+
+    /// The discipline of idle `link` holds packets but released none (CAKE's
+    /// shaper): try the transmitter again when it says it will release one.
+    fn throttled(&mut self, link: LinkId) {
+        let now = self.now;
+        let l = &mut self.links[link.0 as usize];
+        if l.free_pending || l.queue.len_pkts() == 0 {
+            return;
+        }
+        if let Some(at) = l.queue.next_release() {
+            let at = at.max(now + SimTime(1));
+            l.free_pending = true;
+            self.events.push_at(at, ns_as_secs(at), EventKind::LinkFree { link });
+        }
     }
 
     /// Put packet `p`, just dequeued, on the wire of `link`.
