@@ -682,6 +682,7 @@ impl TcpSender {
         let is_dup = !advanced && self.snd_una < self.snd_max && (!self.uses_sack() || newly_sacked > 0);
         let out = self.recovery_on_ack(ctx, advanced, is_dup, acked);
         losses += out.losses;
+        self.rate.on_lost(losses);
 
         if advanced {
             if self.snd_una >= self.snd_max {
