@@ -117,3 +117,36 @@ fn bbr3_and_cubic_share_a_bdp_buffer() {
     assert!(u > 0.9, "utilization {u}");
     assert!(b > 0.1 && c > 0.1, "each gets a share: bbr3 {b}, cubic {c}");
 }
+
+#[test]
+fn same_seed_same_bytes_other_seed_other_run() {
+    let a = run_path(&[("bbr3", 2)], 20, 0.001, 9);
+    let b = run_path(&[("bbr3", 2)], 20, 0.001, 9);
+    let c = run_path(&[("bbr3", 2)], 20, 0.001, 10);
+    assert_eq!(without_perf(&a), without_perf(&b));
+    assert_ne!(without_perf(&a), without_perf(&c));
+}
+
+#[test]
+fn bad_cc_params_are_one_line_errors() {
+    let text = format!(
+        r#"
+name = "bad"
+duration = "1s"
+{topology}[[flows]]
+transport = "tcp"
+app = "bulk"
+cc = "bbr3"
+cc_params = {{ beta = 2.0 }}
+"#,
+        topology = dumbbell(1, "")
+    );
+    let e = run_err(&text);
+    assert!(
+        e.contains("cc_params.beta") && e.contains("expected a number in [0, 1]"),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1, "{e}");
+    let e = run_err(&text.replace("beta = 2.0", "gain = 2.0"));
+    assert!(e.contains("gain"), "{e}");
+}

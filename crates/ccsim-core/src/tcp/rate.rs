@@ -146,6 +146,33 @@ mod tests {
         assert!(!s.app_limited);
     }
 
+    /// draft-ietf-ccwg-bbr-06 section 4.1.2: P.tx_in_flight includes P;
+    /// RS.lost counts the losses between P's send and its ACK; an interval
+    /// below min_rtt gives a sample without a rate.
+    #[test]
+    fn tx_in_flight_lost_and_rateless_samples() {
+        let mut r = RateEstimator::new();
+        let a = r.on_send(SimTime::ZERO, 0);
+        r.on_lost(2);
+        let b = r.on_send(SimTime::from_millis(1), 4);
+        assert_eq!((a.tx_in_flight, a.lost), (1, 0));
+        assert_eq!((b.tx_in_flight, b.lost), (5, 2));
+        r.on_lost(3);
+        r.begin_ack();
+        r.on_delivered(SimTime::from_millis(100), &b);
+        let s = r.end_ack(Some(SimTime::from_millis(50))).unwrap();
+        assert_eq!((s.tx_in_flight, s.lost), (5, 3));
+        assert!(s.rate_pps().is_some());
+        // Delivered 1 ms after the previous delivery: 1 ms < min_rtt.
+        let c = r.on_send(SimTime::from_millis(100), 0);
+        r.begin_ack();
+        r.on_delivered(SimTime::from_millis(101), &c);
+        let s = r.end_ack(Some(SimTime::from_millis(50))).unwrap();
+        assert_eq!(s.delivered, 1);
+        assert_eq!(s.interval, SimTime::ZERO);
+        assert!(s.rate_pps().is_none());
+    }
+
     #[test]
     fn app_limited_marking() {
         let mut r = RateEstimator::new();
