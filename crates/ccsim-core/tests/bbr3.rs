@@ -5,11 +5,10 @@
 //!
 //! Tolerances: utilization above 0.9, and a shallow-buffer queue under half
 //! of BBR v1's; two BBR v3 flows share within Jain 0.95. Under 1% random
-//! loss utilization above 0.7 and more than twice CUBIC's: with a BDP of 33
-//! packets one loss among a probe's samples exceeds BBR.LossThresh (2%), so
-//! probes pin `inflight_longterm` near the BDP and CRUISE runs at 85% of
-//! it (BBR.Headroom 0.15) less the short-term cuts of lossy rounds; the
-//! draft's loss tolerance (section 5.3.3.8.3) is argued for large BDPs.
+//! loss utilization above 0.8 and more than twice CUBIC's: the draft aims
+//! at full throughput with loss rates up to 1% (section 3.1), less what
+//! CRUISE leaves free once a probe's losses have set `inflight_longterm`
+//! (BBR.Headroom, 15%) and ProbeRTT's 2% (section 5.3.4.2).
 
 mod common;
 use ccsim_core::RunOutput;
@@ -88,7 +87,7 @@ fn one_percent_random_loss_keeps_throughput_high() {
     let (u, q, l) = summary(&run_path(&[("bbr3", 1)], 100, 0.01, 2));
     let (ur, _, _) = summary(&run_path(&[("cubic", 1)], 100, 0.01, 2));
     eprintln!("1% loss: bbr3 utilization {u:.3} queue {q:.2} loss {l:.4}; cubic utilization {ur:.3}");
-    assert!(u > 0.7, "bbr3 utilization {u}");
+    assert!(u > 0.8, "bbr3 utilization {u}");
     assert!(
         u > 2.0 * ur,
         "bbr3 {u} vs cubic {ur}: loss-based control collapses at 1%"

@@ -43,11 +43,13 @@
 //!   when not probing, each round with a loss sets `bw_shortterm =
 //!   max(bw_latest, beta bw_shortterm)` and `inflight_shortterm =
 //!   max(inflight_latest, beta inflight_shortterm)` with beta = 0.7
-//!   (5.5.10.3). The draft evaluates the loss rate for each lost packet
-//!   (`HandleLostPacket`); the sender gives controllers a count of newly
-//!   lost segments per ACK, so ccsim evaluates it on each ACK from the rate
-//!   sample of the newest delivered segment, as Linux's
-//!   `bbr_adapt_upper_bounds` also does (`bbr_is_inflight_too_high`).
+//!   (5.5.10.3). The loss rate is evaluated for each lost segment
+//!   (`HandleLostPacket`, [`CongestionControl::on_packet_lost`]) with the
+//!   in-flight and loss counts the sender recorded when it was sent, and
+//!   `inflight_longterm` starts from `InflightAtLoss`, the in-flight level
+//!   at which the loss rate crossed the threshold (Linux
+//!   `bbr_inflight_hi_from_lost_skb` clamps a negative prefix to 0; the
+//!   draft's formula does not, nor does ccsim).
 //! - ProbeRTT (5.3.4): entered when `probe_rtt_min_delay` is 5 s old; cwnd
 //!   capped at `max(0.5 bdp, 4)` for max(200 ms, one round) after in flight
 //!   reaches it; exits to ProbeBW (DOWN then at once CRUISE) or Startup.
@@ -79,7 +81,7 @@
 //! recoveries (5.5.11: ccsim's sender detects none).
 
 use super::filter::MaxFilter;
-use super::{check_range, AckInfo, CaState, CcInit, CongestionControl, CongestionEvent, RateSample};
+use super::{check_range, AckInfo, CaState, CcInit, CongestionControl, CongestionEvent, LostPacket, RateSample};
 use crate::params::ParamError;
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -543,12 +545,13 @@ impl Bbr3 {
         rs.lost as f64 > rs.tx_in_flight as f64 * self.cfg.loss_thresh || (rs.lost > 0 && !self.sack)
     }
 
-    /// `HandleInflightTooHigh` (5.5.10.2).
-    fn handle_inflight_too_high(&mut self, rs: &RateSample, now: SimTime, rng: &mut SimRng) {
+    /// `HandleInflightTooHigh` (5.5.10.2), `tx_in_flight` the in-flight
+    /// level found too high.
+    fn handle_inflight_too_high(&mut self, tx_in_flight: f64, app_limited: bool, now: SimTime, rng: &mut SimRng) {
         self.prev_probe_too_high = true;
         self.is_bw_probe_sample = false;
-        if !rs.app_limited {
-            self.inflight_longterm = (rs.tx_in_flight as f64).max(self.target_inflight() * self.cfg.beta);
+        if !app_limited {
+            self.inflight_longterm = tx_in_flight.max(self.target_inflight() * self.cfg.beta);
         }
         if self.state == State::ProbeBwUp {
             self.start_probe_bw_down(now, rng);
@@ -747,10 +750,8 @@ impl Bbr3 {
         }
     }
 
-    /// `AdaptLongTermModel` (5.3.3.9); true if it decided a transition. The
-    /// loss-rate check runs on every ACK as Linux's `bbr_adapt_upper_bounds`
-    /// (the draft's `HandleLostPacket` runs it per lost packet).
-    fn adapt_long_term_model(&mut self, ack: &AckInfo, rs: &RateSample, rng: &mut SimRng) -> bool {
+    /// `AdaptLongTermModel` (5.3.3.9); true if it decided a transition.
+    fn adapt_long_term_model(&mut self, ack: &AckInfo, rs: &RateSample) -> bool {
         if self.ack_phase == AckPhase::ProbeStarting && self.round_start {
             self.ack_phase = AckPhase::ProbeFeedback;
         }
@@ -765,13 +766,7 @@ impl Bbr3 {
                 return true;
             }
         }
-        if self.is_inflight_too_high(rs) {
-            if self.is_bw_probe_sample {
-                self.handle_inflight_too_high(rs, ack.now, rng);
-            }
-            return false;
-        }
-        if self.inflight_longterm.is_infinite() {
+        if self.is_inflight_too_high(rs) || self.inflight_longterm.is_infinite() {
             return false;
         }
         if rs.tx_in_flight as f64 > self.inflight_longterm {
@@ -815,7 +810,7 @@ impl Bbr3 {
 
     /// `UpdateProbeBWCyclePhase` (5.3.3.9).
     fn update_probe_bw_cycle_phase(&mut self, ack: &AckInfo, rs: &RateSample, rate: f64, rng: &mut SimRng) {
-        if !self.full_bw_reached || self.adapt_long_term_model(ack, rs, rng) {
+        if !self.full_bw_reached || self.adapt_long_term_model(ack, rs) {
             return;
         }
         let state = self.state;
@@ -1006,6 +1001,28 @@ impl CongestionControl for Bbr3 {
     fn on_congestion_event(&mut self, _ev: &CongestionEvent) {
         self.save_cwnd();
     }
+    /// `HandleLostPacket` with `InflightAtLoss` (5.5.10.2).
+    fn on_packet_lost(&mut self, now: SimTime, p: &LostPacket, rng: &mut SimRng) {
+        self.note_loss();
+        if !self.is_bw_probe_sample {
+            return;
+        }
+        let rs = RateSample {
+            tx_in_flight: p.tx_in_flight,
+            lost: p.lost,
+            app_limited: p.app_limited,
+            ..RateSample::default()
+        };
+        if self.is_inflight_too_high(&rs) {
+            // InflightAtLoss: the prefix of this one-segment "packet" at
+            // which the loss rate crossed loss_thresh.
+            let t = self.cfg.loss_thresh;
+            let inflight_prev = p.tx_in_flight as f64 - 1.0;
+            let lost_prev = p.lost as f64 - 1.0;
+            let lost_prefix = (t * inflight_prev - lost_prev) / (1.0 - t);
+            self.handle_inflight_too_high(inflight_prev + lost_prefix, p.app_limited, now, rng);
+        }
+    }
     /// Section 3.7: a CE mark is congestion; it counts as a loss of the round.
     fn on_ecn(&mut self, _ev: &CongestionEvent) {
         self.note_loss();
@@ -1077,6 +1094,21 @@ mod tests {
             tweak(&mut a, &mut rs);
             a.rate = Some(rs);
             self.b.on_ack(&a, &mut self.rng);
+            if self.states.last().map(|s| s.1) != Some(self.b.state()) {
+                self.states.push((self.t_ms, self.b.state()));
+            }
+        }
+
+        /// A segment is deemed lost that was sent with `tx_in_flight` in
+        /// flight, `lost` lost since (itself included).
+        fn lose(&mut self, tx_in_flight: u64, lost: u64) {
+            let p = LostPacket {
+                tx_in_flight,
+                lost,
+                app_limited: false,
+            };
+            self.b
+                .on_packet_lost(SimTime::from_millis(self.t_ms), &p, &mut self.rng);
             if self.states.last().map(|s| s.1) != Some(self.b.state()) {
                 self.states.push((self.t_ms, self.b.state()));
             }
@@ -1342,19 +1374,21 @@ mod tests {
         for (lost, cut) in [(3u64, true), (2, false)] {
             let mut d = in_probe_up();
             assert!(d.b.inflight_longterm().is_infinite());
-            d.step(1000.0, |_, rs| {
-                rs.tx_in_flight = 100;
-                rs.lost = lost;
-            });
+            d.lose(100, lost);
             if cut {
-                // max(tx_in_flight, beta * min(bdp, cwnd)) = max(100, 70)
+                // max(InflightAtLoss, beta * min(bdp, cwnd)): 99 in flight
+                // and 2 lost before this segment, so the threshold was
+                // crossed at 99 + (0.02 x 99 - 2) / 0.98 = 98.98.
+                let at_loss = 99.0 + (0.02 * 99.0 - 2.0) / 0.98;
                 assert!(
-                    (d.b.inflight_longterm() - 100.0).abs() < 1e-9,
+                    (d.b.inflight_longterm() - at_loss).abs() < 1e-9,
                     "{}",
                     d.b.inflight_longterm()
                 );
                 assert_eq!(d.b.state(), State::ProbeBwDown);
-                assert!(d.b.cwnd() <= 100.0);
+                // The next ACK (of a segment sent with 50 in flight) caps cwnd.
+                d.step(1000.0, |_, rs| rs.tx_in_flight = 50);
+                assert!(d.b.cwnd() <= at_loss, "cwnd {}", d.b.cwnd());
             } else {
                 assert!(d.b.inflight_longterm().is_infinite(), "2 of 100 is not above 2%");
                 assert_eq!(d.b.state(), State::ProbeBwUp);
@@ -1363,13 +1397,25 @@ mod tests {
     }
 
     #[test]
+    fn losses_outside_bandwidth_probes_leave_inflight_longterm_alone() {
+        let mut d = steady();
+        d.until(State::ProbeBwCruise, 1000.0, 10_000);
+        d.lose(20, 5);
+        assert!(d.b.inflight_longterm().is_infinite());
+        assert_eq!(d.b.state(), State::ProbeBwCruise);
+        // A probe reacts once: its second loss changes nothing.
+        let mut d = in_probe_up();
+        d.lose(100, 3);
+        let hi = d.b.inflight_longterm();
+        d.lose(200, 50);
+        assert_eq!(d.b.inflight_longterm(), hi);
+    }
+
+    #[test]
     fn any_loss_is_too_high_without_sack() {
         let mut d = in_probe_up();
         d.b.sack = false;
-        d.step(1000.0, |_, rs| {
-            rs.tx_in_flight = 100;
-            rs.lost = 1;
-        });
+        d.lose(100, 1);
         assert_eq!(d.b.state(), State::ProbeBwDown);
         assert!(d.b.inflight_longterm().is_finite());
     }
@@ -1377,10 +1423,7 @@ mod tests {
     #[test]
     fn precautionary_probe_stops_at_inflight_longterm_then_refills() {
         let mut d = in_probe_up();
-        d.step(1000.0, |_, rs| {
-            rs.tx_in_flight = 100;
-            rs.lost = 5;
-        });
+        d.lose(100, 5);
         assert_eq!(d.b.state(), State::ProbeBwDown);
         // The next UP ends as soon as in flight reaches inflight_longterm.
         d.until(State::ProbeBwUp, 1000.0, 10_000);
@@ -1401,10 +1444,7 @@ mod tests {
     #[test]
     fn probe_up_raises_inflight_longterm_exponentially_when_limited_by_it() {
         let mut d = in_probe_up();
-        d.step(1000.0, |_, rs| {
-            rs.tx_in_flight = 100;
-            rs.lost = 3;
-        });
+        d.lose(100, 3);
         d.until(State::ProbeBwRefill, 1000.0, 10_000);
         let start = d.b.inflight_longterm();
         // Probe again; no loss, cwnd-limited at inflight_longterm: growth of

@@ -10,6 +10,8 @@
 //!   duplicate ACKs or SACK (once per recovery episode);
 //! - [`CongestionControl::on_ecn`] on an ECN-Echo (at most once per RTT);
 //! - [`CongestionControl::on_rto`] on a retransmission timeout.
+//! - [`CongestionControl::on_packet_lost`] for each segment deemed lost,
+//!   with what was in flight and lost when it was sent (BBR v3).
 //!
 //! Windows are in segments (packets of one MSS) as `f64`, so the fractional
 //! per-ACK increases of RFC 5681 accumulate exactly as in ns-2's `cwnd_`.
@@ -217,6 +219,20 @@ impl RateSample {
     }
 }
 
+/// A segment just deemed lost, as the sender recorded it when it was sent
+/// (draft-ietf-ccwg-bbr-06 section 5.5.10.2, `HandleLostPacket(P)`).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct LostPacket {
+    /// Segments in flight just after it was sent, itself included
+    /// (`P.tx_in_flight`).
+    pub tx_in_flight: u64,
+    /// Segments deemed lost since it was sent, itself included
+    /// (`C.lost - P.lost`).
+    pub lost: u64,
+    /// It was sent while application-limited (`P.is_app_limited`).
+    pub app_limited: bool,
+}
+
 /// What a controller learns from one acknowledgement.
 #[derive(Copy, Clone, Debug)]
 pub struct AckInfo {
@@ -355,6 +371,10 @@ pub trait CongestionControl: Send {
     }
     /// A retransmission timeout.
     fn on_rto(&mut self, ev: &CongestionEvent);
+    /// A segment was deemed lost (by SACK, or by duplicate ACKs or a
+    /// partial ACK without SACK), before the ACK that revealed it reaches
+    /// [`CongestionControl::on_ack`]; by default ignored.
+    fn on_packet_lost(&mut self, _now: SimTime, _p: &LostPacket, _rng: &mut SimRng) {}
     /// Recovery ended (the sender has already set nothing; a controller that
     /// saved state at the congestion event restores it here).
     fn on_recovery_exit(&mut self, _now: SimTime) {}

@@ -51,6 +51,11 @@ impl RateEstimator {
         self.delivered
     }
 
+    /// Segments deemed lost so far (`C.lost`).
+    pub fn lost(&self) -> u64 {
+        self.lost
+    }
+
     /// Segments deemed lost: count them (`C.lost`).
     pub fn on_lost(&mut self, segments: u64) {
         self.lost += segments;
