@@ -128,24 +128,12 @@ fn same_seed_same_bytes_other_seed_other_run() {
 
 #[test]
 fn bad_cc_params_are_one_line_errors() {
-    let text = format!(
-        r#"
-name = "bad"
-duration = "1s"
-{topology}[[flows]]
-transport = "tcp"
-app = "bulk"
-cc = "bbr3"
-cc_params = {{ beta = 2.0 }}
-"#,
-        topology = dumbbell(1, "")
-    );
-    let e = run_err(&text);
+    let e = tcp_flow_err("cc = \"bbr3\"\ncc_params = { beta = 2.0 }");
     assert!(
         e.contains("cc_params.beta") && e.contains("expected a number in [0, 1]"),
         "{e}"
     );
     assert_eq!(e.lines().count(), 1, "{e}");
-    let e = run_err(&text.replace("beta = 2.0", "gain = 2.0"));
-    assert!(e.contains("gain"), "{e}");
+    let e = tcp_flow_err("cc = \"bbr3\"\ncc_params = { gain = 2.0 }");
+    assert!(e.contains("cc_params.gain"), "{e}");
 }

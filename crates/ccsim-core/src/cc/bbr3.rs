@@ -1094,9 +1094,7 @@ mod tests {
             tweak(&mut a, &mut rs);
             a.rate = Some(rs);
             self.b.on_ack(&a, &mut self.rng);
-            if self.states.last().map(|s| s.1) != Some(self.b.state()) {
-                self.states.push((self.t_ms, self.b.state()));
-            }
+            self.record();
         }
 
         /// A segment is deemed lost that was sent with `tx_in_flight` in
@@ -1109,6 +1107,11 @@ mod tests {
             };
             self.b
                 .on_packet_lost(SimTime::from_millis(self.t_ms), &p, &mut self.rng);
+            self.record();
+        }
+
+        /// Note the state if it changed.
+        fn record(&mut self) {
             if self.states.last().map(|s| s.1) != Some(self.b.state()) {
                 self.states.push((self.t_ms, self.b.state()));
             }
@@ -1488,6 +1491,17 @@ mod tests {
         // Without further loss it stays: the next cut needs a lossy round.
         d.steps(40, 500.0);
         assert!((d.b.bw_shortterm() - 700.0).abs() < 1e-6);
+    }
+
+    /// Section 3.7: an ECN-Echo is congestion, one loss event of its round.
+    #[test]
+    fn ecn_echo_counts_as_a_loss_of_the_round() {
+        let mut d = steady();
+        d.until(State::ProbeBwCruise, 1000.0, 10_000);
+        d.steps(40, 500.0);
+        d.b.on_ecn(&loss(d.t_ms, d.b.cwnd()));
+        d.steps(40, 500.0);
+        assert!((d.b.bw_shortterm() - 700.0).abs() < 1e-6, "{}", d.b.bw_shortterm());
     }
 
     #[test]
