@@ -789,11 +789,13 @@ impl PyAckInfo {
     fn losses(&self) -> u64 {
         self.0.losses
     }
-    /// Delivery-rate sample: (delivered, interval_ns, prior_delivered, app_limited), or None.
+    /// Delivery-rate sample: (delivered, interval_ns, prior_delivered,
+    /// app_limited), or None when the ACK gave no reliable rate.
     #[getter]
     fn rate(&self) -> Option<(u64, u64, u64, bool)> {
         self.0
             .rate
+            .filter(|r| r.rate_pps().is_some())
             .map(|r| (r.delivered, r.interval.0, r.prior_delivered, r.app_limited))
     }
     /// Whether a loss-based controller may open its window on this ACK
@@ -884,6 +886,7 @@ impl PyCongestionControl {
             wire_size: ccsim_core::DEFAULT_MSS + 40,
             compat: ccsim_core::compat::Profile::Ccsim,
             linux_agent: false,
+            sack: true,
         });
         PyCongestionControl {
             cwnd: init.initial_cwnd,

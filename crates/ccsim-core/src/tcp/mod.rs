@@ -578,6 +578,7 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
         wire_size: cfg.mss + cfg.header,
         compat: profile,
         linux_agent: cfg.linux_agent_for(profile),
+        sack,
     };
     let controller = cc::build(&cfg.cc, &cfg.cc_params, &init).map_err(|e| {
         if e.path == "cc" {

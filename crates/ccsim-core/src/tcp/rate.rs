@@ -20,6 +20,11 @@ pub struct TxInfo {
     pub app_limited: bool,
     /// Its send time.
     pub sent_time: SimTime,
+    /// Segments in flight just after it was sent, itself included
+    /// (draft-ietf-ccwg-bbr-06 section 4.1.2.2, `P.tx_in_flight`).
+    pub tx_in_flight: u64,
+    /// Segments deemed lost before it was sent (`P.lost`).
+    pub lost: u64,
 }
 
 /// The estimator.
@@ -30,6 +35,8 @@ pub struct RateEstimator {
     first_sent_time: SimTime,
     /// Non-zero: the delivered count at which the app-limited phase ends.
     app_limited: u64,
+    /// Segments deemed lost so far (`C.lost`).
+    lost: u64,
     sample: Option<TxInfo>,
 }
 
@@ -44,6 +51,16 @@ impl RateEstimator {
         self.delivered
     }
 
+    /// Segments deemed lost so far (`C.lost`).
+    pub fn lost(&self) -> u64 {
+        self.lost
+    }
+
+    /// Segments deemed lost: count them (`C.lost`).
+    pub fn on_lost(&mut self, segments: u64) {
+        self.lost += segments;
+    }
+
     /// A segment is sent at `now` with `in_flight` segments already in the network.
     pub fn on_send(&mut self, now: SimTime, in_flight: u64) -> TxInfo {
         if in_flight == 0 {
@@ -56,6 +73,8 @@ impl RateEstimator {
             first_sent_time: self.first_sent_time,
             app_limited: self.app_limited != 0,
             sent_time: now,
+            tx_in_flight: in_flight + 1,
+            lost: self.lost,
         }
     }
 
@@ -79,8 +98,9 @@ impl RateEstimator {
         }
     }
 
-    /// Finish the ACK: the rate sample, if any, valid only when its interval
-    /// is at least `min_rtt` (shorter intervals are ACK compression artefacts).
+    /// Finish the ACK: the rate sample, if it delivered anything. Its
+    /// interval is zero (no rate) unless it is at least `min_rtt` (shorter
+    /// intervals are ACK compression artefacts).
     pub fn end_ack(&mut self, min_rtt: Option<SimTime>) -> Option<RateSample> {
         if self.app_limited != 0 && self.delivered > self.app_limited {
             self.app_limited = 0;
@@ -88,15 +108,17 @@ impl RateEstimator {
         let tx = self.sample.take()?;
         let send_elapsed = tx.sent_time - tx.first_sent_time;
         let ack_elapsed = self.delivered_time - tx.delivered_time;
-        let interval = send_elapsed.max(ack_elapsed);
-        if interval == SimTime::ZERO || min_rtt.is_some_and(|m| interval < m) {
-            return None;
+        let mut interval = send_elapsed.max(ack_elapsed);
+        if min_rtt.is_some_and(|m| interval < m) {
+            interval = SimTime::ZERO;
         }
         Some(RateSample {
             delivered: self.delivered - tx.delivered,
             interval,
             prior_delivered: tx.delivered,
             app_limited: tx.app_limited,
+            tx_in_flight: tx.tx_in_flight,
+            lost: self.lost - tx.lost,
         })
     }
 
@@ -127,6 +149,33 @@ mod tests {
         assert_eq!(s.delivered, 10);
         assert_eq!(s.interval, SimTime::from_millis(109));
         assert!(!s.app_limited);
+    }
+
+    /// draft-ietf-ccwg-bbr-06 section 4.1.2: P.tx_in_flight includes P;
+    /// RS.lost counts the losses between P's send and its ACK; an interval
+    /// below min_rtt gives a sample without a rate.
+    #[test]
+    fn tx_in_flight_lost_and_rateless_samples() {
+        let mut r = RateEstimator::new();
+        let a = r.on_send(SimTime::ZERO, 0);
+        r.on_lost(2);
+        let b = r.on_send(SimTime::from_millis(1), 4);
+        assert_eq!((a.tx_in_flight, a.lost), (1, 0));
+        assert_eq!((b.tx_in_flight, b.lost), (5, 2));
+        r.on_lost(3);
+        r.begin_ack();
+        r.on_delivered(SimTime::from_millis(100), &b);
+        let s = r.end_ack(Some(SimTime::from_millis(50))).unwrap();
+        assert_eq!((s.tx_in_flight, s.lost), (5, 3));
+        assert!(s.rate_pps().is_some());
+        // Delivered 1 ms after the previous delivery: 1 ms < min_rtt.
+        let c = r.on_send(SimTime::from_millis(100), 0);
+        r.begin_ack();
+        r.on_delivered(SimTime::from_millis(101), &c);
+        let s = r.end_ack(Some(SimTime::from_millis(50))).unwrap();
+        assert_eq!(s.delivered, 1);
+        assert_eq!(s.interval, SimTime::ZERO);
+        assert!(s.rate_pps().is_none());
     }
 
     #[test]

@@ -117,6 +117,7 @@ impl TcpSender {
                     } else if variant == Recovery::NewReno {
                         // RFC 6582 section 3.2 step 5: a partial ACK.
                         let hole = self.snd_una;
+                        self.note_lost(ctx, hole);
                         self.transmit(ctx, hole);
                         out.losses += 1;
                         let deflate = acked as f64;
@@ -150,10 +151,12 @@ impl TcpSender {
                     self.dupacks += 1;
                     let head_lost = self.uses_sack() && self.board.is_lost(self.snd_una, self.cfg.dupthresh);
                     if self.fast_retransmit_allowed() && (self.dupacks >= self.cfg.dupthresh || head_lost) {
-                        self.enter_recovery(ctx);
                         if !self.uses_sack() {
+                            let head = self.snd_una;
+                            self.note_lost(ctx, head);
                             out.losses += 1;
                         }
+                        self.enter_recovery(ctx);
                     }
                 }
             }

@@ -36,7 +36,7 @@ use super::recovery::Recovery;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::SenderConfig;
-use crate::cc::{AckInfo, CaState, CongestionControl, CongestionEvent};
+use crate::cc::{AckInfo, CaState, CongestionControl, CongestionEvent, LostPacket};
 use crate::event::Endpoint;
 use crate::packet::{flags, Ecn, Packet, PacketKind};
 use crate::time::{tx_time, SimTime};
@@ -122,6 +122,8 @@ pub struct TcpSender {
     ecn_recover: Option<u64>,
     cwr_pending: bool,
     pub(super) cwnd_limited: bool,
+    /// The segments the last SACK update declared lost (reused buffer).
+    newly_lost: Vec<u64>,
     pub(super) rto_deadline: Option<SimTime>,
     rto_event: Option<SimTime>,
     rto_token: u64,
@@ -166,6 +168,7 @@ impl TcpSender {
             ecn_recover: None,
             cwr_pending: false,
             cwnd_limited: false,
+            newly_lost: Vec::new(),
             rto_deadline: None,
             rto_event: None,
             rto_token: 0,
@@ -204,6 +207,21 @@ impl TcpSender {
 
     pub(super) fn seg(&self, seq: u64) -> &Seg {
         &self.segs[(seq - self.snd_una) as usize]
+    }
+
+    /// Outstanding segment `seq` is deemed lost (before any retransmission
+    /// of it): count it in the rate estimator's `C.lost` and tell the
+    /// controller what was in flight and lost when it was sent
+    /// (draft-ietf-ccwg-bbr-06 section 5.2.4, `HandleLostPacket`).
+    pub(super) fn note_lost(&mut self, ctx: &mut FlowCtx, seq: u64) {
+        let tx = self.seg(seq).tx;
+        self.rate.on_lost(1);
+        let p = LostPacket {
+            tx_in_flight: tx.tx_in_flight,
+            lost: self.rate.lost() - tx.lost,
+            app_limited: tx.app_limited,
+        };
+        self.cc.on_packet_lost(ctx.now, &p, ctx.rng);
     }
 
     /// Segments in the network (for congestion control and rate sampling):
@@ -673,11 +691,15 @@ impl TcpSender {
             self.rtt.on_sample(r, now - r);
         }
 
-        let mut losses = if self.uses_sack() {
-            self.board.mark_lost(self.cfg.dupthresh)
-        } else {
-            0
-        };
+        let mut losses = 0;
+        if self.uses_sack() {
+            let mut newly_lost = std::mem::take(&mut self.newly_lost);
+            losses = self.board.mark_lost(self.cfg.dupthresh, &mut newly_lost);
+            for &seq in &newly_lost {
+                self.note_lost(ctx, seq);
+            }
+            self.newly_lost = newly_lost;
+        }
         let advanced = ack > prior_una;
         let is_dup = !advanced && self.snd_una < self.snd_max && (!self.uses_sack() || newly_sacked > 0);
         let out = self.recovery_on_ack(ctx, advanced, is_dup, acked);
