@@ -175,6 +175,12 @@ pub struct TcpConfig {
     /// outstanding segments plus RFC 3042's two (default from the profile:
     /// true under `ns3`).
     pub pipe_window: Option<bool>,
+    /// The delivery-rate estimator behind BBR's bandwidth model: "linux"
+    /// (`tcp_rate.c`) or "ns3" (ns-3.44's `TcpRateLinux`, which keeps a
+    /// sample's ACK phase across ACKs and repeats the last rate after an
+    /// invalid sample: [`rate::RateEstimator::ns3`]) (default from the
+    /// profile: "ns3" under `ns3`).
+    pub rate_sample: Option<rate::RateSampler>,
     /// The sender is ns-2.35's `Agent/TCP/Linux` (`tcp/linux/tcp-linux.cc`),
     /// which ns-2 runs its Linux congestion-control modules in: this sets
     /// the defaults of `recovery` ("rate_halving"), `rtt_sampling`
@@ -243,6 +249,7 @@ impl Default for TcpConfig {
             cwnd_validation: None,
             ssthresh_basis: None,
             pipe_window: None,
+            rate_sample: None,
             linux_agent: None,
             rto_restart_every_ack: None,
             rttvar_update: None,
@@ -290,6 +297,8 @@ pub struct SenderConfig {
     pub ssthresh_from_pipe: bool,
     /// With SACK, the window limits the unSACKed segments in every state (ns-3).
     pub pipe_window: bool,
+    /// ns-3's delivery-rate estimator ([`rate::RateEstimator::ns3`]).
+    pub ns3_rate_sample: bool,
     /// ns-2's Reno/NewReno recovery window: cwnd = min(cwnd, wnd) / 2
     /// unrounded at the fast retransmit, partial-ACK deflation beyond the
     /// inflation taken off cwnd, and cwnd opened on the ACK that ends
@@ -542,6 +551,9 @@ impl TcpConfig {
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns2, |b| b == SsthreshBasis::Window),
             pipe_window: self.pipe_window.unwrap_or(profile == Profile::Ns3),
+            ns3_rate_sample: self
+                .rate_sample
+                .map_or(profile == Profile::Ns3, |r| r == rate::RateSampler::Ns3),
             ssthresh_from_pipe: self
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns3, |b| b == SsthreshBasis::Pipe),

@@ -136,6 +136,11 @@ pub struct TcpSender {
 impl TcpSender {
     /// A sender with the given settings and controller.
     pub fn new(cfg: SenderConfig, cc: Box<dyn CongestionControl>) -> Self {
+        let rate = if cfg.ns3_rate_sample {
+            RateEstimator::ns3()
+        } else {
+            RateEstimator::new()
+        };
         TcpSender {
             probes_rate: cfg.pacing || cc.pacing_rate_bps().is_some(),
             rtt: RttEstimator::with_rules(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.rto_rules),
@@ -146,7 +151,7 @@ impl TcpSender {
             cfg,
             cc,
             board: Scoreboard::new(),
-            rate: RateEstimator::new(),
+            rate,
             segs: VecDeque::new(),
             snd_una: 0,
             snd_nxt: 0,
