@@ -6,31 +6,17 @@ import os
 from pathlib import Path
 
 import pytest
+from scenarios import compact_dumbbell
 
 import ccsim
 from ccsim import linktraces
 
-SCENARIO = """
-name = "traced"
-duration = "2s"
-seed = 1
-[topology]
-kind = "dumbbell"
-pairs = 1
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
-[topology.bottleneck]
-rate = "100Mbps"
-delay = "10ms"
-trace = "{trace}"
-[[flows]]
-group = "udp"
-transport = "udp"
-app = "cbr"
-rate = "30Mbps"
-packet_size = 1500
-"""
+SCENARIO = (
+    'name = "traced"\nduration = "2s"\nseed = 1\n'
+    + compact_dumbbell("100Mbps", "10ms", '{{ kind = "droptail", limit = 100 }}')
+    + 'trace = "{trace}"\n'
+    + '[[flows]]\ngroup = "udp"\ntransport = "udp"\napp = "cbr"\nrate = "30Mbps"\npacket_size = 1500\n'
+)
 
 
 def test_the_committed_traces_are_what_the_script_makes() -> None:

@@ -184,15 +184,20 @@ impl LinkTrace {
         self.base + SimTime(self.schedule.ms[self.next] * NS_PER_MS)
     }
 
+    /// Move past the next opportunity (wrapping around to the next repetition).
+    fn advance(&mut self) {
+        self.next += 1;
+        if self.next == self.schedule.ms.len() {
+            self.next = 0;
+            self.base += self.schedule.period();
+        }
+    }
+
     /// Begin the next opportunity: it has all its bytes.
     fn begin_next(&mut self) {
         self.cur = self.next_time();
         self.left = OPPORTUNITY_BYTES;
-        self.next += 1;
-        if self.next == self.schedule.ms.len() {
-            self.next = 0;
-            self.base = self.base + self.schedule.period();
-        }
+        self.advance();
     }
 
     /// A packet arrives at an idle transmitter at `now`: the opportunities
@@ -205,14 +210,10 @@ impl LinkTrace {
         if t + p <= now {
             // Whole repetitions passed: skip them at once.
             let k = (now - t).0 / p.0;
-            self.base = self.base + SimTime(k * p.0);
+            self.base += SimTime(k * p.0);
         }
         while self.next_time() <= now {
-            self.next += 1;
-            if self.next == self.schedule.ms.len() {
-                self.next = 0;
-                self.base = self.base + p;
-            }
+            self.advance();
         }
     }
 

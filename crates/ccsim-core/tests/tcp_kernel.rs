@@ -251,7 +251,7 @@ app = "bulk"
 fn bad_tcp_keys_are_reported_with_their_path() {
     assert_eq!(
         err("cc = \"westwood\""),
-        "bad.toml: flows[0].cc: unknown congestion control \"westwood\"; expected one of: tahoe, reno, newreno, sack, aimd, binomial, iiad, sqrt, vegas, bic, cubic, highspeed, bbr, dctcp, copa, prague, or SCHEME:NAME from an extension (python:module.Class)"
+        "bad.toml: flows[0].cc: unknown congestion control \"westwood\"; expected one of: tahoe, reno, newreno, sack, aimd, binomial, iiad, sqrt, vegas, bic, cubic, highspeed, bbr, dctcp, copa, vivace, prague, or SCHEME:NAME from an extension (python:module.Class)"
     );
     assert!(err("cc = \"cubic\"\ncc_params = { betta = 0.5 }")
         .starts_with("bad.toml: flows[0].cc_params.betta: unknown key `betta`"));

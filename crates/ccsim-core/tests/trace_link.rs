@@ -8,30 +8,13 @@ mod common;
 use ccsim_core::RunOutput;
 use common::*;
 
-/// A 1-pair dumbbell whose bottleneck r1->r2 is `bottleneck` (its keys:
-/// `rate`, `trace`, ...; delay 10 ms, DropTail of 100 packets), with the
-/// flows `flows`, over [warmup, duration].
-fn scenario(bottleneck: &str, flows: &str, warmup: &str, duration: &str) -> String {
+/// A 1-pair dumbbell whose bottleneck r1->r2 has rate `rate` and the
+/// extra keys `keys` (`trace`, ...; delay 10 ms, DropTail of 100 packets),
+/// with the flows `flows`, over [warmup, duration].
+fn scenario(rate: &str, keys: &str, flows: &str, warmup: &str, duration: &str) -> String {
     format!(
-        r#"
-name = "trace_link"
-duration = "{duration}"
-warmup = "{warmup}"
-seed = 3
-[topology]
-kind = "dumbbell"
-pairs = 1
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
-[topology.bottleneck]
-delay = "10ms"
-{bottleneck}
-[topology.bottleneck.queue]
-kind = "droptail"
-limit = 100
-{flows}
-"#
+        "name = \"trace_link\"\nduration = \"{duration}\"\nwarmup = \"{warmup}\"\nseed = 3\n{}{keys}\n[topology.bottleneck.queue]\nkind = \"droptail\"\nlimit = 100\n{flows}",
+        dumbbell_with(1, ("100Mbps", "1ms"), (rate, "10ms"), "")
     )
 }
 
@@ -61,13 +44,8 @@ fn r1r2_bps(out: &RunOutput) -> f64 {
 
 #[test]
 fn a_constant_trace_carries_what_a_fixed_rate_link_carries() {
-    let fixed = run(&scenario(r#"rate = "12Mbps""#, TCP, "5s", "30s"));
-    let traced = run(&scenario(
-        "rate = \"12Mbps\"\ntrace = \"constant-12mbps\"",
-        TCP,
-        "5s",
-        "30s",
-    ));
+    let fixed = run(&scenario("12Mbps", "", TCP, "5s", "30s"));
+    let traced = run(&scenario("12Mbps", "trace = \"constant-12mbps\"", TCP, "5s", "30s"));
     let (f, t) = (flow(&fixed, "tcp.0").goodput_bps, flow(&traced, "tcp.0").goodput_bps);
     eprintln!(
         "goodput fixed {f:.0} traced {t:.0} ({:+.3}%); utilization {:.4} / {:.4}",
@@ -96,12 +74,7 @@ fn a_stepped_trace_delivers_its_steps() {
         ("5.3s", "6s", 12.0),
         ("6.3s", "8s", 24.0),
     ] {
-        let out = run(&scenario(
-            "rate = \"100Mbps\"\ntrace = \"steps-24-6-0-12mbps\"",
-            CBR,
-            from,
-            to,
-        ));
+        let out = run(&scenario("100Mbps", "trace = \"steps-24-6-0-12mbps\"", CBR, from, to));
         let got = r1r2_bps(&out) / 1e6;
         eprintln!("[{from}, {to}]: {got:.3} Mbit/s (trace {mbps})");
         assert!(
@@ -114,7 +87,8 @@ fn a_stepped_trace_delivers_its_steps() {
 #[test]
 fn tcp_over_a_variable_trace_fills_most_of_it_and_accounts_for_every_packet() {
     let text = scenario(
-        "rate = \"100Mbps\"\ntrace = \"cellular-synthetic\"",
+        "100Mbps",
+        "trace = \"cellular-synthetic\"",
         &TCP.replace("newreno", "cubic"),
         "2s",
         "40s",
@@ -145,7 +119,8 @@ fn small_packets_share_an_opportunity() {
     // 12 Mbit/s trace (1000 opportunities/s) carries 1504/504 = 2.98
     // packets per opportunity: 11.94 Mbit/s of 500-byte packets.
     let out = run(&scenario(
-        "rate = \"100Mbps\"\ntrace = \"constant-12mbps\"",
+        "100Mbps",
+        "trace = \"constant-12mbps\"",
         &CBR.replace("1500", "500"),
         "1s",
         "5s",
@@ -163,7 +138,8 @@ fn bad_traces_are_one_line_errors() {
     let bad = dir.join("bad.trace");
     std::fs::write(&bad, "1\n2\n2.5\n").unwrap();
     let e = run_err(&scenario(
-        &format!("rate = \"1Mbps\"\ntrace = \"{}\"", bad.display()),
+        "1Mbps",
+        &format!("trace = \"{}\"", bad.display()),
         CBR,
         "0s",
         "1s",
@@ -175,19 +151,21 @@ fn bad_traces_are_one_line_errors() {
             bad.display()
         )
     );
-    let e = run_err(&scenario("rate = \"1Mbps\"\ntrace = \"nowhere\"", CBR, "0s", "1s"));
+    let e = run_err(&scenario("1Mbps", "trace = \"nowhere\"", CBR, "0s", "1s"));
     assert!(
         e.starts_with("t.toml: topology.bottleneck.trace: no trace \"nowhere\": expected a shipped trace (cellular-synthetic, constant-12mbps, steps-24-6-0-12mbps) or a file"),
         "{e}"
     );
     // Without a rate, both directions need a trace.
-    let e = run_err(&scenario("trace = \"constant-12mbps\"", CBR, "0s", "1s"));
+    let no_rate = scenario("1Mbps", "trace = \"constant-12mbps\"", CBR, "0s", "1s").replace("rate = \"1Mbps\"\n", "");
+    let e = run_err(&no_rate);
     assert!(
         e.starts_with("t.toml: topology.bottleneck.rate: missing key \"rate\""),
         "{e}"
     );
     let e = run_err(&scenario(
-        "rate = \"1Mbps\"\ntrace = \"constant-12mbps\"\nreverse_trace = \"constant-12mbps\"",
+        "1Mbps",
+        "trace = \"constant-12mbps\"\nreverse_trace = \"constant-12mbps\"",
         CBR,
         "0s",
         "1s",

@@ -339,7 +339,7 @@ impl Vivace {
         if probing {
             self.allowance = 0;
         } else {
-            change *= (((self.rounds + 1) / 2) as f64).powf(self.cfg.amplify_exponent);
+            change *= (self.rounds.div_ceil(2) as f64).powf(self.cfg.amplify_exponent);
         }
         let max = self.rate_bps * (self.cfg.initial_max_step + self.cfg.max_step_increment * self.allowance as f64);
         if change > max {
@@ -590,28 +590,29 @@ mod tests {
         assert_eq!(plan, [r * 0.95, r * 0.95, r * 1.05, r * 1.05]);
     }
 
-    #[test]
-    fn agreeing_probes_decide_and_the_step_is_the_bounded_gradient() {
+    /// A controller probing around 10 Mbit/s, given the four probing results `results`.
+    fn probed(results: [UtilityInfo; 4]) -> Vivace {
         let mut rng = stream(1, "t");
         let mut v = viv();
         v.rate_bps = 10e6;
         v.enter_probing(&mut rng);
-        // Higher utility at the higher rate in both pairs: gradient 1 per
-        // Mbit/s (0.5 Mbit/s apart... 10.5 vs 9.5: 1 Mbit/s apart, utilities 1 apart).
-        for r in [info(10.5, 9.0), info(9.5, 8.0), info(9.5, 8.0), info(10.5, 9.0)] {
+        for r in results {
             v.on_utility(r, &mut rng);
         }
+        v
+    }
+
+    #[test]
+    fn agreeing_probes_decide_and_the_step_is_the_bounded_gradient() {
+        // Higher utility at the higher rate in both pairs: 10.5 and 9.5
+        // Mbit/s, utilities 1 apart: a gradient of 1 per Mbit/s.
+        let v = probed([info(10.5, 9.0), info(9.5, 8.0), info(9.5, 8.0), info(10.5, 9.0)]);
         assert_eq!(v.mode(), Mode::DecisionMade);
         // r(1 + e) = 10.5, then + min(gamma theta_0 = 1 Mbit/s, omega_0 r = 0.525): 11.025.
         assert!((v.rate_bps() - 11.025e6).abs() < 1.0, "{}", v.rate_bps());
         assert_eq!(v.allowance, 1, "the boundary was hit once");
         // Disagreeing pairs: probe again at the same rate.
-        let mut w = viv();
-        w.rate_bps = 10e6;
-        w.enter_probing(&mut rng);
-        for r in [info(10.5, 9.0), info(9.5, 8.0), info(9.5, 9.0), info(10.5, 8.0)] {
-            w.on_utility(r, &mut rng);
-        }
+        let w = probed([info(10.5, 9.0), info(9.5, 8.0), info(9.5, 9.0), info(10.5, 8.0)]);
         assert_eq!(w.mode(), Mode::Probing);
         assert_eq!(w.rate_bps(), 10e6);
     }
