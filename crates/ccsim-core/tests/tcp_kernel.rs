@@ -232,7 +232,7 @@ fn vegas_and_bbr_keep_queues_short() {
 fn bad_tcp_keys_are_reported_with_their_path() {
     assert_eq!(
         tcp_flow_err("cc = \"westwood\""),
-        "bad.toml: flows[0].cc: unknown congestion control \"westwood\"; expected one of: tahoe, reno, newreno, sack, aimd, binomial, iiad, sqrt, vegas, bic, cubic, highspeed, bbr, bbr3, dctcp, copa, prague, or SCHEME:NAME from an extension (python:module.Class)"
+        "bad.toml: flows[0].cc: unknown congestion control \"westwood\"; expected one of: tahoe, reno, newreno, sack, aimd, binomial, iiad, sqrt, vegas, bic, cubic, highspeed, bbr, bbr3, dctcp, copa, vivace, prague, or SCHEME:NAME from an extension (python:module.Class)"
     );
     assert!(tcp_flow_err("cc = \"cubic\"\ncc_params = { betta = 0.5 }")
         .starts_with("bad.toml: flows[0].cc_params.betta: unknown key `betta`"));

@@ -41,13 +41,18 @@ thread_local! {
 }
 
 /// Holds the plugin folders for the duration of one call into the engine.
-pub struct DirsGuard;
+/// They are also where relative link-trace paths are looked for
+/// (`ccsim_core::link_trace`): the folders of the scenario or sweep files.
+pub struct DirsGuard {
+    _traces: ccsim_core::link_trace::DirsGuard,
+}
 
 impl DirsGuard {
-    /// Set the folders searched first for `python:` modules.
+    /// Set the folders searched first for `python:` modules and for trace files.
     pub fn set(dirs: Vec<String>) -> Self {
+        let traces = ccsim_core::link_trace::DirsGuard::set(dirs.iter().map(std::path::PathBuf::from).collect());
         PLUGIN_DIRS.with(|d| *d.borrow_mut() = dirs);
-        DirsGuard
+        DirsGuard { _traces: traces }
     }
 }
 

@@ -35,6 +35,7 @@ pub mod hystart;
 pub mod linux2622;
 pub mod reno;
 pub mod vegas;
+pub mod vivace;
 
 use crate::params::{parse, ParamError, Params};
 use crate::rng::SimRng;
@@ -119,6 +120,8 @@ pub const CONTROLLERS: &[Controller] = &[
     row("bbr3", |p, i| boxed(bbr3::Bbr3::new(parse_params(p)?, i)), true),
     row("dctcp", |p, i| boxed(dctcp::Dctcp::new(parse_params(p)?, i)), true).with_accurate_ecn(),
     row("copa", |p, i| boxed(copa::Copa::new(parse_params(p)?, i)), true),
+    // SACK by default: PCC's sender runs over QUIC, whose ACK frames carry ranges.
+    row("vivace", |p, i| boxed(vivace::Vivace::new(parse_params(p)?, i)), true),
     row("prague", |p, i| boxed(dctcp::Dctcp::prague(parse_params(p)?, i)), true)
         .with_accurate_ecn()
         .with_l4s(),
