@@ -175,6 +175,16 @@ pub struct TcpConfig {
     /// outstanding segments plus RFC 3042's two (default from the profile:
     /// true under `ns3`).
     pub pipe_window: Option<bool>,
+    /// A window below one segment sends nothing, and the retransmission
+    /// timer keeps running while unsent data waits, its expiry a timeout
+    /// that sends the next new segment (ns-3: `SendPendingData` sends no
+    /// less than a segment while more data waits, `NewAck` re-arms the
+    /// timer while the send buffer holds data and `ReTxTimeout` then
+    /// proceeds, `tcp-socket-base.cc`); otherwise the sender always allows
+    /// one segment (default from the profile: true under `ns3`). Only a
+    /// controller without a floor of its own (DCTCP's `min_ssthresh = 0`)
+    /// takes the window below one segment.
+    pub sub_segment_window: Option<bool>,
     /// The sender is ns-2.35's `Agent/TCP/Linux` (`tcp/linux/tcp-linux.cc`),
     /// which ns-2 runs its Linux congestion-control modules in: this sets
     /// the defaults of `recovery` ("rate_halving"), `rtt_sampling`
@@ -243,6 +253,7 @@ impl Default for TcpConfig {
             cwnd_validation: None,
             ssthresh_basis: None,
             pipe_window: None,
+            sub_segment_window: None,
             linux_agent: None,
             rto_restart_every_ack: None,
             rttvar_update: None,
@@ -290,6 +301,9 @@ pub struct SenderConfig {
     pub ssthresh_from_pipe: bool,
     /// With SACK, the window limits the unSACKed segments in every state (ns-3).
     pub pipe_window: bool,
+    /// A window below one segment sends nothing; the RTO timer runs while
+    /// unsent data waits (ns-3).
+    pub sub_segment_window: bool,
     /// ns-2's Reno/NewReno recovery window: cwnd = min(cwnd, wnd) / 2
     /// unrounded at the fast retransmit, partial-ACK deflation beyond the
     /// inflation taken off cwnd, and cwnd opened on the ACK that ends
@@ -542,6 +556,7 @@ impl TcpConfig {
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns2, |b| b == SsthreshBasis::Window),
             pipe_window: self.pipe_window.unwrap_or(profile == Profile::Ns3),
+            sub_segment_window: self.sub_segment_window.unwrap_or(profile == Profile::Ns3),
             ssthresh_from_pipe: self
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns3, |b| b == SsthreshBasis::Pipe),

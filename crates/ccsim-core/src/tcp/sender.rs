@@ -188,9 +188,18 @@ impl TcpSender {
 
     /// The window used for sending, segments: cwnd plus the fast-recovery
     /// inflation (what ns-2 reports as `cwnd_`), at least one segment
-    /// (NewReno's partial-ACK deflation may take the sum lower).
+    /// (NewReno's partial-ACK deflation may take the sum lower) unless
+    /// `sub_segment_window`.
     pub fn effective_cwnd(&self) -> f64 {
-        (self.cc.cwnd() + self.inflation).max(1.0)
+        let w = self.cc.cwnd() + self.inflation;
+        if self.cfg.sub_segment_window {
+            // ns-3 (`sub_segment_window`): a window below one segment sends
+            // nothing, `SendPendingData` will not send less than a segment
+            // while more data waits (its silly-window check).
+            w.max(0.0)
+        } else {
+            w.max(1.0)
+        }
     }
 
     /// The loss-recovery state.
@@ -528,7 +537,11 @@ impl TcpSender {
 
     /// Retransmission timeout (RFC 6298 section 5.4-5.6, RFC 5681 section 3.1).
     fn on_timeout(&mut self, ctx: &mut FlowCtx) {
-        if self.snd_una >= self.snd_max {
+        // With `sub_segment_window` (ns-3) the timer also runs while unsent
+        // data waits behind a window below one segment, and its expiry is a
+        // timeout that sends the next new segment (`TcpSocketBase::ReTxTimeout`
+        // proceeds while the send buffer holds data).
+        if self.snd_una >= self.snd_max && !(self.cfg.sub_segment_window && self.has_new_data()) {
             return;
         }
         if self.cfg.recovery == Recovery::RateHalving {
@@ -684,7 +697,12 @@ impl TcpSender {
         losses += out.losses;
 
         if advanced {
-            if self.snd_una >= self.snd_max {
+            if self.snd_una >= self.snd_max && self.cfg.sub_segment_window && self.has_new_data() {
+                // ns-3's `NewAck` restarts the timer on every new ACK and
+                // cancels it only when the send buffer is empty.
+                let at = now + self.rtt.rto();
+                self.arm_rto(ctx, at);
+            } else if self.snd_una >= self.snd_max {
                 self.rto_deadline = None;
             } else if out.restart_timer {
                 let at = now + self.rtt.rto();

@@ -676,3 +676,37 @@ fn linux_agent_is_the_ns2_sender_of_the_linux_modules() {
     assert!(s.timed_rtt && !s.ts_rtt);
     assert_eq!(s.rto_rules.granularity, SimTime::from_millis(10));
 }
+
+#[test]
+fn ns3_sub_segment_window_stalls_until_the_rto() {
+    // ns-3's TcpDctcp::GetSsThresh has no floor: with every segment marked
+    // and alpha 1, cwnd 2 halves to 1 and then to 0.5. The ns-3 sender then
+    // sends nothing (SendPendingData's silly-window check) until its
+    // retransmission timer, re-armed by the last new ACK while data waits,
+    // expires: a timeout that sends the next new segment, no retransmission.
+    let run = |ns3: bool| {
+        let mut c = cfg("dctcp");
+        c.initial_cwnd = Some(2.0);
+        c.min_rto = Some(crate::units::Time(SimTime::from_secs(1)));
+        if ns3 {
+            c.sub_segment_window = Some(true);
+            c.cc_params.insert("min_ssthresh".into(), 0.0.into());
+        }
+        let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[]);
+        h.marks = (1..=2000).collect();
+        h.start(u64::MAX);
+        h.run_until(SimTime::from_secs(3));
+        h
+    };
+    let h = run(true);
+    assert!(h.retransmitted().is_empty());
+    assert!(h.stats.timeouts >= 1, "{}", h.stats.timeouts);
+    assert!(h.min_cwnd(SimTime::ZERO, SimTime::from_secs(3)) < 1.0);
+    // The stall: a gap of the 1 s RTO between two transmissions.
+    let gap = h.log.windows(2).map(|w| w[1].t - w[0].t).max().unwrap();
+    assert!(gap >= SimTime::from_millis(990), "{gap:?}");
+    // With the 2-segment floor (Linux, ccsim) the flow never stalls.
+    let h = run(false);
+    assert_eq!(h.stats.timeouts, 0);
+    assert!(h.min_cwnd(SimTime::ZERO, SimTime::from_secs(3)) >= 2.0);
+}
