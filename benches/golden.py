@@ -84,6 +84,12 @@ def scenario_files() -> list[Path]:
     return [p for p in files if "[topology" in p.read_text()]
 
 
+def engine_files(files: list[Path]) -> list[Path]:
+    """The files `ccsim-bench` can run: not those naming a Python algorithm (`python:`), which run only
+    under the Python package (their `ccsim run` hashes cover them)."""
+    return [p for p in files if '"python:' not in p.read_text()]
+
+
 def twin_files(tmp: Path) -> list[Path]:
     """The twins' ccsim scenarios as JSON files, one per twin and profile."""
     import ccsim_side  # noqa: PLC0415 (imports ccsim)
@@ -165,7 +171,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         files = scenario_files()
-        for line in engine_hashes(args.bin, files + twin_files(tmp)):
+        for line in engine_hashes(args.bin, engine_files(files) + twin_files(tmp)):
             print(line, flush=True)
         if not args.engine_only:
             for line in run_hashes(files, tmp) + twin_metric_hashes():

@@ -368,26 +368,14 @@ def significant(checks: Sequence[Check]) -> list[bool]:
 
 
 def judge(checks: Sequence[Check], test: str = WELCH) -> tuple[str, str]:
-    """(verdict, significance) of a claim from its comparisons, Holm-adjusted together.
-
-    yes: every comparison goes the claimed way significantly; direction only:
-    every one goes the claimed way, none significantly; partly: some go the
-    claimed way significantly; no: otherwise (none does).
-    """
+    """(verdict, significance) of a claim from its comparisons, Holm-adjusted together (`claims.judge`)."""
     if not checks:
         return cl.UNTESTED, "-"
     sig = significant(checks)
     n = len(checks)
     n_for = sum(c.holds and s for c, s in zip(checks, sig, strict=True))
     n_against = sum((not c.holds) and s for c, s in zip(checks, sig, strict=True))
-    if n_for == n:
-        verdict = cl.AGREES
-    elif all(c.holds for c in checks):
-        verdict = cl.DIRECTION
-    elif n_for > 0:
-        verdict = cl.PARTLY
-    else:
-        verdict = cl.DISAGREES
+    verdict = cl.judge([c.holds for c in checks], sig)
     if n == 1:
         word = "no" if not sig[0] else "yes" if checks[0].holds else "yes, the opposite way"
         return verdict, f"{word} ({test} p = {checks[0].p:.2g})"

@@ -39,8 +39,7 @@ class Claim:
     finding: str
     """what ccsim finds, with the numbers (mean ± 95% CI half-width)."""
     verdict: str
-    """AGREES, DISAGREES, PARTLY (holds at some points, not others), DIRECTION (holds, not significantly)
-    or UNTESTED."""
+    """AGREES, DIRECTION, PARTLY or DISAGREES (as `judge` defines them), or UNTESTED."""
     significance: str
     """whether the difference the verdict rests on is significant, with the test's p-value."""
 
@@ -151,13 +150,30 @@ def best(t: StudyTable, metric: str, **point: object) -> pd.DataFrame:
     return r.sort_values("order")
 
 
-def verdict(holds: bool, significant: bool) -> str:
-    """AGREES if the claimed direction holds significantly, DIRECTION if it holds but not significantly, else no."""
-    if holds and significant:
+def judge(holds: Sequence[bool], significant: Sequence[bool]) -> str:
+    """The one definition of a verdict, for every study: a claim checked by one or more comparisons.
+
+    `holds[i]`: comparison i goes the claimed way; `significant[i]`: it is significant (after Holm's
+    adjustment over the claim's comparisons when there are several).
+
+    - AGREES ("yes"): every comparison goes the claimed way, significantly;
+    - DIRECTION ("direction only"): every one goes the claimed way, not all significantly;
+    - PARTLY: not every one goes the claimed way, but at least one does significantly;
+    - DISAGREES ("no"): none goes the claimed way significantly and not all go it (or none is made).
+    """
+    pairs = list(zip(holds, significant, strict=True))
+    if pairs and all(h and s for h, s in pairs):
         return AGREES
-    if holds:
+    if pairs and all(h for h, _ in pairs):
         return DIRECTION
+    if any(h and s for h, s in pairs):
+        return PARTLY
     return DISAGREES
+
+
+def verdict(holds: bool, significant: bool) -> str:
+    """`judge` of a claim that rests on one comparison (AGREES, DIRECTION or DISAGREES)."""
+    return judge([holds], [significant])
 
 
 def across(t: StudyTable | pd.DataFrame, metric: str, case: str, a: dict[str, object], b: dict[str, object]) -> Pair:
@@ -175,14 +191,6 @@ def across(t: StudyTable | pd.DataFrame, metric: str, case: str, a: dict[str, ob
     return Pair(
         name_a, name_b, float(xa.mean()), float(xb.mean()), half_width(xa), half_width(xb), len(xa), len(xb), w.p
     )
-
-
-def verdict_all(holds: Sequence[bool], significant: Sequence[bool]) -> str:
-    """A claim checked at several points (or for several cases): AGREES if it holds significantly at all,
-    DIRECTION if it holds at all but not significantly at every one, PARTLY if it holds at some, else no."""
-    if holds and all(holds):
-        return AGREES if all(significant) else DIRECTION
-    return PARTLY if any(holds) else DISAGREES
 
 
 def direction_text(holds: Sequence[bool], significant: Sequence[bool], what: str) -> str:

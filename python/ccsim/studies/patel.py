@@ -421,25 +421,14 @@ def _order_text(t: StudyTable, metric: str, rate: str) -> str:
 def _order_verdict(
     t: StudyTable, metric: str, paper: Sequence[str], rate: str
 ) -> tuple[str, list[cl.Pair], list[float], list[bool]]:
-    """The verdict on the paper's order `paper` (best first): every pair compared, Holm-adjusted.
-
-    Agrees when every pair is in the paper's order and significant; 'direction only' when every pair is in
-    order but not all significantly; 'partly' when some pairs are significantly in order but not all are in
-    order; otherwise no.
-    """
+    """The verdict on the paper's order `paper` (best first): every pair compared, Holm-adjusted (`claims.judge`)."""
     point = {RATE: rate}
     higher = t.comparisons[metric].higher_is_better
     pairs = [cl.pair(t, metric, a, b, **point) for i, a in enumerate(paper) for b in paper[i + 1 :]]
     adjusted = cl.holm_all(pairs)
     agree = [p.a_higher == higher for p in pairs]
     sig = [_significant(a) for a in adjusted]
-    n_for = sum(1 for g, s in zip(agree, sig, strict=True) if g and s)
-    verdict = cl.DISAGREES
-    if all(agree):
-        verdict = cl.AGREES if all(sig) else cl.DIRECTION
-    elif n_for:
-        verdict = cl.PARTLY
-    return verdict, pairs, adjusted, agree
+    return cl.judge(agree, sig), pairs, adjusted, agree
 
 
 def _order_claim(

@@ -30,8 +30,8 @@ from ccsim.studies.claims import (
     ci,
     direction_text,
     holm_all,
+    judge,
     pair,
-    verdict_all,
 )
 from ccsim.studies.common import base_runs, bottleneck_queue
 from ccsim.studies.core import CASE, Study, StudyData, Table
@@ -248,7 +248,7 @@ def _beats(
         f"(active connections x queue size); worst {where(worst_i)}; best {where(best_i)}"
     )
     significance = direction_text(holds, sig, f"points ({len(pairs)} tests)")
-    return Claim(claim, finding, verdict_all(holds, sig), significance)
+    return Claim(claim, finding, judge(holds, sig), significance)
 
 
 def _queue_trend(
@@ -285,7 +285,7 @@ def _queue_trend(
         f"{small} -> {large}: {detail}{' ' + unit if unit else ''}"
     )
     significance = direction_text(holds, sig, "(AQM, connections) pairs")
-    return Claim(claim, finding, verdict_all(holds, sig), significance)
+    return Claim(claim, finding, judge(holds, sig), significance)
 
 
 def _loss_example(t: StudyTable) -> Claim:
@@ -303,7 +303,7 @@ def _loss_example(t: StudyTable) -> Claim:
         for aqm, p in zip(AQMS, pairs, strict=True)
     )
     significance = direction_text(holds, sig, "AQMs")
-    return Claim(claim, finding + " (100 -> 250 packets)", verdict_all(holds, sig), significance)
+    return Claim(claim, finding + " (100 -> 250 packets)", judge(holds, sig), significance)
 
 
 def _congestion(t: StudyTable) -> Claim:
@@ -325,7 +325,7 @@ def _congestion(t: StudyTable) -> Claim:
         for aqm, p in zip(AQMS, pairs, strict=True)
     )
     significance = direction_text(holds, sig, "AQMs")
-    return Claim(claim, finding, verdict_all(holds, sig), significance)
+    return Claim(claim, finding, judge(holds, sig), significance)
 
 
 def _load_points(points: Sequence[tuple[int, int]], loads: Sequence[int]) -> list[tuple[int, int]]:

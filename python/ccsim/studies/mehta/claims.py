@@ -10,7 +10,16 @@ import pandas as pd
 from scipy import stats as sps
 
 from ccsim import stats
-from ccsim.studies.claims import AGREES, DIRECTION, DISAGREES, PARTLY, UNTESTED, Claim, ci, holm_all, num, p_text, pair
+from ccsim.studies.claims import (
+    UNTESTED,
+    Claim,
+    ci,
+    holm_all,
+    judge,
+    num,
+    p_text,
+    pair,
+)
 from ccsim.studies.core import CASE, StudyData
 from ccsim.studies.mehta.kinds import (
     COMPATIBLE,
@@ -37,18 +46,6 @@ def _untested(claim: str, why: str) -> Claim:
     return Claim(claim, why, UNTESTED, "-")
 
 
-def _verdict(holds: Sequence[bool], significant: Sequence[bool]) -> str:
-    """AGREES if every comparison holds significantly, DIRECTION if all hold but not all significantly,
-    PARTLY if some hold significantly, else DISAGREES."""
-    if all(h and s for h, s in zip(holds, significant, strict=True)):
-        return AGREES
-    if all(holds):
-        return DIRECTION
-    if any(h and s for h, s in zip(holds, significant, strict=True)):
-        return PARTLY
-    return DISAGREES
-
-
 def _pairs_claim(
     claim: str,
     t: StudyTable,
@@ -73,7 +70,7 @@ def _pairs_claim(
     signif = "; ".join(
         f"{label(p.a)} vs {label(p.b)}: {_sig_text(h, q, len(ps) > 1)}" for p, h, q in zip(ps, holds, adj, strict=True)
     )
-    return Claim(claim, f"{what}: {text}", _verdict(holds, sig), signif)
+    return Claim(claim, f"{what}: {text}", judge(holds, sig), signif)
 
 
 def _sig_text(holds: bool, p: float, adjusted: bool) -> str:
@@ -176,7 +173,7 @@ def _idle_claim(loss: StudyTable) -> Claim:
     return Claim(
         claim,
         finding,
-        _verdict(holds, sig),
+        judge(holds, sig),
         f"{n_sig} of {len(kinds)} kinds have the 95% interval's upper end below {num(NEGLIGIBLE)}",
     )
 
@@ -241,7 +238,7 @@ def _square_claim(claim: str, runs: pd.DataFrame, cases: Sequence[str]) -> Claim
     return Claim(
         claim,
         f"TCP's minus the other kind's normalized throughput in the same runs, at each period: {text}",
-        _verdict(holds, sig),
+        judge(holds, sig),
         f"{n_ok} of {len(results)} (kind, period) points significant in the claimed direction (paired t-test on "
         f"the runs' differences, Holm-adjusted over the points, alpha 0.05)",
     )
@@ -294,7 +291,7 @@ def _compatible_claim(runs: pd.DataFrame) -> Claim:
         claim,
         f"TCP's normalized throughput over the other kind's in the same runs, period {num(longest)} s: "
         + "; ".join(parts),
-        _verdict(holds, sig),
+        judge(holds, sig),
         f"{sum(sig)} of {len(cases)} kinds have the ratio's 95% interval inside the band",
     )
 
@@ -320,7 +317,7 @@ def _utilization_claim(runs: pd.DataFrame) -> Claim:
         claim,
         f"utilization at 0.2 s {ci(ps[0].mean_a, ps[0].half_a)} vs {text} (all kinds pooled); highest at "
         f"{num(float(u.idxmax()))} s ({num(float(u.max()))})",
-        _verdict(holds, sig),
+        judge(holds, sig),
         "; ".join(f"0.2 s vs {p.b}: {_sig_text(h, q, True)}" for p, h, q in zip(ps, holds, adj, strict=True)),
     )
 
