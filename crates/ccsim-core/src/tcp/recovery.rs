@@ -132,6 +132,14 @@ impl TcpSender {
                         }
                         out.restart_timer = self.partial_acks == 0;
                         self.partial_acks += 1;
+                    } else if variant == Recovery::Sack {
+                        if self.cfg.partial_ack_rtx {
+                            self.partial_ack_retransmit(ctx);
+                        }
+                        if self.cfg.partial_ack_timer_once {
+                            out.restart_timer = self.partial_acks == 0;
+                        }
+                        self.partial_acks += 1;
                     }
                 } else if is_dup && matches!(variant, Recovery::Reno | Recovery::NewReno) {
                     // RFC 5681 section 3.2 step 4: inflate.
@@ -162,6 +170,42 @@ impl TcpSender {
             }
         }
         out
+    }
+
+    /// ns-3's partial ACK in SACK recovery (`TcpSocketBase::ProcessAck`,
+    /// `tcp-socket-base.cc`): unless the segment at the new cumulative ACK
+    /// was already retransmitted, `DoRetransmit` sends at once, outside the
+    /// pipe rule, what `TcpTxBuffer::NextSeg` without rule 3 returns: the
+    /// first segment deemed lost and not yet retransmitted, else new data,
+    /// else the head again.
+    fn partial_ack_retransmit(&mut self, ctx: &mut FlowCtx) {
+        use super::scoreboard::NextSeg;
+        let head = self.snd_una;
+        if self.board.is_sacked(head) || self.seg(head).tx_count > 1 {
+            return;
+        }
+        let next = self.board.next_seg(
+            self.high_rxt_end,
+            self.cfg.dupthresh,
+            self.new_data_allowed(),
+            false,
+            self.snd_max,
+        );
+        match next {
+            Some(NextSeg::Lost(s)) => {
+                self.transmit(ctx, s);
+                self.high_rxt_end = self.high_rxt_end.max(s + 1);
+            }
+            Some(NextSeg::NewData) => {
+                let s = self.snd_max;
+                self.transmit(ctx, s);
+                self.snd_nxt = self.snd_max;
+            }
+            _ => {
+                self.transmit(ctx, head);
+                self.high_rxt_end = self.high_rxt_end.max(head + 1);
+            }
+        }
     }
 
     /// The guard against a new fast retransmit for data sent before the

@@ -117,6 +117,9 @@ pub struct TcpSender {
     /// With `syn`: the connection-opening segment (seq 0, no payload) has
     /// not been acknowledged yet.
     pub(super) syn_pending: bool,
+    /// With `oldest_rtt` (ns-3): segments below this were sent before the
+    /// last timeout, so ns-3's RTT history holds none of them.
+    rtt_hist_start: u64,
     /// ns-2 Linux agent state (recovery "rate_halving").
     pub(super) la: super::linux_agent::LaState,
     ecn_recover: Option<u64>,
@@ -146,6 +149,7 @@ impl TcpSender {
             rtt: RttEstimator::with_rules(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.rto_rules),
             rtt_timing: None,
             syn_pending: cfg.syn,
+            rtt_hist_start: 0,
             la: Default::default(),
             rwnd: cfg.window as u64,
             cfg,
@@ -196,9 +200,18 @@ impl TcpSender {
 
     /// The window used for sending, segments: cwnd plus the fast-recovery
     /// inflation (what ns-2 reports as `cwnd_`), at least one segment
-    /// (NewReno's partial-ACK deflation may take the sum lower).
+    /// (NewReno's partial-ACK deflation may take the sum lower) unless
+    /// `sub_segment_window`.
     pub fn effective_cwnd(&self) -> f64 {
-        (self.cc.cwnd() + self.inflation).max(1.0)
+        let w = self.cc.cwnd() + self.inflation;
+        if self.cfg.sub_segment_window {
+            // ns-3 (`sub_segment_window`): a window below one segment sends
+            // nothing, `SendPendingData` will not send less than a segment
+            // while more data waits (its silly-window check).
+            w.max(0.0)
+        } else {
+            w.max(1.0)
+        }
     }
 
     /// The loss-recovery state.
@@ -372,7 +385,13 @@ impl TcpSender {
             self.pace_next = self.pace_next.max(now) + gap;
         }
         if self.rto_deadline.is_none() {
-            let at = now + self.rtt.rto();
+            let at = match self.cfg.syn_timeout {
+                // ns-3: `m_rto = m_cnTimeout * 2^(retries so far)`.
+                Some(t) if self.syn_pending && seq == 0 => {
+                    now + SimTime(t.0.saturating_mul(1u64 << (self.seg(0).tx_count - 1).min(30)))
+                }
+                _ => now + self.rtt.rto(),
+            };
             self.arm_rto(ctx, at);
         }
     }
@@ -551,7 +570,18 @@ impl TcpSender {
 
     /// Retransmission timeout (RFC 6298 section 5.4-5.6, RFC 5681 section 3.1).
     fn on_timeout(&mut self, ctx: &mut FlowCtx) {
-        if self.snd_una >= self.snd_max {
+        // With `sub_segment_window` (ns-3) the timer also runs while unsent
+        // data waits behind a window below one segment, and its expiry is a
+        // timeout that sends the next new segment (`TcpSocketBase::ReTxTimeout`
+        // proceeds while the send buffer holds data).
+        if self.snd_una >= self.snd_max && !(self.cfg.sub_segment_window && self.has_new_data()) {
+            return;
+        }
+        if self.syn_pending && self.cfg.syn_timeout.is_some() {
+            // ns-3 resends the SYN from `SendEmptyPacket`'s own timer: no
+            // RTO backoff, no congestion response, not a data timeout.
+            self.snd_nxt = 1;
+            self.transmit(ctx, 0);
             return;
         }
         if self.cfg.recovery == Recovery::RateHalving {
@@ -583,6 +613,8 @@ impl TcpSender {
         // Karn: nothing sent before the timeout is timed any more (ns-2's
         // `reset_rtx_timer` clears `rtt_active_`).
         self.rtt_timing = None;
+        // ns-3's `ReTxTimeout` clears its RTT history (`m_history.clear ()`).
+        self.rtt_hist_start = self.snd_max;
         self.rto_streak += 1;
         self.state = CaState::Loss;
         self.recover = self.snd_max;
@@ -648,7 +680,10 @@ impl TcpSender {
         let mut acked_bytes = 0u64;
         let mut cum_rtt: Option<SimTime> = None;
         let mut retrans_acked = false;
+        // ns-3's sample: the oldest newly covered segment in its history.
+        let mut oldest_rtt: Option<SimTime> = None;
         if ack > self.snd_una {
+            let oldest = self.snd_una.max(self.rtt_hist_start);
             for s in self.snd_una..ack {
                 let seg = self
                     .segs
@@ -656,6 +691,9 @@ impl TcpSender {
                     .expect("segs holds every seq in [snd_una, snd_max) and ack <= snd_max");
                 acked += 1;
                 acked_bytes += seg.payload as u64;
+                if s == oldest && seg.tx_count == 1 {
+                    oldest_rtt = Some(now - seg.sent_at);
+                }
                 if self.board.is_sacked(s) {
                     continue;
                 }
@@ -689,6 +727,8 @@ impl TcpSender {
                 }
                 _ => None,
             }
+        } else if self.cfg.oldest_rtt {
+            oldest_rtt
         } else {
             ack_rtt
         };
@@ -711,7 +751,12 @@ impl TcpSender {
         losses += out.losses;
 
         if advanced {
-            if self.snd_una >= self.snd_max {
+            if self.snd_una >= self.snd_max && self.cfg.sub_segment_window && self.has_new_data() {
+                // ns-3's `NewAck` restarts the timer on every new ACK and
+                // cancels it only when the send buffer is empty.
+                let at = now + self.rtt.rto();
+                self.arm_rto(ctx, at);
+            } else if self.snd_una >= self.snd_max {
                 self.rto_deadline = None;
             } else if out.restart_timer {
                 let at = now + self.rtt.rto();
