@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from params import access_delays, resolve
+from params import access_delays, resolve, shared_starts
 
 import ccsim
 
@@ -41,8 +41,9 @@ CC = {
 TFRC_HEADER = 32
 
 
-def _flow_group(p: dict, cc: str, count: int, group: str) -> dict:
-    """A flow group of `count` flows of `cc` (a TCP controller or "tfrc")."""
+def _flow_group(p: dict, cc: str, count: int, group: str, prio: int = 0) -> dict:
+    """A flow group of `count` flows of `cc` (a TCP controller or "tfrc");
+    `prio` is the class of its data packets (RIO's drop precedence)."""
     if cc not in CC:
         raise ValueError(f"unknown cc {cc!r}")
     start = {"uniform": ["0s", f"{float(p['start_max']):g}s"]}
@@ -66,6 +67,8 @@ def _flow_group(p: dict, cc: str, count: int, group: str) -> dict:
         "app": "bulk",
         "start": start,
     }
+    if prio:
+        flow["class"] = prio
     if cc == "aimd":
         flow["cc_params"] = {"a": float(p["cc_a"]), "b": float(p["cc_b"])}
     elif cc == "binomial":
@@ -123,6 +126,19 @@ def _queue(p: dict, compat: str | None) -> dict:
     elif kind == "drr":
         quantum = int(p["drr_quantum"]) or size
         q.update(kind="drr", quantum=quantum)
+    elif kind == "rio":
+        q.update(
+            kind="rio",
+            in_min_th=float(p["rio_in_min_th"]),
+            in_max_th=float(p["rio_in_max_th"]),
+            in_max_p=float(p["rio_in_max_p"]),
+            out_min_th=float(p["min_th"]),
+            out_max_th=float(p["max_th"]),
+            out_max_p=float(p["max_p"]),
+            weight=float(p["w_q"]),
+            gentle=bool(int(p["gentle"])),
+            mean_pkt_size=size,
+        )
     elif kind in ("avq", "vq"):
         q.update(
             kind="avq",
@@ -133,6 +149,25 @@ def _queue(p: dict, compat: str | None) -> dict:
     else:
         q["kind"] = kind
     return q
+
+
+def _split_shared_starts(p: dict, groups: list[dict], seed: int) -> list[dict]:
+    """One group per flow, `GROUP.k`, started at `params.shared_starts`
+    (drawn in the ns-2 script's order: per pair, forward then reverse)."""
+    starts = shared_starts(p, seed)
+    two_way = bool(int(p["two_way"]))
+    n = int(p["flows"])
+    out = []
+    for g in groups:
+        for k in range(int(g["count"])):
+            if g["group"] == "rev":
+                i = 2 * k + 1
+            elif two_way:
+                i = 2 * k
+            else:
+                i = k + (n if g["group"] == "fwd2" else 0)
+            out.append(dict(g, group=f"{g['group']}.{k}", count=1, start=f"{starts[i]!r}s"))
+    return out
 
 
 def scenario(params: dict, seed: int, compat: str | None = "ns2") -> dict:
@@ -150,11 +185,13 @@ def scenario(params: dict, seed: int, compat: str | None = "ns2") -> dict:
     }
     if float(p["loss"]) > 0:
         bottleneck["loss"] = {"model": "bernoulli", "rate": float(p["loss"])}
-    flows = [_flow_group(p, str(p["cc"]), n, "fwd")]
+    flows = [_flow_group(p, str(p["cc"]), n, "fwd", int(p["prio"]))]
     if n2 > 0:
-        flows.append(_flow_group(p, str(p["cc2"]), n2, "fwd2"))
+        flows.append(_flow_group(p, str(p["cc2"]), n2, "fwd2", int(p["prio2"])))
     if int(p["two_way"]):
         flows.append(dict(_flow_group(p, str(p["cc"]), n, "rev"), reverse=True))
+    if p["start_times"] == "shared":
+        flows = _split_shared_starts(p, flows, seed)
     sc: dict = {
         "name": "twin",
         "duration": f"{float(p['duration']):g}s",
@@ -197,10 +234,13 @@ def metrics(result: ccsim.Result, two_way: bool = False, second_group: bool = Fa
     flows = result.flows
     groups = result.groups.set_index("group")
     out: dict = {}
+    # with start_times = "shared" every flow is a group `GROUP.k`
+    base = flows["group"].str.split(".").str[0]
+    split = bool((flows["group"] != base).any())
     for pre, link, group in (("", "r1->r2", "fwd"), ("rev_", "r2->r1", "rev")):
         if pre and not two_way:
             break
-        mine = flows[flows["group"].isin([group, "fwd2"] if group == "fwd" and second_group else [group])]
+        mine = flows[base.isin([group, "fwd2"] if group == "fwd" and second_group else [group])]
         out[pre + "utilization"] = _num(links.loc[link, "utilization"])
         out[pre + "drop_rate"] = _num(queues.loc[link, "loss_rate"])
         out[pre + "goodput_bps"] = _num(mine["goodput_bps"].sum())
@@ -210,7 +250,7 @@ def metrics(result: ccsim.Result, two_way: bool = False, second_group: bool = Fa
             out["rev_retransmissions"] = int(mine["retransmits"].sum())
         else:
             out["avg_queue_pkts"] = _num(queues.loc[link, "avg_len_pkts"])
-            if second_group:  # Jain's index over both groups' flows
+            if second_group or split:  # Jain's index over all the forward flows
                 g = mine["goodput_bps"].to_numpy(dtype=float)
                 out["jain"] = _num(g.sum() ** 2 / (len(g) * (g**2).sum()) if (g**2).sum() > 0 else 1.0)
             else:
@@ -218,9 +258,8 @@ def metrics(result: ccsim.Result, two_way: bool = False, second_group: bool = Fa
             out["timeouts"] = int(mine["timeouts"].sum())
             out["retransmissions"] = int(mine["retransmits"].sum())
             out["per_flow_goodput_bps"] = [float(g) for g in mine["goodput_bps"]]
-    series = result.series("fwd", "goodput_bps", kind="group")
-    if second_group:
-        series = series + result.series("fwd2", "goodput_bps", kind="group")
+    names = [g for g, b in zip(flows["group"], base, strict=True) if b == "fwd" or (second_group and b == "fwd2")]
+    series = sum(result.series(g, "goodput_bps", kind="group") for g in dict.fromkeys(names))
     out["goodput_series"] = [float(v) for v in series.to_numpy()]
     return out
 

@@ -50,11 +50,36 @@ DEFAULTS: dict[str, object] = {
     "cc_b": 0.5,
     "cc_k": 0.0,
     "cc_l": 1.0,
+    # RIO (queue = "rio"): the drop precedence of each forward group's data
+    # packets, 1 = IN, 0 = OUT (ns-2: the agents' fid_ with the queue's
+    # priority_method_ 1; ccsim: the flow group's `class`), and the IN
+    # thresholds; OUT packets take min_th, max_th and max_p.
+    "prio": 0,
+    "prio2": 0,
+    "rio_in_min_th": 15,
+    "rio_in_max_th": 30,
+    "rio_in_max_p": 0.02,
+    # "random": each side draws the start times from its own generator;
+    # "shared": both take them from `shared_starts` (the same instants).
+    "start_times": "random",
 }
 
 # Keys a peer program gets only when a twin sets them to something other
 # than their default (added after the ns-3 program, which knows none of them).
-OPTIONAL = ("flows2", "cc2", "cc_a", "cc_b", "cc_k", "cc_l")
+OPTIONAL = (
+    "flows2",
+    "cc2",
+    "cc_a",
+    "cc_b",
+    "cc_k",
+    "cc_l",
+    "prio",
+    "prio2",
+    "rio_in_min_th",
+    "rio_in_max_th",
+    "rio_in_max_p",
+    "start_times",
+)
 
 METRICS = (
     "utilization",
@@ -77,6 +102,8 @@ def resolve(params: dict) -> dict:
     out.update(params)
     if int(out["flows2"]) > 0 and int(out["two_way"]):
         raise ValueError("flows2 and two_way cannot be combined")
+    if out["start_times"] not in ("random", "shared"):
+        raise ValueError(f'start_times: expected "random" or "shared", got {out["start_times"]!r}')
     return out
 
 
@@ -84,6 +111,23 @@ def access_delays(p: dict) -> list[float]:
     """Per-pair access delays (ms), the list cycled over the flows."""
     raw = [float(x) for x in str(p["access_delay"]).split(",") if x.strip()]
     return [raw[i % len(raw)] for i in range(int(p["flows"]) + int(p["flows2"]))]
+
+
+def shared_starts(p: dict, seed: int) -> list[float]:
+    """Start times (s) for `start_times = "shared"`, in the order the ns-2
+    script creates its flows (per pair: forward, then reverse with two_way):
+    a Park-Miller generator (x <- 48271 x mod 2^31 - 1) seeded with
+    seed * 7919 + 1 and run 10 steps, scaled to [0, start_max)."""
+    m = 2147483647
+    x = (seed * 7919 + 1) % m
+    for _ in range(10):
+        x = x * 48271 % m
+    n = (int(p["flows"]) + int(p["flows2"])) * (2 if int(p["two_way"]) else 1)
+    out = []
+    for _ in range(n):
+        x = x * 48271 % m
+        out.append(x / m * float(p["start_max"]))
+    return out
 
 
 def peer_args(params: dict, seed: int) -> list[str]:

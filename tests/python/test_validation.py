@@ -24,7 +24,7 @@ sys.path.insert(0, str(VALIDATION))
 import ccsim_side  # noqa: E402
 import compare  # noqa: E402
 import run as runner  # noqa: E402
-from params import DEFAULTS, OPTIONAL, access_delays, peer_args, resolve  # noqa: E402
+from params import DEFAULTS, OPTIONAL, access_delays, peer_args, resolve, shared_starts  # noqa: E402
 
 
 def _runs(**metrics: float) -> list[dict]:
@@ -110,6 +110,60 @@ def test_params_vocabulary() -> None:
         resolve({"flows2": 1, "two_way": 1})
 
 
+def test_shared_start_times() -> None:
+    # Park-Miller, x <- 48271 x mod 2^31 - 1, from seed * 7919 + 1 after 10
+    # steps: the generator dumbbell.tcl's `start_time` computes in Tcl.
+    p = resolve({"flows": 2, "flows2": 1, "start_max": 2, "start_times": "shared"})
+    x = 7920
+    for _ in range(10):
+        x = x * 48271 % 2147483647
+    want = []
+    for _ in range(3):
+        x = x * 48271 % 2147483647
+        want.append(x / 2147483647 * 2)
+    assert shared_starts(p, 1) == want
+    assert shared_starts(p, 2) != want
+    # ccsim: one group per flow, started at those instants, in the ns-2
+    # script's order (the first group's flows, then the second's)
+    sc = ccsim_side.scenario({"flows": 2, "flows2": 1, "start_max": 2, "start_times": "shared"}, 1)
+    assert [(g["group"], g["count"], g["start"]) for g in sc["flows"]] == [
+        ("fwd.0", 1, f"{want[0]!r}s"),
+        ("fwd.1", 1, f"{want[1]!r}s"),
+        ("fwd2.0", 1, f"{want[2]!r}s"),
+    ]
+    # two-way: per pair, forward then reverse
+    sc = ccsim_side.scenario({"flows": 2, "two_way": 1, "start_times": "shared"}, 1)
+    starts = shared_starts(resolve({"flows": 2, "two_way": 1}), 1)
+    got = {g["group"]: g["start"] for g in sc["flows"]}
+    assert got == {
+        "fwd.0": f"{starts[0]!r}s",
+        "rev.0": f"{starts[1]!r}s",
+        "fwd.1": f"{starts[2]!r}s",
+        "rev.1": f"{starts[3]!r}s",
+    }
+    with pytest.raises(ValueError, match="start_times"):
+        resolve({"start_times": "same"})
+
+
+def test_shared_start_metrics_cover_every_flow() -> None:
+    params = {"flows": 3, "duration": 3, "warmup": 1, "start_times": "shared"}
+    m = ccsim_side.run(params, 1)
+    assert len(m["per_flow_goodput_bps"]) == 3
+    assert m["goodput_bps"] == pytest.approx(sum(m["per_flow_goodput_bps"]))
+    assert len(m["goodput_series"]) == 3
+    assert max(m["goodput_series"]) > 0
+
+
+def test_peer_seeds_override_seeds_per_peer(tmp_path: Path) -> None:
+    twin = {"name": "t", "peers": ["ns2", "ns3"], "seeds": 3, "peer_seeds": {"ns2": 10}}
+    assert runner.seeds_for(twin, "ns2") == 10
+    assert runner.seeds_for(twin, "ns3") == 3
+    bad = tmp_path / "twins.toml"
+    bad.write_text('[[twin]]\nname = "t"\nfamily = "f"\npeers = ["ns2"]\npeer_seeds = { ns3 = 5 }\n')
+    with pytest.raises(ValueError, match="peer_seeds for peers it does not list"):
+        runner.load_twins(bad)
+
+
 def test_manifest_is_valid() -> None:
     twins = runner.load_twins()
     assert len(twins) >= 20
@@ -117,6 +171,7 @@ def test_manifest_is_valid() -> None:
         resolve(t["params"])
         assert set(t["peers"]) <= {"ns2", "ns3"}
         assert t["seeds"] >= 3
+        assert all(runner.seeds_for(t, p) >= 3 for p in t["peers"])
 
 
 def _regression_cases() -> list:
@@ -136,7 +191,7 @@ KNOWN_OUT = tomllib.loads((VALIDATION / "known_out.toml").read_text())
 @pytest.mark.parametrize(("twin", "peer"), _regression_cases())
 def test_regression_twin_against_stored_peer(twin: dict, peer: str) -> None:
     stored = runner.load_peer(peer, twin)
-    seeds = range(1, twin["seeds"] + 1)
+    seeds = range(1, runner.seeds_for(twin, peer) + 1)
     peer_runs = [stored["seeds"][str(s)] for s in seeds]
     ccsim_runs = [ccsim_side.run(twin["params"], s, compat=peer) for s in seeds]
     rows = compare.compare(ccsim_runs, peer_runs, twin["transient"])

@@ -36,7 +36,10 @@
 # qib_ 0, markpkts_ 0; Queue/PI setbit_ 0, queue_in_bytes_ 0; Queue/SFQ
 # buckets_ 16 (maxqueue_ = buffer here); Queue/DRR mask_ 0 (buckets_, blimit_,
 # quantum_ set here); Queue/Vq ecnlim_ 0.8, buflim_ 1, gamma_ 0.98,
-# queue_in_bytes_ 1, markpkts_ 0.
+# queue_in_bytes_ 1, markpkts_ 0; Queue/RED/RIO priority_method_ 0 (set to 1
+# here: a packet is IN when its flow id fid_ is non-zero, `RIOQueue::enque`),
+# in_thresh_ 15, in_maxthresh_ 30, in_linterm_ 50, gentle_ 0 (every threshold
+# and linterm_ set here); Agent/TCP fid_ 0.
 
 # ---- parameters ---------------------------------------------------------
 array set P {
@@ -48,6 +51,8 @@ array set P {
     vq_gamma 0.98 vq_ecnlim 0.8 sfq_buckets 16 drr_quantum 0
     two_way 0 loss 0 start_max 1 window 20 seed 1
     flows2 0 cc2 newreno cc_a 1 cc_b 0.5 cc_k 0 cc_l 1
+    prio 0 prio2 0 rio_in_min_th 15 rio_in_max_th 30 rio_in_max_p 0.02
+    start_times random
 }
 foreach a $argv {
     if {![regexp {^--([A-Za-z0-9_]+)=(.*)$} $a -> k v]} {
@@ -62,6 +67,19 @@ set ns [new Simulator]
 $defaultRNG seed $P(seed)
 set startrng [new RNG]
 $startrng seed [expr {$P(seed) * 7919 + 1}]
+# start_times = shared: the start times of validation/params.py
+# `shared_starts` (a Park-Miller generator both sides compute), so that both
+# simulators start every flow at the same instant.
+set lcg [expr {($P(seed) * 7919 + 1) % 2147483647}]
+for {set j 0} {$j < 10} {incr j} { set lcg [expr {($lcg * 48271) % 2147483647}] }
+proc start_time {} {
+    global P startrng lcg
+    if {$P(start_times) eq "shared"} {
+        set lcg [expr {($lcg * 48271) % 2147483647}]
+        return [expr {$lcg / 2147483647.0 * $P(start_max)}]
+    }
+    return [$startrng uniform 0 $P(start_max)]
+}
 
 set N $P(flows)
 # all forward pairs: the `flows2` flows of `cc2` follow the `flows` of `cc`
@@ -76,6 +94,7 @@ proc qtype {q} {
     switch -- $q {
         droptail { return DropTail }
         red - gred - ared { return RED }
+        rio { return RED/RIO }
         rem { return REM }
         pi { return PI }
         sfq { return SFQ }
@@ -136,6 +155,26 @@ proc configure_queue {q} {
             $q set quantum_ $quantum
             $q set blimit_ [expr {$P(buffer) * $P(packet_size)}]
         }
+        rio {
+            # RIO (queue/rio.cc): IN packets on in_* and their own average,
+            # OUT packets on out_thresh_/out_maxthresh_ with RED's linterm_
+            # and the total average; the drop precedence is the flow id
+            # (priority_method_ 1: pri_ = fid_), the flow group's `prio`.
+            $q set bytes_ false
+            $q set queue_in_bytes_ false
+            $q set priority_method_ 1
+            $q set in_thresh_ $P(rio_in_min_th)
+            $q set in_maxthresh_ $P(rio_in_max_th)
+            $q set in_linterm_ [expr {1.0 / $P(rio_in_max_p)}]
+            $q set out_thresh_ $P(min_th)
+            $q set out_maxthresh_ $P(max_th)
+            $q set thresh_ $P(min_th)
+            $q set maxthresh_ $P(max_th)
+            $q set linterm_ [expr {1.0 / $P(max_p)}]
+            $q set q_weight_ $P(w_q)
+            $q set mean_pktsize_ $P(packet_size)
+            $q set gentle_ $P(gentle)
+        }
         avq - vq {
             $q set gamma_ $P(vq_gamma)
             $q set ecnlim_ $P(vq_ecnlim)
@@ -194,7 +233,16 @@ proc tcp_agent {cc} {
         }
         default { puts stderr "unknown cc $P(cc)"; exit 2 }
     }
-    $t set packetSize_ $payload
+    if {$cc eq "vegas"} {
+        # VegasTcpAgent::output (tcp/tcp-vegas.cc) sends allocpkt()'s
+        # packetSize_ bytes: no tcpip_base_hdr_size_ added (TcpAgent::output
+        # adds it), and packet 0, the SYN, is full-sized too. packetSize_ =
+        # packet_size keeps the wire size of the other agents; the goodput
+        # still counts packet_size - 40 bytes per packet.
+        $t set packetSize_ $P(packet_size)
+    } else {
+        $t set packetSize_ $payload
+    }
     $t set window_ $P(window)
     return $t
 }
@@ -239,20 +287,22 @@ for {set i 0} {$i < $NT} {incr i} {
             $ns attach-agent $src $t
             $ns attach-agent $dst $k
             $ns connect $t $k
-            set st [$startrng uniform 0 $P(start_max)]
+            set st [start_time]
             $ns at $st "$t start"
             set m [$ns monitor-queue $r2 $dst [open /dev/null w]]
             lappend $side [list tfrc $m $tp]
             continue
         }
         set t [tcp_agent $cc]
+        # the drop precedence of RIO (the flow id; 0 elsewhere, ns-2's default)
+        $t set fid_ [expr {$i < $N ? $P(prio) : $P(prio2)}]
         set k [tcp_sink $cc]
         $ns attach-agent $src $t
         $ns attach-agent $dst $k
         $ns connect $t $k
         set ftp [new Application/FTP]
         $ftp attach-agent $t
-        set st [$startrng uniform 0 $P(start_max)]
+        set st [start_time]
         if {$cc eq "cubic" || $cc eq "bic" || $cc eq "highspeed"} {
             $ns at 0 "$t select_ca $cc"
         }

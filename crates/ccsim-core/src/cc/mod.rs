@@ -381,6 +381,12 @@ pub trait CongestionControl: Send {
     /// Recovery ended (the sender has already set nothing; a controller that
     /// saved state at the congestion event restores it here).
     fn on_recovery_exit(&mut self, _now: SimTime) {}
+    /// The ACK of the SYN opened the connection (flow groups with `syn`):
+    /// `snd_max` is 1 (the SYN) and `rtt` the SYN's round trip. The sender
+    /// starts the window at its initial value without the controller, so
+    /// the default ignores it; ns-2's Vegas runs its per-round logic on it
+    /// (`cc/vegas.rs`).
+    fn on_syn_ack(&mut self, _now: SimTime, _snd_max: u64, _rtt: Option<SimTime>) {}
     /// A NewReno partial ACK deflated the window by more than the
     /// inflation held: take `segments` off cwnd itself (ns-2's
     /// `partialnewack` with `partial_window_deflation_`). Window-based

@@ -31,7 +31,15 @@
 //! -= cwnd / 8; in congestion avoidance delta > beta takes one segment off
 //! at once and delta < alpha grows cwnd by 1/cwnd per ACK through the next
 //! round; any growth only while cwnd exceeds the packets outstanding plus
-//! one by at most 2.
+//! one by at most 2. With a SYN (`syn`, on under `ns2`) the agent's start
+//! is ns-2's too: `VegasTcpAgent::recv` never calls `opencwnd`, so the
+//! SYN's ACK leaves cwnd at 1 (`set_initial_window`: `syn_` with
+//! `delay_growth_`) and runs the per-round logic, whose first round began
+//! when the SYN was sent (`v_begtime_` 0 of `vegastime()`, counted from
+//! `firstsent_`): one data packet in the first RTT, and the every-other-RTT
+//! slow start grows in the round after it; the ACK of that first data
+//! packet sets cwnd = `initial_window()` (`last_ack_ == 0 &&
+//! delay_growth_`) before the per-round logic.
 //!
 //! `variant = "ns3"` (the default under `compat = "ns3"`) is ns-3.44's
 //! `TcpVegas` (`src/internet/model/tcp-vegas.cc`), which differs from Linux:
@@ -119,6 +127,10 @@ pub struct Vegas {
 /// `v_begtime_`, `v_incr_`, `v_inc_flag_`).
 #[derive(Copy, Clone, Debug)]
 struct Ns2Vegas {
+    /// The SYN's ACK came and the first data ACK has not: cwnd is 1 until
+    /// that ACK sets it to the initial window.
+    after_syn: bool,
+    initial_cwnd: f64,
     sum_rtt: f64,
     cnt_rtt: u32,
     beg_seq: u64,
@@ -159,6 +171,8 @@ impl Vegas {
             prev_state: CaState::Open,
             ns3: variant == VegasVariant::Ns3,
             ns2: ns2.then_some(Ns2Vegas {
+                after_syn: false,
+                initial_cwnd: init.initial_cwnd,
                 sum_rtt: 0.0,
                 cnt_rtt: 0,
                 beg_seq: 0,
@@ -170,22 +184,28 @@ impl Vegas {
         })
     }
 
-    /// ns-2's `VegasTcpAgent::recv` for an ACK of new data (module docs).
-    fn ns2_ack(&mut self, ack: &AckInfo) {
+    /// ns-2's `VegasTcpAgent::recv` for an ACK of new data (module docs):
+    /// cumulative ACK `ack_no` (next segment expected), `snd_max`, the ACK's
+    /// RTT sample.
+    fn ns2_ack(&mut self, now: SimTime, ack_no: u64, snd_max: u64, sample: Option<SimTime>) {
         let (alpha, beta, gamma) = (self.alpha as f64, self.beta as f64, self.cfg.gamma as f64);
         let Some(v) = self.ns2.as_mut() else { return };
         let w = &mut self.w;
+        if v.after_syn {
+            v.after_syn = false;
+            w.cwnd = v.initial_cwnd;
+        }
         // ns-2's t_seqno_ - last_ack_: the packets outstanding plus one.
-        let outstanding = (ack.snd_max - ack.ack) as f64 + 1.0;
-        if ack.ack > v.beg_seq {
+        let outstanding = (snd_max - ack_no) as f64 + 1.0;
+        if ack_no > v.beg_seq {
             let rtt = if v.cnt_rtt > 0 {
                 v.sum_rtt / v.cnt_rtt as f64
             } else {
-                (ack.now - v.beg_time).secs_f64()
+                (now - v.beg_time).secs_f64()
             };
             v.sum_rtt = 0.0;
             v.cnt_rtt = 0;
-            let rtt_len = ack.snd_max.saturating_sub(v.beg_seq) as f64;
+            let rtt_len = snd_max.saturating_sub(v.beg_seq) as f64;
             if rtt > 0.0 {
                 if rtt < v.base || rtt_len <= 1.0 {
                     v.base = rtt;
@@ -213,8 +233,8 @@ impl Vegas {
                     v.incr = 0.0;
                 }
             }
-            v.beg_seq = ack.snd_max;
-            v.beg_time = ack.now;
+            v.beg_seq = snd_max;
+            v.beg_time = now;
         }
         if v.incr == 1.0 && w.cwnd >= w.ssthresh {
             v.incr = 0.0;
@@ -222,7 +242,7 @@ impl Vegas {
         if v.incr > 0.0 && w.cwnd - outstanding <= 2.0 {
             w.cwnd += v.incr;
         }
-        if let Some(r) = ack.rtt {
+        if let Some(r) = sample {
             let r = r.secs_f64();
             if r > 0.0 {
                 v.sum_rtt += r;
@@ -346,6 +366,18 @@ impl CongestionControl for Vegas {
     fn ssthresh(&self) -> f64 {
         self.w.ssthresh
     }
+    fn on_syn_ack(&mut self, now: SimTime, snd_max: u64, rtt: Option<SimTime>) {
+        let Some(v) = self.ns2.as_mut() else { return };
+        // The first round began when the SYN left (ns-2's vegastime() 0).
+        if let Some(r) = rtt {
+            v.beg_time = now - r;
+        }
+        self.w.cwnd = 1.0;
+        self.ns2_ack(now, 1, snd_max, rtt);
+        if let Some(v) = self.ns2.as_mut() {
+            v.after_syn = true;
+        }
+    }
     fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
         if self.ns3 {
             self.ns3_ack(ack);
@@ -353,7 +385,7 @@ impl CongestionControl for Vegas {
         }
         if self.ns2.is_some() {
             if ack.state == CaState::Open && ack.acked > 0 {
-                self.ns2_ack(ack);
+                self.ns2_ack(ack.now, ack.ack, ack.snd_max, ack.rtt);
             }
             return;
         }
@@ -568,5 +600,28 @@ mod tests {
         assert_eq!((c.cwnd(), c.ssthresh()), (15.75, 15.75));
         c.on_rto(&ev);
         assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 14.75));
+    }
+
+    #[test]
+    fn ns2_variant_starts_like_vegas_tcp_agent_after_the_syn() {
+        // ns-2 (seen in its r1->r2 trace): the SYN's ACK leaves cwnd at 1 and
+        // runs the round logic (slow start's flag turns off), one data packet
+        // goes out; its ACK sets cwnd = initial_window() = 2, the flag turns
+        // on and one more segment is added at once: 3 packets in round 2.
+        let mut rng = stream(1, "t");
+        let mut i = init(2.0);
+        i.compat = Profile::Ns2;
+        let mut c = Vegas::new(VegasConfig::default(), &i).unwrap();
+        c.on_syn_ack(SimTime::from_millis(48), 1, Some(SimTime::from_millis(48)));
+        assert_eq!(c.cwnd(), 1.0);
+        let mut a = ack(97, 48);
+        a.ack = 2;
+        a.snd_max = 2;
+        c.on_ack(&a, &mut rng);
+        assert_eq!(c.cwnd(), 3.0);
+        // Without the SYN round, the first data ACK would turn the flag off.
+        let mut c = Vegas::new(VegasConfig::default(), &i).unwrap();
+        c.on_ack(&a, &mut rng);
+        assert_eq!(c.cwnd(), 2.0);
     }
 }

@@ -11,20 +11,38 @@
 //!
 //! IN is `class >= 1`, OUT is `class == 0` (see the `profile` meter of flow
 //! groups, which stamps data packets 1 when they conform and 0 otherwise).
-//! Defaults are ns-2's `Queue/RED/RIO`: IN 15 / 30 packets with max_p 1/50,
-//! OUT 5 / 15 with max_p 1/5 (`out_linterm_`), w_q 0.002, wait, not gentle.
-//! ns-2's `rio.cc` updates the total average only on IN arrivals and judges
-//! OUT packets with the common `linterm_`; ccsim follows the paper (every
-//! arrival updates avg_total) and uses `out_max_p`, and says so in
-//! docs/algorithms.md.
+//! Defaults are ns-2's `Queue/RED/RIO` (read with `ns`: `in_thresh_ 15`,
+//! `in_maxthresh_ 30`, `in_linterm_ 50`, `out_thresh_ 5`, `out_maxthresh_
+//! 15`, `q_weight_ 0.002`, `wait_ 1`, `gentle_ 0`, `mean_pktsize_ 500`),
+//! except OUT's max_p 0.2: ns-2 has no `out_linterm_` and judges OUT
+//! packets with RED's `linterm_` (10, max_p 0.1), the default under
+//! `variant = "ns2"`.
+//!
+//! `variant = "paper"` (the default) is the paper's RIO: every arrival
+//! updates avg_total, the IN average's idle correction starts when the last
+//! IN packet leaves. `variant = "ns2"` (the default under `compat = "ns2"`)
+//! is ns-2.35's `RIOQueue` (`queue/rio.cc`, `enque` and `deque`):
+//! - the total average is updated only when an IN packet arrives (an OUT
+//!   arrival reads the last value: the bug reported in the file's header,
+//!   "RIO does not calculate a new average queue length when an OUT packet
+//!   arrives"), and an OUT packet accepted into an idle queue ends the idle
+//!   period without decaying it (`REDQueue::deque` clears `idle_` when it
+//!   sends the packet);
+//! - the IN average's idle correction (`in_idle_`, with RED's `idletime_`)
+//!   runs from the last time the whole queue went empty, not the IN packets;
+//! - the IN test's small-queue rule counts the IN packets queued (`in_qlen >
+//!   1`), the OUT test's all packets (`qlen > 1`);
+//! - a forced or overflow drop of an OUT packet leaves OUT's `count`
+//!   running (only the IN branch has the "bug-fix from Philip Liu" reset).
 
 use super::droptail::Limit;
 use super::red_buffer::RedBuffer;
 use super::red_core::{check, Curve, Ewma, Outcome, RedRules, RedTest, Shape};
 use super::registry::QueueArgs;
-use super::{QueueCtx, QueueDisc, Verdict};
+use super::{DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{parse, ParamError};
+use crate::rng::uniform01;
 use serde::Deserialize;
 
 /// Thresholds (packets) and max_p of one precedence.
@@ -38,9 +56,21 @@ pub struct Precedence {
     pub max_p: f64,
 }
 
+/// Which RIO: the paper's or ns-2.35's (see the module documentation).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RioVariant {
+    /// Clark and Fang, Section III-B.
+    Paper,
+    /// ns-2.35's `Queue/RED/RIO` (`queue/rio.cc`).
+    Ns2,
+}
+
 /// Everything that defines a RIO queue.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct RioParams {
+    /// The paper's RIO or ns-2's.
+    pub variant: RioVariant,
     /// IN packets, judged on avg_in.
     pub in_: Precedence,
     /// OUT packets, judged on avg_total.
@@ -64,6 +94,7 @@ pub struct RioParams {
 impl Default for RioParams {
     fn default() -> Self {
         RioParams {
+            variant: RioVariant::Paper,
             in_: Precedence {
                 min_th: 15.0,
                 max_th: 30.0,
@@ -100,6 +131,7 @@ pub struct Rio {
     test_in: RedTest,
     test_out: RedTest,
     early_drops: bool,
+    ns2: bool,
 }
 
 const PROBES: &[&str] = &["avg", "avg_in", "drop_prob_in", "drop_prob_out"];
@@ -133,6 +165,7 @@ impl Rio {
             test_in: RedTest::default(),
             test_out: RedTest::default(),
             early_drops,
+            ns2: p.variant == RioVariant::Ns2,
         }
     }
 
@@ -187,26 +220,42 @@ impl QueueDisc for Rio {
         };
         let inp = is_in(class);
         let bytes = self.buf.opts.byte_mode;
-        let avg_total = self.total.on_arrival(ctx.now, self.buf.qlen(), ctx.link_rate_bps);
+        // ns-2 runs the total average's estimator only in the IN branch.
+        let avg_total = if inp || !self.ns2 {
+            self.total.on_arrival(ctx.now, self.buf.qlen(), ctx.link_rate_bps)
+        } else {
+            self.total.avg
+        };
+        let q_in = if bytes {
+            self.in_bytes as f64
+        } else {
+            self.in_pkts as f64
+        };
         let (avg, curve, test) = if inp {
-            let q_in = if bytes {
-                self.in_bytes as f64
-            } else {
-                self.in_pkts as f64
-            };
             let a = self.inq.on_arrival(ctx.now, q_in, ctx.link_rate_bps);
             (a, &self.curve_in, &mut self.test_in)
         } else {
             (avg_total, &self.curve_out, &mut self.test_out)
         };
-        let outcome = if self.early_drops {
-            self.buf.decide(test, curve, avg, size, ctx)
-        } else if avg >= curve.forced_above() {
-            Outcome::Forced
+        // ns-2's OUT branch keeps its count through forced and overflow drops.
+        let keep_count = (self.ns2 && !inp).then_some(test.count);
+        let outcome = if !self.early_drops {
+            if avg >= curve.forced_above() {
+                Outcome::Forced
+            } else {
+                Outcome::Pass
+            }
+        } else if self.ns2 && inp {
+            // ns-2's IN test: `in_qlen > 1` counts the IN packets queued.
+            let rng = &mut *ctx.rng;
+            test.decide(curve, avg, q_in, size, &self.buf.opts, || uniform01(rng))
         } else {
-            Outcome::Pass
+            self.buf.decide(test, curve, avg, size, ctx)
         };
         let verdict = self.buf.admit(outcome, test, &mut self.total, pkt, size, ctx);
+        if let (Some(c), Verdict::Dropped(DropReason::Forced | DropReason::Overflow)) = (keep_count, verdict) {
+            test.count = if c < 0 { -1 } else { c + 1 };
+        }
         if inp && verdict == Verdict::Enqueued {
             self.in_pkts += 1;
             self.in_bytes += size as u64;
@@ -224,9 +273,16 @@ impl QueueDisc for Rio {
         if is_in(class) {
             self.in_pkts -= 1;
             self.in_bytes -= size as u64;
-            if self.in_pkts == 0 {
-                self.inq.on_empty(ctx.now, size, ctx.link_rate_bps);
-            }
+        }
+        // The IN average's idle period: from the last IN departure (paper),
+        // from the queue going empty (ns-2's `in_idle_`, set in `deque`).
+        let idle = if self.ns2 {
+            self.buf.fifo.is_empty()
+        } else {
+            is_in(class) && self.in_pkts == 0
+        };
+        if idle {
+            self.inq.on_empty(ctx.now, size, ctx.link_rate_bps);
         }
         Some(p)
     }
@@ -255,6 +311,7 @@ impl QueueDisc for Rio {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub(crate) struct RioConfig {
+    variant: Option<RioVariant>,
     in_min_th: Option<f64>,
     in_max_th: Option<f64>,
     in_max_p: Option<f64>,
@@ -279,7 +336,20 @@ pub(crate) fn parse_params(args: &QueueArgs, modred: bool) -> Result<(RioParams,
     if !modred && c.early_drops.is_some() {
         return Err(ParamError::at("early_drops", "\"early_drops\" is a ModRED parameter"));
     }
+    if modred && c.variant.is_some() {
+        return Err(ParamError::at(
+            "variant",
+            "\"variant\" is a RIO parameter (ModRED has no ns-2 form)",
+        ));
+    }
+    let variant = match c.variant {
+        Some(v) => v,
+        None if !modred && args.compat == crate::compat::Profile::Ns2 => RioVariant::Ns2,
+        None => RioVariant::Paper,
+    };
     let d = RioParams::default();
+    // ns-2 judges OUT packets with RED's `linterm_` (default 10).
+    let out_max_p_default = if variant == RioVariant::Ns2 { 0.1 } else { d.out.max_p };
     let in_ = Precedence {
         min_th: c.in_min_th.unwrap_or(d.in_.min_th),
         max_th: c.in_max_th.unwrap_or(d.in_.max_th),
@@ -289,10 +359,11 @@ pub(crate) fn parse_params(args: &QueueArgs, modred: bool) -> Result<(RioParams,
     let out = Precedence {
         min_th: c.out_min_th.unwrap_or(d.out.min_th),
         max_th: c.out_max_th.unwrap_or(d.out.max_th),
-        max_p: check::prob("out_max_p", c.out_max_p.unwrap_or(d.out.max_p))?,
+        max_p: check::prob("out_max_p", c.out_max_p.unwrap_or(out_max_p_default))?,
     };
     check::thresholds("out_min_th", "out_max_th", out.min_th, out.max_th)?;
     let p = RioParams {
+        variant,
         in_,
         out,
         weight: check::prob("weight", c.weight.unwrap_or(d.weight))?,
@@ -394,5 +465,122 @@ mod tests {
         // and avg_in (half the packets are IN) is about half avg_total.
         assert!(o >= 5.0 && o < i, "first OUT drop at {o}, first IN drop at {i}");
         assert!(i >= 15.0, "first IN drop at total average {i}");
+    }
+
+    fn ns2_params() -> RioParams {
+        RioParams {
+            variant: RioVariant::Ns2,
+            out: Precedence {
+                min_th: 5.0,
+                max_th: 15.0,
+                max_p: 0.1,
+            },
+            rules: RedRules::resolve(crate::compat::Profile::Ns2, None, None),
+            ..RioParams::default()
+        }
+    }
+
+    #[test]
+    fn ns2_total_average_moves_only_on_in_arrivals() {
+        // ns-2's rio.cc runs the total estimator in the IN branch only.
+        let mut arena = PacketArena::new();
+        let mut rng = stream(3, "rio");
+        let mut dropped = Vec::new();
+        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
+        let p = RioParams {
+            weight: 0.1,
+            ..ns2_params()
+        };
+        let mut ns2 = Rio::new("rio", limit(), &p, true);
+        let paper_p = RioParams {
+            variant: RioVariant::Paper,
+            ..p
+        };
+        let mut paper = Rio::new("rio", limit(), &paper_p, true);
+        for _ in 0..4 {
+            assert_eq!(offer(&mut ns2, &mut ctx, 0), Verdict::Enqueued);
+            assert_eq!(offer(&mut paper, &mut ctx, 0), Verdict::Enqueued);
+        }
+        assert_eq!(ns2.avg_total(), 0.0, "OUT arrivals leave ns-2's total average alone");
+        assert!(paper.avg_total() > 0.0);
+        // The next IN arrival samples the 4 packets queued: 0.9 * 0 + 0.1 * 4.
+        assert_eq!(offer(&mut ns2, &mut ctx, 1), Verdict::Enqueued);
+        assert!((ns2.avg_total() - 0.4).abs() < 1e-12, "{}", ns2.avg_total());
+    }
+
+    #[test]
+    fn ns2_in_test_counts_in_packets_for_the_small_queue_rule() {
+        // 10 OUT packets queued, none IN, the IN average in IN's forced
+        // region: ns-2 tests IN only when `in_qlen > 1`, so the IN packet is
+        // accepted; the paper variant (total qlen 10 > 1) forces it out.
+        let mut arena = PacketArena::new();
+        let mut rng = stream(4, "rio");
+        let mut dropped = Vec::new();
+        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
+        for (variant, want) in [
+            (RioVariant::Ns2, Verdict::Enqueued),
+            (RioVariant::Paper, Verdict::Dropped(DropReason::Forced)),
+        ] {
+            let p = RioParams {
+                variant,
+                ..ns2_params()
+            };
+            let mut q = Rio::new("rio", limit(), &p, true);
+            for _ in 0..10 {
+                assert_eq!(offer(&mut q, &mut ctx, 0), Verdict::Enqueued);
+            }
+            q.set_avgs(0.0, 40.0);
+            assert_eq!(offer(&mut q, &mut ctx, 1), want, "{variant:?}");
+        }
+    }
+
+    #[test]
+    fn ns2_out_count_survives_a_forced_drop() {
+        // ns-2 resets the counts on a forced drop in the IN branch only.
+        let mut arena = PacketArena::new();
+        let mut rng = stream(5, "rio");
+        let mut dropped = Vec::new();
+        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
+        for (variant, want) in [(RioVariant::Ns2, 4), (RioVariant::Paper, 0)] {
+            let p = RioParams {
+                variant,
+                ..ns2_params()
+            };
+            let mut q = Rio::new("rio", limit(), &p, true);
+            for _ in 0..3 {
+                offer(&mut q, &mut ctx, 1);
+            }
+            q.set_avgs(20.0, 0.0);
+            q.test_out.count = 3;
+            assert_eq!(offer(&mut q, &mut ctx, 0), Verdict::Dropped(DropReason::Forced));
+            assert_eq!(q.test_out.count, want, "{variant:?}");
+        }
+    }
+
+    #[test]
+    fn ns2_in_idle_correction_runs_from_the_queue_going_empty() {
+        // An IN packet leaves while an OUT packet stays queued: the paper's
+        // IN average starts its idle period, ns-2's waits for the queue to empty.
+        for (variant, idle) in [(RioVariant::Paper, true), (RioVariant::Ns2, false)] {
+            let mut arena = PacketArena::new();
+            let mut rng = stream(6, "rio");
+            let mut dropped = Vec::new();
+            let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
+            let p = RioParams {
+                variant,
+                ..ns2_params()
+            };
+            let mut q = Rio::new("rio", limit(), &p, true);
+            offer(&mut q, &mut ctx, 1);
+            offer(&mut q, &mut ctx, 0);
+            q.set_avgs(10.0, 10.0);
+            assert!(q.dequeue(&mut ctx).is_some());
+            let later = SimTime::from_secs(1);
+            let decayed = q.inq.idle_packets(later, 10_000_000) > 0.0;
+            assert_eq!(decayed, idle, "{variant:?}");
+            // ns-2: once the queue is empty the IN average decays too.
+            assert!(q.dequeue(&mut ctx).is_some());
+            assert!(q.inq.idle_packets(later, 10_000_000) > 0.0, "{variant:?}");
+        }
     }
 }

@@ -177,6 +177,11 @@ pub struct TcpConfig {
     /// `ReTxTimeout` is not involved); unset, the SYN times out as data
     /// does, after the RTO (default from the profile: 3 s under `ns3`).
     pub syn_timeout: Option<Time>,
+    /// The SYN is a full-size segment on the wire (`mss + header` bytes)
+    /// instead of a header: ns-2's `VegasTcpAgent::output` (`tcp/tcp-vegas.cc`)
+    /// sends every packet, packet 0 too, with `allocpkt()`'s size (default
+    /// from the profile: true under `ns2` for `vegas`).
+    pub syn_full_size: Option<bool>,
     /// Grow cwnd only while the sender is using it (RFC 7661, Linux's
     /// `tcp_is_cwnd_limited`); ns-2 grows it on every new ACK (default from
     /// the profile: false under `ns2`, and under `ns3` for every controller
@@ -282,6 +287,7 @@ impl Default for TcpConfig {
             rto_restart_first_partial_ack: None,
             syn: None,
             syn_timeout: None,
+            syn_full_size: None,
             cwnd_validation: None,
             ssthresh_basis: None,
             pipe_window: None,
@@ -326,6 +332,8 @@ pub struct SenderConfig {
     pub rescue_rxt: bool,
     /// Send a SYN first.
     pub syn: bool,
+    /// The SYN is `mss + header` bytes on the wire.
+    pub syn_full_size: bool,
     /// RFC 7661: grow cwnd only when cwnd-limited.
     pub cwnd_validation: bool,
     /// ssthresh from ns-2's window rule instead of FlightSize.
@@ -596,6 +604,9 @@ impl TcpConfig {
                 .unwrap_or(!(profile == Profile::Ns2 && recovery == Recovery::Tahoe)),
             rescue_rxt: self.rescue_retransmission.unwrap_or(profile != Profile::Ns3),
             syn: self.syn.unwrap_or(matches!(profile, Profile::Ns2 | Profile::Ns3)),
+            syn_full_size: self
+                .syn_full_size
+                .unwrap_or(profile == Profile::Ns2 && self.cc == "vegas"),
             // ns-3.44 checks `m_isCwndLimited` in `TcpCubic::IncreaseWindow`
             // only; its NewReno and BIC grow cwnd on every ACK.
             cwnd_validation: self.cwnd_validation.unwrap_or(match profile {

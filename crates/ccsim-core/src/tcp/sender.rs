@@ -353,7 +353,11 @@ impl TcpSender {
         s.sent_at = now;
         s.tx = tx;
         let first = s.tx_count == 1;
-        let size = s.payload + self.cfg.header;
+        let size = if seq == 0 && self.syn_pending && self.cfg.syn_full_size {
+            self.cfg.mss + self.cfg.header
+        } else {
+            s.payload + self.cfg.header
+        };
         let mut p = Packet {
             kind: PacketKind::Data,
             size,
@@ -780,6 +784,7 @@ impl TcpSender {
         // becomes 0 with `delay_growth_`), so the controller does not see it.
         if self.syn_pending && self.snd_una >= 1 {
             self.syn_pending = false;
+            self.cc.on_syn_ack(now, self.snd_max, ack_rtt);
             self.send_much(ctx);
             return;
         }

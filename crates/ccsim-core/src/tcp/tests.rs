@@ -828,3 +828,23 @@ fn ns3_samples_the_oldest_segment_an_ack_covers() {
     let d = srtt(super::RttSampling::Oldest) - srtt(super::RttSampling::EveryAck);
     assert!((0.0010..0.005).contains(&d), "{d}");
 }
+
+#[test]
+fn a_full_size_syn_takes_a_full_segment_time() {
+    // ns-2's VegasTcpAgent::output sends the SYN with the data packets' size:
+    // on a 10 Mbit/s link its ACK, and so the first data segment, comes
+    // (1500 - 40) * 8 / 10^7 s = 1.168 ms later than after a 40-byte SYN.
+    let first_data = |full: bool| {
+        let c = TcpConfig {
+            syn: Some(true),
+            syn_full_size: Some(full),
+            ..cfg("newreno")
+        };
+        let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[]);
+        h.start(4 * 1460);
+        h.run_until(SimTime::from_secs(1));
+        assert_eq!(h.log[0].seq, 0);
+        h.log[1].t
+    };
+    assert_eq!(first_data(true) - first_data(false), SimTime::from_micros(1168));
+}
