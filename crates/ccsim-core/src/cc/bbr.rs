@@ -670,6 +670,8 @@ mod tests {
                 interval: rtt,
                 prior_delivered: (i + 1).saturating_sub(100),
                 app_limited: false,
+                tx_in_flight: 0,
+                lost: 0,
             });
             a.in_flight = b.cwnd().min(100.0) as u64;
             a.prior_in_flight = a.in_flight;

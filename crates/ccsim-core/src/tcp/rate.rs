@@ -83,6 +83,10 @@ struct Ns3Sample {
     ack_elapsed: SimTime,
     send_elapsed: SimTime,
     app_limited: bool,
+    /// The sampled segment's `P.tx_in_flight` and `P.lost` (ns-3 keeps
+    /// neither; BBR v3 reads them, so they follow the sampled segment).
+    tx_in_flight: u64,
+    lost_at_send: u64,
     /// `m_deliveryRate` as (segments, interval), once a sample was valid.
     rate: Option<(u64, SimTime)>,
 }
@@ -151,6 +155,8 @@ impl RateEstimator {
                 s.prior_time = tx.delivered_time;
                 s.app_limited = tx.app_limited;
                 s.send_elapsed = tx.sent_time - tx.first_sent_time;
+                s.tx_in_flight = tx.tx_in_flight;
+                s.lost_at_send = tx.lost;
                 self.first_sent_time = tx.sent_time;
             }
             return;
@@ -173,7 +179,12 @@ impl RateEstimator {
             self.app_limited = 0;
         }
         if let Some(s) = &mut self.ns3 {
-            return Self::ns3_sample(s, self.delivered, min_rtt);
+            let lost = self.lost;
+            return Self::ns3_sample(s, self.delivered, min_rtt).map(|r| RateSample {
+                tx_in_flight: s.tx_in_flight,
+                lost: lost - s.lost_at_send,
+                ..r
+            });
         }
         let tx = self.sample.take()?;
         let send_elapsed = tx.sent_time - tx.first_sent_time;
@@ -213,6 +224,8 @@ impl RateEstimator {
             interval,
             prior_delivered: s.prior_delivered,
             app_limited: s.app_limited,
+            tx_in_flight: 0,
+            lost: 0,
         })
     }
 
