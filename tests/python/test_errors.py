@@ -68,7 +68,7 @@ CASES = [
         "unknown nested key",
         edit(BASE, 'delay = "10ms"', 'delay = "10ms"\nspeed = "1Mbps"'),
         "topology.bottleneck.speed: unknown key `speed`, "
-        "expected one of `rate`, `delay`, `queue`, `reverse_queue`, `loss`",
+        "expected one of `rate`, `delay`, `queue`, `reverse_queue`, `loss`, `trace`, `reverse_trace`",
     ),
     (
         "wrong rate unit",

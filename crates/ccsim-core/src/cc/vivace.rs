@@ -617,13 +617,19 @@ mod tests {
         assert_eq!(w.rate_bps(), 10e6);
     }
 
-    #[test]
-    fn the_amplifier_and_the_boundary_grow_with_consecutive_steps() {
+    /// A controller moving up at `mbps`, its last scored MI `latest`.
+    fn moving_up(mbps: f64, latest: UtilityInfo) -> Vivace {
         let mut v = viv();
-        v.rate_bps = 100e6;
+        v.rate_bps = mbps * 1e6;
         v.mode = Mode::DecisionMade;
         v.direction = 1.0;
-        v.latest = info(99.0, 50.0);
+        v.latest = latest;
+        v
+    }
+
+    #[test]
+    fn the_amplifier_and_the_boundary_grow_with_consecutive_steps() {
+        let mut v = moving_up(100.0, info(99.0, 50.0));
         // Gradient 0.1 utility per Mbit/s: 0.1 Mbit/s before amplification,
         // raised to the 0.5 Mbit/s floor.
         v.rounds = 1;
@@ -643,11 +649,7 @@ mod tests {
     #[test]
     fn a_step_that_stops_paying_is_undone_and_probing_resumes() {
         let mut rng = stream(1, "t");
-        let mut v = viv();
-        v.rate_bps = 11e6;
-        v.mode = Mode::DecisionMade;
-        v.direction = 1.0;
-        v.latest = info(10.0, 7.9);
+        let mut v = moving_up(11.0, info(10.0, 7.9));
         v.useful_pending = 1;
         // Higher rate, lower utility: step back by the (floored) change and probe.
         v.on_utility(info(11.0, 7.0), &mut rng);
