@@ -896,7 +896,10 @@ fn build_app(app: &str, keys: &mut AppKeys, start: SimTime, transport: &str) -> 
             let _ = transport;
             return Err(keys.e(
                 "app",
-                format!("unknown app \"{other}\"; expected one of: bulk, finite, web, cbr, poisson, onoff"),
+                format!(
+                    "unknown app \"{other}\"; expected one of: {}",
+                    crate::app::names().join(", ")
+                ),
             ));
         }
     })

@@ -16,6 +16,79 @@ use crate::transport::FlowCtx;
 /// Timer kind used by applications for their next action.
 pub const APP_TICK: u32 = 0;
 
+/// What an application asks of its transport (issue 14: a transport
+/// declares which of these it serves, and the builder checks the pair in
+/// one place, `transport::registry::build`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Demand {
+    /// An infinite backlog (ns-2's FTP): the transport sends as fast as its
+    /// own control allows.
+    Backlog,
+    /// A finite number of bytes that must all arrive (its completion time
+    /// is recorded): a reliable transport.
+    Transfer,
+    /// Writes at the application's own pace (its rate and schedule).
+    Messages,
+}
+
+impl Demand {
+    /// How error messages name it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Demand::Backlog => "an infinite backlog",
+            Demand::Transfer => "a reliable transfer of a fixed size",
+            Demand::Messages => "writes at the application's own rate",
+        }
+    }
+}
+
+/// One row of the application table.
+pub struct AppInfo {
+    /// The name as written in scenarios (`app`).
+    pub name: &'static str,
+    /// What it asks of its transport.
+    pub demand: Demand,
+}
+
+/// Every application, by name (the builder constructs them from their keys;
+/// `web` is a workload of `finite` transfers).
+pub const APPS: &[AppInfo] = &[
+    AppInfo {
+        name: "bulk",
+        demand: Demand::Backlog,
+    },
+    AppInfo {
+        name: "finite",
+        demand: Demand::Transfer,
+    },
+    AppInfo {
+        name: "web",
+        demand: Demand::Transfer,
+    },
+    AppInfo {
+        name: "cbr",
+        demand: Demand::Messages,
+    },
+    AppInfo {
+        name: "poisson",
+        demand: Demand::Messages,
+    },
+    AppInfo {
+        name: "onoff",
+        demand: Demand::Messages,
+    },
+];
+
+/// The demand of the application called `name`, if there is one.
+pub fn demand(name: &str) -> Option<Demand> {
+    APPS.iter().find(|a| a.name == name).map(|a| a.demand)
+}
+
+/// The names of the applications, for error messages.
+pub fn names() -> Vec<&'static str> {
+    APPS.iter().map(|a| a.name).collect()
+}
+
 /// An application: produces data for a transport.
 pub trait Application: Send {
     /// The name as written in scenarios (`app`).

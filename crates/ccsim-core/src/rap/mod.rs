@@ -116,15 +116,6 @@ pub fn build(args: &TransportArgs) -> Result<Endpoints, ParamError> {
             format!("expected a percentage in [0, 100], got {}", c.dpthresh),
         ));
     }
-    if args.app != "bulk" {
-        return Err(ParamError::at(
-            "app",
-            format!(
-                "transport \"rap\" sends an infinite backlog: use app \"bulk\", not \"{}\"",
-                args.app
-            ),
-        ));
-    }
     let sender = RapSender::new(SenderConfig {
         packet_size: c.packet_size,
         header: c.header,

@@ -203,15 +203,6 @@ impl TfrcConfig {
 pub fn build(args: &TransportArgs) -> Result<Endpoints, ParamError> {
     let cfg: TfrcConfig = parse(args.params)?;
     cfg.validate()?;
-    if args.app != "bulk" {
-        return Err(ParamError::at(
-            "app",
-            format!(
-                "transport \"tfrc\" sends an infinite backlog: use app \"bulk\", not \"{}\"",
-                args.app
-            ),
-        ));
-    }
     let sender = TfrcSender::new(sender_config(&cfg, args.compat));
     let receiver = TfrcReceiver::new(ReceiverConfig {
         feedback_size: cfg.feedback_size,
