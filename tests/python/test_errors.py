@@ -125,7 +125,7 @@ CASES = [
         edit(BASE, 'kind = "droptail"', 'kind = "fancy"'),
         'topology.bottleneck.queue.kind: unknown queue discipline "fancy"; expected one of: '
         "droptail, dropfront, red, gred, nlred, ared, wred, rio, modred, rem, avq, pi, "
-        "blue, sfb, sred, fred, choke, sfq, drr, rr, codel, cobalt, fq_codel, pie, dualpi2, "
+        "blue, sfb, sred, fred, choke, sfq, drr, rr, codel, cobalt, cake, fq_codel, pie, dualpi2, "
         "or SCHEME:NAME from an extension (python:module.Class)",
     ),
     (
