@@ -468,7 +468,7 @@ mod tests {
         let mut i = init(10.0);
         i.initial_ssthresh = 5.0;
         let run = |compat: Profile, rng: &mut SimRng| {
-            let mut i = i.clone();
+            let mut i = i;
             i.compat = compat;
             let cfg = DctcpConfig {
                 alpha_init: 0.0,
