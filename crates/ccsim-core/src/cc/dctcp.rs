@@ -436,15 +436,7 @@ mod tests {
         i.initial_ssthresh = 1.0;
         i.compat = Profile::Ns3;
         let mut c = Dctcp::new(DctcpConfig::default(), &i).unwrap();
-        let ev = CongestionEvent {
-            now: SimTime::ZERO,
-            flight: 1.5,
-            window: 1.5,
-            collapse: false,
-            repeated: false,
-            srtt: None,
-            int_ssthresh: false,
-        };
+        let ev = loss(0, 1.5);
         c.on_ecn(&ev);
         c.on_ack(&acked(1, 2, true), &mut rng);
         // alpha 1 (the estimate runs after the reaction under ns3): 0.75.
@@ -468,22 +460,14 @@ mod tests {
         let mut i = init(10.0);
         i.initial_ssthresh = 5.0;
         let run = |compat: Profile, rng: &mut SimRng| {
-            let mut i = i.clone();
+            let mut i = i;
             i.compat = compat;
             let cfg = DctcpConfig {
                 alpha_init: 0.0,
                 ..DctcpConfig::default()
             };
             let mut c = Dctcp::new(cfg, &i).unwrap();
-            let ev = CongestionEvent {
-                now: SimTime::ZERO,
-                flight: 10.0,
-                window: 10.0,
-                collapse: false,
-                repeated: false,
-                srtt: None,
-                int_ssthresh: false,
-            };
+            let ev = loss(0, 10.0);
             c.on_ecn(&ev);
             // The first ACK closes the first window: alpha = 1/16 x 1.
             c.on_ack(&acked(1, 10, true), rng);

@@ -259,15 +259,8 @@ impl Vegas {
 
     /// ns-3's `TcpVegas::PktsAcked` and `IncreaseWindow` (module docs).
     fn ns3_ack(&mut self, ack: &AckInfo) {
-        if ack.state != self.prev_state {
-            // `CongestionStateSet`: Vegas runs in the open state only.
-            if ack.state == CaState::Open {
-                self.enable(ack.snd_max);
-            } else {
-                self.doing_vegas = false;
-            }
-            self.prev_state = ack.state;
-        }
+        // `CongestionStateSet`: Vegas runs in the open state only.
+        self.track_state(ack);
         // `PktsAcked(tcb, segmentsAcked, m_lastRtt)`: the smoothed RTT, on
         // every ACK (none before the first sample: `rtt.IsZero ()`).
         if let Some(r) = ack.srtt.filter(|r| *r > SimTime::ZERO) {
@@ -310,6 +303,19 @@ impl Vegas {
             self.min_rtt = None;
         } else if self.w.in_slow_start() {
             self.w.slow_start(ack.acked);
+        }
+    }
+
+    /// Restart the measurements on entering the open state, pause them on
+    /// leaving it.
+    fn track_state(&mut self, ack: &AckInfo) {
+        if ack.state != self.prev_state {
+            if ack.state == CaState::Open {
+                self.enable(ack.snd_max);
+            } else {
+                self.doing_vegas = false;
+            }
+            self.prev_state = ack.state;
         }
     }
 
@@ -390,14 +396,7 @@ impl CongestionControl for Vegas {
             return;
         }
         // Linux tcp_vegas_state: measurements run only in the open state.
-        if ack.state != self.prev_state {
-            if ack.state == CaState::Open {
-                self.enable(ack.snd_max);
-            } else {
-                self.doing_vegas = false;
-            }
-            self.prev_state = ack.state;
-        }
+        self.track_state(ack);
         if let Some(r) = ack.rtt {
             // tcp_vegas_pkts_acked
             self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
@@ -587,15 +586,7 @@ mod tests {
         assert_eq!(c.cwnd(), 20.0);
         assert_eq!(c.ssthresh(), 15.75);
         // A loss: ssthresh = max(min(ssthresh, cwnd - 1), 2), not cwnd / 2.
-        let ev = CongestionEvent {
-            now: SimTime::ZERO,
-            flight: 20.0,
-            window: 20.0,
-            collapse: false,
-            repeated: false,
-            srtt: None,
-            int_ssthresh: false,
-        };
+        let ev = loss(0, 20.0);
         c.on_congestion_event(&ev);
         assert_eq!((c.cwnd(), c.ssthresh()), (15.75, 15.75));
         c.on_rto(&ev);

@@ -24,7 +24,10 @@
 //! RTT samples (RFC 6298 section 3, Karn's algorithm): on each ACK, from the
 //! most recently sent segment it newly acknowledges, unless the cumulative
 //! part acknowledges a retransmitted segment; otherwise from the most
-//! recently sent newly SACKed segment that was sent once.
+//! recently sent newly SACKed segment that was sent once. With
+//! `rtt_sampling = "oldest"` (ns-3's `EstimateRtt`) only the oldest segment
+//! the cumulative ACK newly covers is timed, if it was sent once and after
+//! the last timeout; with `"timed"` (ns-2) one segment at a time.
 //!
 //! Pacing: with a controller that sets a pacing rate (BBR), or with
 //! `pacing = true` for the others (at Linux's default rate: cwnd / SRTT
