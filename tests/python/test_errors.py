@@ -68,7 +68,7 @@ CASES = [
         "unknown nested key",
         edit(BASE, 'delay = "10ms"', 'delay = "10ms"\nspeed = "1Mbps"'),
         "topology.bottleneck.speed: unknown key `speed`, "
-        "expected one of `rate`, `delay`, `queue`, `reverse_queue`, `loss`",
+        "expected one of `rate`, `delay`, `queue`, `reverse_queue`, `loss`, `trace`, `reverse_trace`",
     ),
     (
         "wrong rate unit",
@@ -125,7 +125,7 @@ CASES = [
         edit(BASE, 'kind = "droptail"', 'kind = "fancy"'),
         'topology.bottleneck.queue.kind: unknown queue discipline "fancy"; expected one of: '
         "droptail, dropfront, red, gred, nlred, ared, wred, rio, modred, rem, avq, pi, "
-        "blue, sfb, sred, fred, choke, sfq, drr, rr, codel, cobalt, fq_codel, pie, dualpi2, "
+        "blue, sfb, sred, fred, choke, sfq, drr, rr, codel, cobalt, cake, fq_codel, pie, dualpi2, "
         "or SCHEME:NAME from an extension (python:module.Class)",
     ),
     (

@@ -23,8 +23,11 @@ def links(draw: st.DrawFn, n: int) -> list[dict[str, Any]]:
 
 
 def queue(draw: st.DrawFn) -> dict[str, Any]:
-    """A DropTail or drop-front queue limited in packets, bytes or both."""
-    q: dict[str, Any] = {"kind": draw(st.sampled_from(["droptail", "dropfront"]))}
+    """A DropTail, drop-front or CAKE queue limited in packets, bytes or both; a CAKE
+    queue sometimes shapes (then the kernel comes back at the shaper's release times)."""
+    q: dict[str, Any] = {"kind": draw(st.sampled_from(["droptail", "dropfront", "cake"]))}
+    if q["kind"] == "cake" and draw(st.booleans()):
+        q["bandwidth"] = f"{draw(RATES_KBPS)}kbps"
     bound = draw(st.sampled_from(["packets", "bytes", "both"]))
     if bound in ("packets", "both"):
         q["limit"] = draw(st.integers(1, 50))

@@ -60,6 +60,8 @@ def test_the_wheel_carries_the_studies_and_examples(wheel: Path) -> None:
         assert f"ccsim/studies/data/{study}/sweep.toml" in names, study
     assert "ccsim/examples/dumbbell_udp.toml" in names
     assert "ccsim/examples/python_red.py" in names  # an example's algorithm written in Python
+    for trace in ("constant-12mbps", "steps-24-6-0-12mbps", "cellular-synthetic"):
+        assert f"ccsim/traces/{trace}.trace" in names, trace  # the shipped link traces
     assert any(n.startswith("ccsim/_core") and n.endswith(".so") for n in names)
 
 

@@ -573,7 +573,11 @@ main(int argc, char* argv[])
         o << "\"" << pre << "goodput_bps\": " << total << ", ";
         o << "\"" << pre << "jain\": " << Jain(gp) << ", ";
         o << "\"" << pre << "timeouts\": " << to << ", ";
-        o << "\"" << pre << "retransmissions\": " << rtx;
+        o << "\"" << pre << "retransmissions\": " << rtx << ", ";
+        o << "\"" << pre << "per_flow_goodput_bps\": [";
+        for (size_t i = 0; i < gp.size(); ++i)
+            o << (i ? ", " : "") << gp[i];
+        o << "]";
     };
     std::ostringstream o;
     o << std::setprecision(10) << "{";

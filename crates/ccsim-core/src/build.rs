@@ -8,6 +8,7 @@ use crate::app::{Application, Bulk, Dist, Finite, OnOff, Paced, Schedule};
 use crate::compat::Profile;
 use crate::error::{Error, Result};
 use crate::link::{Link, Loss, LossModel};
+use crate::link_trace::LinkTrace;
 use crate::meter::TokenBucket;
 use crate::packet::{LinkId, NodeId};
 use crate::params::{ParamError, Params};
@@ -269,6 +270,58 @@ impl<'a> Builder<'a> {
         Ok(Some(Loss::new(model, stream(self.seed, &format!("loss:{label}")))))
     }
 
+    /// The rate and trace of each direction of a link: a direction with a
+    /// trace (`traces[i]` = (spec, key path)) runs at its trace's nominal
+    /// rate and follows it ([`crate::link_trace`]); `rate` (at `rate_key`)
+    /// is required for a direction without one and refused when both have one.
+    fn directions(
+        &self,
+        rate_key: &str,
+        rate: Option<crate::units::Rate>,
+        traces: [(Option<&String>, String); 2],
+    ) -> Result<[(u64, Option<Box<LinkTrace>>); 2]> {
+        let both = traces.iter().all(|(t, _)| t.is_some());
+        if both && rate.is_some() {
+            return Err(self.e(
+                rate_key,
+                "unused: both directions follow traces (their rates are the traces'); remove \"rate\"",
+            ));
+        }
+        let mut dirs = crate::link_trace::search_dirs();
+        if let Some(d) = std::path::Path::new(self.file).parent() {
+            if std::path::Path::new(self.file).is_file() {
+                dirs.push(d.to_path_buf());
+            }
+        }
+        let one = |(spec, key): &(Option<&String>, String)| -> Result<(u64, Option<Box<LinkTrace>>)> {
+            match (spec, rate) {
+                (Some(s), _) => {
+                    let sched = crate::link_trace::load(s, &dirs).map_err(|m| self.e(key.clone(), m))?;
+                    Ok((sched.mean_rate_bps(), Some(Box::new(LinkTrace::new(sched)))))
+                }
+                (None, Some(r)) => Ok((r.0, None)),
+                (None, None) => Err(self.e(
+                    rate_key,
+                    format!(
+                        "missing key \"rate\" (e.g. rate = \"10Mbps\"; or a trace for each direction: {})",
+                        traces.iter().map(|(_, k)| k.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                )),
+            }
+        };
+        Ok([one(&traces[0])?, one(&traces[1])?])
+    }
+
+    /// Make link `id` follow `trace`, if any: it then takes the general
+    /// path (the FIFO fast path fixes departures at the link's rate).
+    fn set_trace(&mut self, id: LinkId, trace: Option<Box<LinkTrace>>) {
+        let l = &mut self.links[id.0 as usize];
+        if trace.is_some() {
+            l.queue.disable_fast_path();
+        }
+        l.trace = trace;
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn add_link(
         &mut self,
@@ -300,6 +353,7 @@ impl<'a> Builder<'a> {
             device: Default::default(),
             device_cap: 0,
             framing: 0,
+            trace: None,
         });
         id
     }
@@ -344,10 +398,18 @@ impl<'a> Builder<'a> {
             .map(|i| self.add_node(&format!("d{i}"), "topology"))
             .collect::<Result<_>>()?;
         let b = &t.bottleneck;
+        let [(fwd_rate, fwd_trace), (rev_rate, rev_trace)] = self.directions(
+            "topology.bottleneck.rate",
+            b.rate,
+            [
+                (b.trace.as_ref(), "topology.bottleneck.trace".into()),
+                (b.reverse_trace.as_ref(), "topology.bottleneck.reverse_trace".into()),
+            ],
+        )?;
         let fwd_q = self.queue(
             b.queue.as_ref(),
             BOTTLENECK_QUEUE_LIMIT,
-            b.rate.0,
+            fwd_rate,
             "topology.bottleneck.queue",
             "r1->r2",
         )?;
@@ -363,13 +425,15 @@ impl<'a> Builder<'a> {
         let rev_q = self.queue(
             rev_spec,
             BOTTLENECK_QUEUE_LIMIT,
-            b.rate.0,
+            rev_rate,
             "topology.bottleneck.reverse_queue",
             "r2->r1",
         )?;
         let loss = self.loss(b.loss.as_ref(), "topology.bottleneck.loss", "r1->r2")?;
-        self.add_link(r1, r2, b.rate.0, b.delay.0, fwd_q, loss);
-        self.add_link(r2, r1, b.rate.0, b.delay.0, rev_q, None);
+        let fwd = self.add_link(r1, r2, fwd_rate, b.delay.0, fwd_q, loss);
+        self.set_trace(fwd, fwd_trace);
+        let rev = self.add_link(r2, r1, rev_rate, b.delay.0, rev_q, None);
+        self.set_trace(rev, rev_trace);
         let a = &t.access;
         for i in 0..n {
             let delay = a.delays.as_ref().map(|v| v[i].0).unwrap_or(a.delay.0);
@@ -408,17 +472,32 @@ impl<'a> Builder<'a> {
                 return Err(self.e(format!("{p}.b"), "a link must join two different nodes"));
             }
             let (na, nb) = (l.a.clone(), l.b.clone());
+            let key = |k: &str, over: bool| format!("{p}.{}", if over { k } else { "trace" });
+            let [(rate_ab, trace_ab), (rate_ba, trace_ba)] = self.directions(
+                &format!("{p}.rate"),
+                l.rate,
+                [
+                    (
+                        l.trace_ab.as_ref().or(l.trace.as_ref()),
+                        key("trace_ab", l.trace_ab.is_some()),
+                    ),
+                    (
+                        l.trace_ba.as_ref().or(l.trace.as_ref()),
+                        key("trace_ba", l.trace_ba.is_some()),
+                    ),
+                ],
+            )?;
             let qab = self.queue(
                 l.queue_ab.as_ref().or(l.queue.as_ref()),
                 LINK_QUEUE_LIMIT,
-                l.rate.0,
+                rate_ab,
                 &format!("{p}.{}", if l.queue_ab.is_some() { "queue_ab" } else { "queue" }),
                 &format!("{na}->{nb}"),
             )?;
             let qba = self.queue(
                 l.queue_ba.as_ref().or(l.queue.as_ref()),
                 LINK_QUEUE_LIMIT,
-                l.rate.0,
+                rate_ba,
                 &format!("{p}.{}", if l.queue_ba.is_some() { "queue_ba" } else { "queue" }),
                 &format!("{nb}->{na}"),
             )?;
@@ -432,8 +511,10 @@ impl<'a> Builder<'a> {
                 &format!("{p}.loss_ba"),
                 &format!("{nb}->{na}"),
             )?;
-            self.add_link(a, b, l.rate.0, l.delay.0, qab, lab);
-            self.add_link(b, a, l.rate.0, l.delay.0, qba, lba);
+            let ab = self.add_link(a, b, rate_ab, l.delay.0, qab, lab);
+            self.set_trace(ab, trace_ab);
+            let ba = self.add_link(b, a, rate_ba, l.delay.0, qba, lba);
+            self.set_trace(ba, trace_ba);
         }
         Ok(())
     }
@@ -562,6 +643,16 @@ impl<'a> Builder<'a> {
                     format!(
                         "queue discipline \"{}\" acts on packets of the reverse direction of a duplex link, \
                          which a WLAN interface does not have",
+                        disc.kind()
+                    ),
+                ));
+            }
+            if disc.shapes() {
+                return Err(self.e(
+                    format!("{qpath}.kind"),
+                    format!(
+                        "queue discipline \"{}\" is shaping (it holds packets back until its schedule allows), \
+                         which a WLAN interface's MAC does not wait for; leave its rate out here",
                         disc.kind()
                     ),
                 ));

@@ -35,8 +35,14 @@
 //!   on every transmission (`point-to-point-net-device.cc`); and, in the
 //!   TCP flow groups, the first data segment acknowledged at once, the
 //!   window limiting RFC 6675's pipe in every state, ssthresh from the pipe,
-//!   window validation for CUBIC only, and ns-3's own CUBIC and BIC
-//!   (`tcp-cubic.cc`, `tcp-bic.cc`).
+//!   window validation for CUBIC only, RTT samples from the oldest
+//!   segment an ACK covers, the SYN's own 3 s timeout, a partial ACK in
+//!   SACK recovery sending at once and restarting the timer only the first
+//!   time, a window below one segment stalling until the RTO, ns-3's own
+//!   CUBIC, BIC, HighSpeed and Vegas (`tcp-cubic.cc`, `tcp-bic.cc`,
+//!   `tcp-highspeed.cc`, `tcp-vegas.cc`), its delivery-rate estimator for
+//!   BBR (`tcp-rate-ops.cc`) and DCTCP's reduction without a floor
+//!   (`tcp-dctcp.cc`).
 //! - `linux`: as `ccsim`, but RED tests every arrival (Linux's `red_action`
 //!   has no small-queue rule).
 //! - `rfc`: RFC 6298 (whole RTO floored at 1 s, G = 0, initial RTO 1 s) and

@@ -16,6 +16,7 @@ pub mod error;
 pub mod event;
 pub mod histogram;
 pub mod link;
+pub mod link_trace;
 pub mod meter;
 pub mod metrics;
 pub mod packet;

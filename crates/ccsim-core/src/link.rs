@@ -135,4 +135,8 @@ pub struct Link {
     pub device_cap: u32,
     /// Link-layer framing bytes each transmission adds (`framing_bytes`).
     pub framing: u32,
+    /// A trace-driven transmitter ([`crate::link_trace`]): packets leave at
+    /// the trace's delivery opportunities instead of at `rate_bps` (which
+    /// is then the trace's nominal rate). Such links take the general path.
+    pub trace: Option<Box<crate::link_trace::LinkTrace>>,
 }

@@ -100,8 +100,9 @@ pub struct AccessSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BottleneckSpec {
-    /// Rate.
-    pub rate: Rate,
+    /// Rate (required unless both directions follow traces).
+    #[serde(default)]
+    pub rate: Option<Rate>,
     /// Propagation delay.
     pub delay: Time,
     /// Queue of r1->r2.
@@ -113,6 +114,14 @@ pub struct BottleneckSpec {
     /// Random loss on r1->r2.
     #[serde(default)]
     pub loss: Option<LossSpec>,
+    /// A packet-delivery trace for r1->r2 instead of a fixed rate: a
+    /// shipped trace's name or a file in Mahimahi's format
+    /// ([`crate::link_trace`]).
+    #[serde(default)]
+    pub trace: Option<String>,
+    /// A packet-delivery trace for r2->r1.
+    #[serde(default)]
+    pub reverse_trace: Option<String>,
 }
 
 /// A queue discipline and its parameters.
@@ -180,8 +189,9 @@ pub struct LinkSpec {
     pub a: String,
     /// The other end.
     pub b: String,
-    /// Rate of each direction.
-    pub rate: Rate,
+    /// Rate of each direction (required unless both directions follow traces).
+    #[serde(default)]
+    pub rate: Option<Rate>,
     /// Propagation delay of each direction.
     pub delay: Time,
     /// Queue of both directions.
@@ -202,6 +212,17 @@ pub struct LinkSpec {
     /// Loss on b->a.
     #[serde(default)]
     pub loss_ba: Option<LossSpec>,
+    /// A packet-delivery trace for both directions instead of a fixed
+    /// rate: a shipped trace's name or a file in Mahimahi's format
+    /// ([`crate::link_trace`]).
+    #[serde(default)]
+    pub trace: Option<String>,
+    /// A trace for a->b (overrides `trace`).
+    #[serde(default)]
+    pub trace_ab: Option<String>,
+    /// A trace for b->a (overrides `trace`).
+    #[serde(default)]
+    pub trace_ba: Option<String>,
 }
 
 /// `[[wlans]]`: an 802.11 access point and its stations sharing one channel.

@@ -241,7 +241,9 @@ impl Simulation {
     /// it. Such links take the general path. Call before [`Simulation::run`].
     pub fn set_device_queue(&mut self, packets: u32, framing_bytes: u32) {
         for l in &mut self.links {
-            if l.medium.is_none() {
+            // A trace-driven link has no device queue and no framing: its
+            // opportunities count Mahimahi's TUN bytes (crate::link_trace).
+            if l.medium.is_none() && l.trace.is_none() {
                 l.framing = framing_bytes;
                 l.device_cap = packets;
                 if packets > 0 {
@@ -410,6 +412,9 @@ impl Simulation {
         self.now = self.duration;
         for l in &mut self.links {
             l.queue.close_window(self.duration);
+            if let Some(tr) = l.trace.as_deref() {
+                l.stats.busy_ns = tr.busy_ns(l.stats.tx_bytes, l.stats.tx_packets, self.warmup, self.duration);
+            }
         }
         if let Some(t) = self.tracer.as_deref_mut() {
             t.finish(self.duration)?;
@@ -564,6 +569,10 @@ impl Simulation {
             self.wlan_enqueue(m, pkt);
             return;
         }
+        if l.trace.is_some() {
+            self.enqueue_trace(link, pkt);
+            return;
+        }
         let rate = l.rate_bps;
         if let Some(t) = self.tracer.as_deref_mut() {
             t.enqueue(link, now, self.arena.get(pkt));
@@ -656,6 +665,10 @@ impl Simulation {
         let li = link.0 as usize;
         let now = self.now;
         let l = &mut self.links[li];
+        if l.trace.is_some() {
+            self.start_tx_trace(link);
+            return;
+        }
         let next = match l.device.pop_front() {
             Some(p) => Some(p),
             None => {
@@ -670,8 +683,26 @@ impl Simulation {
                 n
             }
         };
-        let Some(p) = next else { return };
+        let Some(p) = next else {
+            self.throttled(link);
+            return;
+        };
         self.transmit(link, p);
+    }
+
+    /// The discipline of idle `link` holds packets but released none (CAKE's
+    /// shaper): try the transmitter again when it says it will release one.
+    fn throttled(&mut self, link: LinkId) {
+        let now = self.now;
+        let l = &mut self.links[link.0 as usize];
+        if l.free_pending || l.queue.len_pkts() == 0 {
+            return;
+        }
+        if let Some(at) = l.queue.next_release() {
+            let at = at.max(now + SimTime(1));
+            l.free_pending = true;
+            self.events.push_at(at, ns_as_secs(at), EventKind::LinkFree { link });
+        }
     }
 
     /// Put packet `p`, just dequeued, on the wire of `link`.
@@ -713,6 +744,84 @@ impl Simulation {
         } else if self.events.is_fifo() {
             l.free_seq = self.events.reserve();
             l.free_t64 = free64;
+        }
+    }
+
+    /// A packet enters the queue of a trace-driven link
+    /// ([`crate::link_trace`]). If the transmitter is idle, the
+    /// opportunities up to now went by with the queue empty and are
+    /// wasted; the packet waits for the next one.
+    #[cold]
+    fn enqueue_trace(&mut self, link: LinkId, pkt: PacketRef) {
+        let li = link.0 as usize;
+        let now = self.now;
+        if let Some(t) = self.tracer.as_deref_mut() {
+            t.enqueue(link, now, self.arena.get(pkt));
+        }
+        let l = &mut self.links[li];
+        let idle = !l.free_pending && l.busy_until <= now;
+        let rate = l.rate_bps;
+        l.queue.enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
+        self.process_drops(link);
+        let l = &mut self.links[li];
+        if idle {
+            if let Some(tr) = l.trace.as_deref_mut() {
+                tr.idle_until(now);
+            }
+            self.start_tx_trace(link);
+        } else if !l.free_pending {
+            // A packet still in transmission (it spans opportunities): the
+            // next one may start when it has left.
+            l.free_pending = true;
+            let at = l.busy_until;
+            self.events.push(at, EventKind::LinkFree { link });
+        }
+    }
+
+    /// The transmitter of a trace-driven link may send: the head of the
+    /// queue leaves at the opportunity that carries its last byte, if the
+    /// current opportunity (or one due now) has bytes left; otherwise wake
+    /// up at the next opportunity.
+    #[cold]
+    fn start_tx_trace(&mut self, link: LinkId) {
+        let li = link.0 as usize;
+        let now = self.now;
+        let l = &mut self.links[li];
+        let Some(tr) = l.trace.as_deref() else { return };
+        if l.queue.len_pkts() == 0 {
+            return;
+        }
+        let at = tr.ready_at(now);
+        if at > now {
+            l.free_pending = true;
+            self.events.push(at, EventKind::LinkFree { link });
+            return;
+        }
+        let rate = l.rate_bps;
+        let next = l.queue.dequeue(now, &mut self.arena, rate, &mut self.dropped);
+        if !self.dropped.is_empty() {
+            self.process_drops(link);
+        }
+        let Some(p) = next else { return };
+        if let Some(t) = self.tracer.as_deref_mut() {
+            t.dequeue(link, now, self.arena.get(p));
+        }
+        let size = self.arena.get(p).size;
+        let l = &mut self.links[li];
+        let Some(tr) = l.trace.as_deref_mut() else { return };
+        let done = tr.send(now, size);
+        l.busy_until = done;
+        if now >= self.warmup {
+            l.stats.tx_bytes += size as u64;
+            l.stats.tx_packets += 1;
+        }
+        self.perf.packets_forwarded += 1;
+        let arrive = done + l.delay;
+        self.events
+            .push_arrival(arrive, ns_as_secs(arrive), link, p, self.arena.get(p).uid);
+        if l.queue.len_pkts() > 0 {
+            l.free_pending = true;
+            self.events.push(done, EventKind::LinkFree { link });
         }
     }
 

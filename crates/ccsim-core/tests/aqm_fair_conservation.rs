@@ -45,6 +45,13 @@ fn configs() -> Vec<(&'static str, Value)> {
             "fq_codel",
             json!({"flows": 3, "target": "1ms", "interval": "4ms", "quantum": 300, "drop_batch": 3}),
         ),
+        // CAKE shaped (so that dequeues also find the shaper holding
+        // packets back) and unshaped.
+        (
+            "cake",
+            json!({"bandwidth": "5Mbps", "flow_mode": "flows", "target": "1ms", "interval": "4ms", "ecn": true}),
+        ),
+        ("cake", json!({"flow_mode": "dual-srchost", "ecn": false})),
         (
             "pie",
             json!({"target": "1ms", "tupdate": "2ms", "max_burst": "0s", "dq_threshold": 3000}),
@@ -299,7 +306,7 @@ fn drop_paths_are_reached() {
             s.arrivals, s.early_drops, s.forced_drops, s.drops_in_queue, s.marks
         );
         assert!(s.drops > 0, "{kind} {params} never dropped");
-        let pushes_out = ["sfq", "drr", "rr", "codel", "fq_codel", "choke"].contains(&kind);
+        let pushes_out = ["sfq", "drr", "rr", "codel", "fq_codel", "cake", "choke"].contains(&kind);
         if pushes_out && params.get("class_queue").is_none() {
             assert!(s.drops_in_queue > 0, "{kind} {params} never dropped a queued packet");
         }

@@ -3,7 +3,6 @@
 
 mod common;
 mod tcp_support;
-use ccsim_core::{run_toml, GuardOverrides};
 use tcp_support::*;
 
 /// A mix of every recovery variant and most controllers, with delayed ACKs,
@@ -229,52 +228,34 @@ fn vegas_and_bbr_keep_queues_short() {
     }
 }
 
-fn err(flow_keys: &str) -> String {
-    let text = format!(
-        r#"
-name = "bad"
-duration = "1s"
-{topology}[[flows]]
-transport = "tcp"
-app = "bulk"
-{flow_keys}
-"#,
-        topology = dumbbell(1, "")
-    );
-    match run_toml(&text, "bad.toml", GuardOverrides::default()) {
-        Ok(_) => panic!("accepted: {flow_keys}"),
-        Err(e) => e.to_string(),
-    }
-}
-
 #[test]
 fn bad_tcp_keys_are_reported_with_their_path() {
     assert_eq!(
-        err("cc = \"westwood\""),
-        "bad.toml: flows[0].cc: unknown congestion control \"westwood\"; expected one of: tahoe, reno, newreno, sack, aimd, binomial, iiad, sqrt, vegas, bic, cubic, highspeed, bbr, dctcp, copa, prague, or SCHEME:NAME from an extension (python:module.Class)"
+        tcp_flow_err("cc = \"westwood\""),
+        "bad.toml: flows[0].cc: unknown congestion control \"westwood\"; expected one of: tahoe, reno, newreno, sack, aimd, binomial, iiad, sqrt, vegas, bic, cubic, highspeed, bbr, bbr3, dctcp, copa, vivace, prague, or SCHEME:NAME from an extension (python:module.Class)"
     );
-    assert!(err("cc = \"cubic\"\ncc_params = { betta = 0.5 }")
+    assert!(tcp_flow_err("cc = \"cubic\"\ncc_params = { betta = 0.5 }")
         .starts_with("bad.toml: flows[0].cc_params.betta: unknown key `betta`"));
     assert_eq!(
-        err("cc = \"aimd\"\ncc_params = { b = 1.5 }"),
+        tcp_flow_err("cc = \"aimd\"\ncc_params = { b = 1.5 }"),
         "bad.toml: flows[0].cc_params.b: expected a number in [0.000001, 0.999999], got 1.5"
     );
     assert_eq!(
-        err("recovery = \"sack\"\nsack = false"),
+        tcp_flow_err("recovery = \"sack\"\nsack = false"),
         "bad.toml: flows[0].sack: SACK recovery needs the SACK option: drop \"sack = false\" or choose another recovery"
     );
     assert_eq!(
-        err("recovery = \"vegas\""),
+        tcp_flow_err("recovery = \"vegas\""),
         "bad.toml: flows[0].recovery: unknown recovery \"vegas\"; expected tahoe, reno, newreno, sack or rate_halving"
     );
     assert_eq!(
-        err("window = 0"),
+        tcp_flow_err("window = 0"),
         "bad.toml: flows[0].window: the receiver window must be at least 1 segment"
     );
-    assert!(err("min_rto = \"fast\"").starts_with("bad.toml: flows[0].min_rto: expected a time"));
-    assert!(err("windw = 10").starts_with("bad.toml: flows[0].windw: unknown key `windw`"));
+    assert!(tcp_flow_err("min_rto = \"fast\"").starts_with("bad.toml: flows[0].min_rto: expected a time"));
+    assert!(tcp_flow_err("windw = 10").starts_with("bad.toml: flows[0].windw: unknown key `windw`"));
     assert_eq!(
-        err("cc = \"iiad\"\ncc_params = { k = 2 }"),
+        tcp_flow_err("cc = \"iiad\"\ncc_params = { k = 2 }"),
         "bad.toml: flows[0].cc_params.k: k is fixed by this preset; use cc = \"binomial\" to set k and l"
     );
 }

@@ -487,6 +487,13 @@ fn errors_name_the_key() {
             "t.toml: wlans[0].queue.kind: queue discipline \"modred\" acts on packets of the reverse direction",
         ),
         (
+            base.replace(
+                "standard = \"802.11b\"",
+                "standard = \"802.11b\"\nqueue = { kind = \"cake\", bandwidth = \"1Mbps\" }",
+            ),
+            "t.toml: wlans[0].queue.kind: queue discipline \"cake\" is shaping",
+        ),
+        (
             base.replace("[[wlans]]", "[[wlans]]\nname = \"a:b\""),
             "t.toml: wlans[0].name: a WLAN name must be non-empty and without ':'",
         ),

@@ -41,13 +41,18 @@ thread_local! {
 }
 
 /// Holds the plugin folders for the duration of one call into the engine.
-pub struct DirsGuard;
+/// They are also where relative link-trace paths are looked for
+/// (`ccsim_core::link_trace`): the folders of the scenario or sweep files.
+pub struct DirsGuard {
+    _traces: ccsim_core::link_trace::DirsGuard,
+}
 
 impl DirsGuard {
-    /// Set the folders searched first for `python:` modules.
+    /// Set the folders searched first for `python:` modules and for trace files.
     pub fn set(dirs: Vec<String>) -> Self {
+        let traces = ccsim_core::link_trace::DirsGuard::set(dirs.iter().map(std::path::PathBuf::from).collect());
         PLUGIN_DIRS.with(|d| *d.borrow_mut() = dirs);
-        DirsGuard
+        DirsGuard { _traces: traces }
     }
 }
 
@@ -789,11 +794,13 @@ impl PyAckInfo {
     fn losses(&self) -> u64 {
         self.0.losses
     }
-    /// Delivery-rate sample: (delivered, interval_ns, prior_delivered, app_limited), or None.
+    /// Delivery-rate sample: (delivered, interval_ns, prior_delivered,
+    /// app_limited), or None when the ACK gave no reliable rate.
     #[getter]
     fn rate(&self) -> Option<(u64, u64, u64, bool)> {
         self.0
             .rate
+            .filter(|r| r.rate_pps().is_some())
             .map(|r| (r.delivered, r.interval.0, r.prior_delivered, r.app_limited))
     }
     /// Whether a loss-based controller may open its window on this ACK
@@ -884,6 +891,7 @@ impl PyCongestionControl {
             wire_size: ccsim_core::DEFAULT_MSS + 40,
             compat: ccsim_core::compat::Profile::Ccsim,
             linux_agent: false,
+            sack: true,
         });
         PyCongestionControl {
             cwnd: init.initial_cwnd,

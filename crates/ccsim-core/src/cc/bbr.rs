@@ -28,7 +28,34 @@
 //! Not implemented (later Linux additions, not in the 2016 paper): the
 //! long-term policer detector (`lt_bw`) and the ACK-aggregation cwnd
 //! allowance (`extra_acked`); and idle-restart handling.
+//!
+//! `variant = "ns3"` (the default under `compat = "ns3"`) is ns-3.44's
+//! `TcpBbr` (`src/internet/model/tcp-bbr.cc`), which differs from Linux's:
+//! - `HighGain` 2.89; the send quantum is one segment (`SetSendQuantum`), so
+//!   the target is gain x BDP + 3 segments (+2 in the 5/4 phase,
+//!   `InFlight`), not rounded up to an even number; the BDP is not rounded
+//!   up to a whole segment;
+//! - the ACK-aggregation allowance (`AckAggregationCwnd`,
+//!   `UpdateAckAggregation`) is added to the target once the pipe is full:
+//!   the largest data acknowledged in an ACK epoch over the last 5 rounds,
+//!   at most cwnd and 100 ms at BtlBw; the epoch restarts when it would
+//!   reach `AckEpochAckedResetThresh` (4096 bytes, read from the wheel), and
+//!   its expected data is BtlBw times the epoch's age truncated to whole
+//!   seconds (`uint32_t epochProp`), so the allowance is about 4 segments;
+//! - PROBE_BW starts at phase `7 - uint(U(0, 6))` + 1 (`EnterProbeBW`: never
+//!   the 3/4 phase nor the one after it);
+//! - the ACK that ends fast recovery sets cwnd to ssthresh
+//!   (`TcpSocketBase::ProcessAck`: `m_cWnd = m_ssThresh` after `CwndEvent
+//!   (CA_EVENT_COMPLETE_CWR)` restored it), and BBR's ssthresh is the
+//!   one-BDP window set when STARTUP ended (`CheckDrain`); a timeout's loss
+//!   state ends without restoring the window, and keeps the full-bandwidth
+//!   detection (`CongestionStateSet(CA_LOSS)` only saves cwnd and starts a
+//!   round);
+//! - entering recovery, cwnd = in flight + max(newly delivered, 1 segment)
+//!   without restarting the round count, and newly lost segments come off
+//!   cwnd only in recovery (`ModulateCwndForRecovery`).
 
+use super::filter::MaxFilter;
 use super::{AckInfo, CaState, CcInit, CongestionControl, CongestionEvent};
 use crate::params::ParamError;
 use crate::rng::SimRng;
@@ -56,7 +83,26 @@ pub struct BbrConfig {
     pub min_rtt_win: Time,
     /// Time spent at 4 segments in PROBE_RTT (default 200 ms).
     pub probe_rtt_time: Time,
+    /// Whose BBR: "linux" (`tcp_bbr.c`) or "ns3" (ns-3.44's `TcpBbr`,
+    /// module documentation) (default "ns3" under `compat = "ns3"`, whose
+    /// high_gain default is 2.89).
+    pub variant: Option<BbrVariant>,
 }
+
+/// The BBR implementations (key `variant` of `bbr`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BbrVariant {
+    /// Linux's `tcp_bbr.c`.
+    Linux,
+    /// ns-3.44's `TcpBbr` (`tcp-bbr.cc`).
+    Ns3,
+}
+
+/// ns-3's `AckEpochAckedResetThresh` (bytes; the wheel's attribute value).
+const NS3_ACK_EPOCH_RESET_BYTES: f64 = 4096.0;
+/// ns-3's `ExtraAckedRttWindowLength` (rounds).
+const NS3_EXTRA_ACKED_WIN_RTTS: u32 = 5;
 
 impl Default for BbrConfig {
     fn default() -> Self {
@@ -66,6 +112,7 @@ impl Default for BbrConfig {
             bw_rtts: 10,
             min_rtt_win: Time(SimTime::from_secs(10)),
             probe_rtt_time: Time(SimTime::from_millis(200)),
+            variant: None,
         }
     }
 }
@@ -81,56 +128,6 @@ pub enum Mode {
     ProbeBw,
     /// Measure RTprop.
     ProbeRtt,
-}
-
-/// Kathleen Nichols' windowed max filter (Linux `lib/win_minmax.c`): the
-/// best, second and third best samples of the window.
-#[derive(Copy, Clone, Debug, Default)]
-pub struct MaxFilter {
-    s: [(u64, f64); 3],
-}
-
-impl MaxFilter {
-    /// The current maximum.
-    pub fn get(&self) -> f64 {
-        self.s[0].1
-    }
-
-    fn reset(&mut self, t: u64, v: f64) -> f64 {
-        self.s = [(t, v); 3];
-        v
-    }
-
-    /// `minmax_running_max`: add sample `v` at time `t` for a window `win`.
-    pub fn update(&mut self, win: u64, t: u64, v: f64) -> f64 {
-        if v >= self.s[0].1 || t.saturating_sub(self.s[2].0) > win {
-            return self.reset(t, v);
-        }
-        if v >= self.s[1].1 {
-            self.s[2] = (t, v);
-            self.s[1] = (t, v);
-        } else if v >= self.s[2].1 {
-            self.s[2] = (t, v);
-        }
-        // minmax_subwin_update
-        let dt = t.saturating_sub(self.s[0].0);
-        if dt > win {
-            self.s[0] = self.s[1];
-            self.s[1] = self.s[2];
-            self.s[2] = (t, v);
-            if t.saturating_sub(self.s[0].0) > win {
-                self.s[0] = self.s[1];
-                self.s[1] = self.s[2];
-                self.s[2] = (t, v);
-            }
-        } else if self.s[1].0 == self.s[0].0 && dt > win / 4 {
-            self.s[2] = (t, v);
-            self.s[1] = (t, v);
-        } else if self.s[2].0 == self.s[1].0 && dt > win / 2 {
-            self.s[2] = (t, v);
-        }
-        self.s[0].1
-    }
 }
 
 /// BBR v1.
@@ -163,11 +160,27 @@ pub struct Bbr {
     /// Pacing rate, segments per second.
     pacing_pps: f64,
     has_seen_rtt: bool,
+    /// ns-3's `TcpBbr`.
+    ns3: bool,
+    /// ns-3's ACK aggregation state: `m_extraAcked`, its index and age in
+    /// rounds, the epoch's start and the segments acknowledged in it.
+    extra_acked: [f64; 2],
+    extra_acked_idx: usize,
+    extra_acked_win_rtts: u32,
+    ack_epoch: SimTime,
+    ack_epoch_acked: f64,
 }
 
 impl Bbr {
     /// Build from a config.
-    pub fn new(cfg: BbrConfig, init: &CcInit) -> Result<Self, ParamError> {
+    pub fn new(mut cfg: BbrConfig, init: &CcInit) -> Result<Self, ParamError> {
+        let ns3 = cfg
+            .variant
+            .map_or(init.compat == crate::compat::Profile::Ns3, |v| v == BbrVariant::Ns3);
+        if ns3 && cfg.high_gain == BbrConfig::default().high_gain {
+            // `TcpBbr::HighGain`
+            cfg.high_gain = 2.89;
+        }
         super::check_range("high_gain", cfg.high_gain, 1.0, 100.0)?;
         super::check_range("cwnd_gain", cfg.cwnd_gain, 1.0, 100.0)?;
         if cfg.bw_rtts == 0 {
@@ -200,6 +213,12 @@ impl Bbr {
             cwnd_gain: cfg.high_gain,
             pacing_pps: 0.0,
             has_seen_rtt: false,
+            ns3,
+            extra_acked: [0.0; 2],
+            extra_acked_idx: 0,
+            extra_acked_win_rtts: 0,
+            ack_epoch: SimTime::ZERO,
+            ack_epoch_acked: 0.0,
             cfg,
         };
         b.init_pacing_rate(None);
@@ -249,11 +268,21 @@ impl Bbr {
     fn bdp(&self, bw: f64, gain: f64) -> f64 {
         match self.min_rtt {
             None => self.init_cwnd,
+            Some(r) if self.ns3 => bw * r.secs_f64() * gain,
             Some(r) => (bw * r.secs_f64() * gain).ceil(),
         }
     }
 
     fn quantization_budget(&self, cwnd: f64) -> f64 {
+        if self.ns3 {
+            // `TcpBbr::InFlight`: one-segment send quantum, no rounding
+            // (nor the quanta before an RTT sample).
+            if self.min_rtt.is_none() {
+                return cwnd;
+            }
+            let phase0 = self.mode == Mode::ProbeBw && self.cycle_idx == 0;
+            return cwnd + 3.0 + if phase0 { 2.0 } else { 0.0 };
+        }
         let mut c = cwnd + 3.0 * self.tso_segs_goal();
         c = 2.0 * (c / 2.0).ceil();
         if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
@@ -264,6 +293,44 @@ impl Bbr {
 
     fn inflight(&self, bw: f64, gain: f64) -> f64 {
         self.quantization_budget(self.bdp(bw, gain))
+    }
+
+    /// `TcpBbr::UpdateAckAggregation` (segments for bytes).
+    fn update_ack_aggregation(&mut self, ack: &AckInfo) {
+        let acked = ack.acked_sacked() as f64;
+        if acked <= 0.0 {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(31);
+            if self.extra_acked_win_rtts >= NS3_EXTRA_ACKED_WIN_RTTS {
+                self.extra_acked_win_rtts = 0;
+                self.extra_acked_idx = 1 - self.extra_acked_idx;
+                self.extra_acked[self.extra_acked_idx] = 0.0;
+            }
+        }
+        // `uint32_t epochProp`: the epoch's age in whole seconds.
+        let epoch_secs = (ack.now - self.ack_epoch).secs_f64().trunc();
+        let mut expected = self.bw.get() * epoch_secs;
+        let thresh = NS3_ACK_EPOCH_RESET_BYTES / self.mss as f64;
+        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= thresh {
+            self.ack_epoch_acked = 0.0;
+            self.ack_epoch = ack.now;
+            expected = 0.0;
+        }
+        self.ack_epoch_acked += acked;
+        let extra = (self.ack_epoch_acked - expected).min(self.cwnd);
+        let i = self.extra_acked_idx;
+        self.extra_acked[i] = self.extra_acked[i].max(extra);
+    }
+
+    /// `TcpBbr::AckAggregationCwnd`: 0 until the pipe is full.
+    fn ack_aggregation_cwnd(&self) -> f64 {
+        if !self.ns3 || !self.full_bw_reached {
+            return 0.0;
+        }
+        let max_aggr = self.bw.get() * 0.1;
+        self.extra_acked[0].max(self.extra_acked[1]).min(max_aggr)
     }
 
     fn save_cwnd(&mut self) {
@@ -281,7 +348,9 @@ impl Bbr {
 
     fn reset_probe_bw_mode(&mut self, now: SimTime, rng: &mut SimRng) {
         self.mode = Mode::ProbeBw;
-        self.cycle_idx = PACING_GAIN_CYCLE.len() - 1 - rng.random_range(0..7usize);
+        // Linux: 7 - prandom_u32_max(7); ns-3: 7 - uint(U(0, 6)).
+        let span = if self.ns3 { 6 } else { 7 };
+        self.cycle_idx = PACING_GAIN_CYCLE.len() - 1 - rng.random_range(0..span);
         self.advance_cycle_phase(now);
     }
 
@@ -404,6 +473,9 @@ impl Bbr {
     fn recover_or_restore(&mut self, ack: &AckInfo, cwnd: &mut f64) -> bool {
         let acked = ack.acked_sacked() as f64;
         let (prev, state) = (self.prev_state, ack.state);
+        if self.ns3 {
+            return self.ns3_recover_or_restore(ack, cwnd);
+        }
         if ack.losses > 0 {
             *cwnd = (*cwnd - ack.losses as f64).max(1.0);
         }
@@ -423,11 +495,39 @@ impl Bbr {
         false
     }
 
+    /// ns-3's recovery rules (`CongestionStateSet`, `CwndEvent`,
+    /// `ModulateCwndForRecovery` and `TcpSocketBase::ProcessAck`); true when
+    /// packet conservation sets cwnd.
+    fn ns3_recover_or_restore(&mut self, ack: &AckInfo, cwnd: &mut f64) -> bool {
+        let acked = ack.acked_sacked() as f64;
+        let (prev, state) = (self.prev_state, ack.state);
+        if state == CaState::Recovery && prev != CaState::Recovery {
+            self.packet_conservation = true;
+            *cwnd = ack.in_flight as f64 + acked.max(1.0);
+        } else if prev == CaState::Recovery && state == CaState::Open {
+            // `m_cWnd = m_ssThresh` (at most 2^32 - 1 bytes) overrides the
+            // restored window.
+            *cwnd = self.ssthresh.min(u32::MAX as f64 / self.mss as f64);
+            self.packet_conservation = false;
+        }
+        self.prev_state = state;
+        if state == CaState::Recovery {
+            if ack.losses > 0 {
+                *cwnd = (*cwnd - ack.losses as f64).max(1.0);
+            }
+            if self.packet_conservation {
+                *cwnd = cwnd.max(ack.in_flight as f64 + acked);
+                return true;
+            }
+        }
+        false
+    }
+
     fn set_cwnd(&mut self, ack: &AckInfo, bw: f64, gain: f64) {
         let acked = ack.acked_sacked() as f64;
         let mut cwnd = self.cwnd;
         if acked > 0.0 && !self.recover_or_restore(ack, &mut cwnd) {
-            let target = self.quantization_budget(self.bdp(bw, gain));
+            let target = self.quantization_budget(self.bdp(bw, gain)) + self.ack_aggregation_cwnd();
             if self.full_bw_reached {
                 cwnd = (cwnd + acked).min(target);
             } else if cwnd < target || (ack.delivered as f64) < self.init_cwnd {
@@ -455,6 +555,9 @@ impl CongestionControl for Bbr {
     fn on_ack(&mut self, ack: &AckInfo, rng: &mut SimRng) {
         // bbr_update_model
         self.update_bw(ack);
+        if self.ns3 {
+            self.update_ack_aggregation(ack);
+        }
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(ack) {
             self.advance_cycle_phase(ack.now);
         }
@@ -479,7 +582,9 @@ impl CongestionControl for Bbr {
         self.save_cwnd();
         self.cwnd = 1.0;
         self.prev_state = CaState::Loss;
-        self.full_bw = 0.0;
+        if !self.ns3 {
+            self.full_bw = 0.0;
+        }
         self.round_start = true;
     }
     fn pacing_rate_bps(&self) -> Option<f64> {
@@ -493,23 +598,6 @@ mod tests {
     use super::super::RateSample;
     use super::*;
     use crate::rng::stream;
-
-    #[test]
-    fn max_filter_windows() {
-        let mut f = MaxFilter::default();
-        f.update(10, 0, 5.0);
-        f.update(10, 1, 3.0);
-        assert_eq!(f.get(), 5.0);
-        f.update(10, 2, 7.0);
-        assert_eq!(f.get(), 7.0);
-        // 7 ages out after 10 rounds; the later, smaller samples take over.
-        for t in 3..=12 {
-            f.update(10, t, 4.0);
-        }
-        assert_eq!(f.get(), 7.0);
-        f.update(10, 13, 4.0);
-        assert_eq!(f.get(), 4.0);
-    }
 
     /// ACKs of a flow delivering 1000 segments/s with RTprop 100 ms, one per segment.
     #[test]
@@ -531,6 +619,8 @@ mod tests {
                 interval: SimTime::from_millis(100),
                 prior_delivered: delivered.saturating_sub(100),
                 app_limited: false,
+                tx_in_flight: 100,
+                lost: 0,
             });
             a.in_flight = b.cwnd().min(100.0) as u64;
             a.prior_in_flight = a.in_flight;
@@ -563,5 +653,80 @@ mod tests {
         a.exited_recovery = true;
         b.on_ack(&a, &mut rng);
         assert!(b.cwnd() >= 50.0, "restored to the window before recovery");
+    }
+
+    /// Drive `b` with ACKs of one segment each from a path of 1000
+    /// segments/s and RTprop 100 ms until it settles in PROBE_BW.
+    fn settle(b: &mut Bbr, rng: &mut SimRng) {
+        let rtt = SimTime::from_millis(100);
+        for i in 0..20_000u64 {
+            let mut a = ack(0, 100);
+            a.now = SimTime::from_millis(i);
+            a.rtt = Some(rtt);
+            a.srtt = Some(rtt);
+            a.delivered = i + 1;
+            a.rate = Some(RateSample {
+                delivered: 100,
+                interval: rtt,
+                prior_delivered: (i + 1).saturating_sub(100),
+                app_limited: false,
+                tx_in_flight: 0,
+                lost: 0,
+            });
+            a.in_flight = b.cwnd().min(100.0) as u64;
+            a.prior_in_flight = a.in_flight;
+            b.on_ack(&a, rng);
+        }
+    }
+
+    fn ns3_bbr() -> Bbr {
+        let cfg = BbrConfig {
+            variant: Some(BbrVariant::Ns3),
+            ..BbrConfig::default()
+        };
+        Bbr::new(cfg, &init(10.0)).unwrap()
+    }
+
+    #[test]
+    fn ns3_target_and_gain() {
+        let mut rng = stream(3, "bbr");
+        let mut b = ns3_bbr();
+        assert_eq!(b.cfg.high_gain, 2.89, "TcpBbr::HighGain");
+        settle(&mut b, &mut rng);
+        assert_eq!(b.mode(), Mode::ProbeBw);
+        // InFlight: 2 BDP + 3 one-segment quanta (+2 in the 5/4 phase),
+        // plus the ACK-aggregation allowance: one segment per ACK, and the
+        // epoch restarts before it would reach 4096 bytes (2.8 segments of
+        // 1460): 1, 2, then 1 again, so 2 segments.
+        let phase0 = if b.cycle_idx == 0 { 2.0 } else { 0.0 };
+        assert_eq!(b.ack_aggregation_cwnd(), 2.0);
+        assert_eq!(b.cwnd(), 200.0 + 3.0 + phase0 + 2.0);
+        // ssthresh: one BDP + 3 when STARTUP ended (`CheckDrain`).
+        assert!(b.ssthresh() > 100.0 && b.ssthresh() < 110.0, "{}", b.ssthresh());
+    }
+
+    #[test]
+    fn ns3_recovery_ends_at_ssthresh_and_a_timeout_keeps_full_bw() {
+        let mut rng = stream(3, "bbr");
+        let mut b = ns3_bbr();
+        settle(&mut b, &mut rng);
+        let ssthresh = b.ssthresh();
+        b.on_congestion_event(&loss(0, b.cwnd()));
+        let mut a = ack(20_000, 100);
+        a.state = CaState::Recovery;
+        a.in_flight = 150;
+        b.on_ack(&a, &mut rng);
+        assert_eq!(b.cwnd(), 151.0, "in flight + max(delivered, 1)");
+        a.state = CaState::Open;
+        a.exited_recovery = true;
+        a.acked = 1;
+        a.newly_delivered = 1;
+        b.on_ack(&a, &mut rng);
+        // ProcessAck: cwnd = ssthresh, then SetCwnd adds the ACK's segment
+        // (Linux restores the window before recovery, 200 and more).
+        assert_eq!(b.cwnd(), ssthresh + 1.0);
+        let full_bw = b.full_bw;
+        b.on_rto(&loss(0, 100.0));
+        assert_eq!((b.cwnd(), b.full_bw), (1.0, full_bw));
     }
 }

@@ -21,7 +21,18 @@
 //!   ccsim's `reno`, or per segment acknowledged (`growth_per_segment`,
 //!   default under `ns3` and `linux`: ns-3's `TcpDctcp` derives from
 //!   `TcpLinuxReno`, whose `CongestionAvoidance` counts `segmentsAcked` as
-//!   Linux's `tcp_cong_avoid_ai`).
+//!   Linux's `tcp_cong_avoid_ai`: one whole segment each time the count
+//!   reaches w = cwnd in whole segments, at least 1).
+//!
+//! - The floor of every reduction (`min_ssthresh`): 2 segments, Linux's
+//!   `dctcp_ssthresh` (`max(cwnd - ((cwnd * alpha) >> 11), 2U)`) and RFC
+//!   5681's; 0 under `compat = "ns3"`, whose `TcpDctcp::GetSsThresh`
+//!   returns `uint32((1 - alpha/2) cwnd)` with no floor, so a window of a
+//!   segment or two falls below one segment after consecutive marks. The
+//!   `ns3` sender then sends nothing until its retransmission timer
+//!   expires (`sub_segment_window`, [`crate::tcp`]); below one segment
+//!   congestion avoidance adds a segment per segment acknowledged
+//!   (`TcpLinuxReno::CongestionAvoidance` floors `w` at 1).
 //!
 //! Defaults: `g = 1/16` (RFC 8257 section 4.2; Linux `dctcp_shift_g = 4`,
 //! ns-3 `DctcpShiftG = 0.0625`); initial alpha 1 (RFC 8257 leaves it to the
@@ -41,7 +52,7 @@
 //! flow's at the target RTT (the window of a Reno-like flow grows by one
 //! segment per round trip, its rate by 1/RTT^2 per second).
 
-use super::{check_range, AckInfo, CcInit, CongestionControl, CongestionEvent, Window};
+use super::{check_range, AckInfo, CcInit, CongestionControl, CongestionEvent, Window, MIN_SSTHRESH};
 use crate::compat::Profile;
 use crate::params::ParamError;
 use crate::rng::SimRng;
@@ -72,6 +83,16 @@ pub struct DctcpConfig {
     /// Grow per segment acknowledged instead of per ACK (default false;
     /// true under `ns3` and `linux`).
     pub growth_per_segment: Option<bool>,
+    /// Smallest ssthresh and window after a reduction, segments (default 2,
+    /// Linux's `dctcp_ssthresh`; 0 under `ns3`: `TcpDctcp::GetSsThresh`
+    /// has no floor).
+    pub min_ssthresh: Option<f64>,
+    /// The estimator updates alpha from an ACK before the window reacts
+    /// to its ECN-Echo (default true: RFC 8257's steps and Linux's
+    /// `tcp_ack`; false under `ns3`, whose `TcpSocketBase::ReceivedAck`
+    /// enters CWR, calling `GetSsThresh`, before `ProcessAck` reaches
+    /// `TcpDctcp::PktsAcked`).
+    pub estimate_first: Option<bool>,
     /// RTT independence (Prague): scale the additive increase by
     /// (srtt / rtt_target)^2 while srtt is below it (default none).
     pub rtt_target: Option<Time>,
@@ -84,6 +105,8 @@ impl Default for DctcpConfig {
             alpha_init: 1.0,
             loss_response: None,
             growth_per_segment: None,
+            min_ssthresh: None,
+            estimate_first: None,
             rtt_target: None,
         }
     }
@@ -98,6 +121,12 @@ pub struct Dctcp {
     alpha: f64,
     loss_response: LossResponse,
     per_segment: bool,
+    /// Floor of every reduction, segments (`min_ssthresh`).
+    min_ssthresh: f64,
+    /// Segments acknowledged towards the next increase (`m_cWndCnt`).
+    cwnd_cnt: f64,
+    /// The estimator sees an ACK before the reaction to its ECN-Echo.
+    estimate_first: bool,
     /// `DCTCP.WindowEnd`: the window closes when the cumulative ACK passes it (segments).
     window_end: u64,
     /// `DCTCP.BytesAcked` of the current window.
@@ -115,6 +144,12 @@ impl Dctcp {
         let g = check_range("g", cfg.g, 1e-6, 1.0)?;
         let alpha = check_range("alpha_init", cfg.alpha_init, 0.0, 1.0)?;
         let ns3 = init.compat == Profile::Ns3;
+        let min_ssthresh = check_range(
+            "min_ssthresh",
+            cfg.min_ssthresh.unwrap_or(if ns3 { 0.0 } else { MIN_SSTHRESH }),
+            0.0,
+            1e6,
+        )?;
         if cfg.rtt_target.is_some_and(|t| t.0 == SimTime::ZERO) {
             return Err(ParamError::at("rtt_target", "must be greater than 0"));
         }
@@ -130,6 +165,9 @@ impl Dctcp {
             per_segment: cfg
                 .growth_per_segment
                 .unwrap_or(matches!(init.compat, Profile::Ns3 | Profile::Linux)),
+            min_ssthresh,
+            cwnd_cnt: 0.0,
+            estimate_first: cfg.estimate_first.unwrap_or(!ns3),
             window_end: 0,
             bytes_acked: 0,
             bytes_marked: 0,
@@ -172,6 +210,17 @@ impl Dctcp {
     fn scaled(&self, ev: &CongestionEvent) -> f64 {
         ev.window * (1.0 - self.alpha / 2.0)
     }
+
+    /// ssthresh and cwnd = `s`, at least `min_ssthresh` (Linux's 2 segments
+    /// through [`Window::reduce`]; below that ns-3's unfloored reduction).
+    fn reduce(&mut self, s: f64, ev: &CongestionEvent) {
+        if self.min_ssthresh >= MIN_SSTHRESH {
+            self.w.reduce(s.max(self.min_ssthresh), ev);
+        } else {
+            self.w.ssthresh = s.max(self.min_ssthresh);
+            self.w.cwnd = self.w.ssthresh;
+        }
+    }
 }
 
 impl CongestionControl for Dctcp {
@@ -185,10 +234,15 @@ impl CongestionControl for Dctcp {
         self.w.ssthresh
     }
     fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
-        self.estimate(ack);
+        if self.estimate_first {
+            self.estimate(ack);
+        }
         if let Some(ev) = self.reduce_pending.take() {
             let s = self.scaled(&ev);
-            self.w.reduce(s, &ev);
+            self.reduce(s, &ev);
+        }
+        if !self.estimate_first {
+            self.estimate(ack);
         }
         if !ack.may_raise_cwnd() {
             return;
@@ -206,7 +260,24 @@ impl CongestionControl for Dctcp {
                 let r = (srtt.secs_f64() / target.secs_f64()).min(1.0);
                 n *= r * r;
             }
-            self.w.additive_increase(n);
+            if self.per_segment && self.rtt_target.is_none() {
+                // `TcpLinuxReno::CongestionAvoidance` (Linux's
+                // `tcp_cong_avoid_ai`): a whole segment once the segments
+                // acknowledged reach w = cwnd in whole segments, at least 1.
+                let w = self.w.cwnd.floor().max(1.0);
+                if self.cwnd_cnt >= w {
+                    self.cwnd_cnt = 0.0;
+                    self.w.cwnd += 1.0;
+                }
+                self.cwnd_cnt += n;
+                if self.cwnd_cnt >= w {
+                    let delta = (self.cwnd_cnt / w).floor();
+                    self.cwnd_cnt -= delta * w;
+                    self.w.cwnd += delta;
+                }
+            } else {
+                self.w.additive_increase(n);
+            }
         }
     }
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
@@ -214,7 +285,7 @@ impl CongestionControl for Dctcp {
             LossResponse::Halve => ev.flight / 2.0,
             LossResponse::Alpha => self.scaled(ev),
         };
-        self.w.reduce(s, ev);
+        self.reduce(s, ev);
     }
     fn on_ecn(&mut self, ev: &CongestionEvent) {
         self.reduce_pending = Some(*ev);
@@ -228,7 +299,10 @@ impl CongestionControl for Dctcp {
             LossResponse::Halve => ev.flight / 2.0,
             LossResponse::Alpha => self.scaled(ev),
         };
-        self.w.timeout(s, ev);
+        self.w.timeout(s.max(self.min_ssthresh), ev);
+        if !ev.repeated {
+            self.w.ssthresh = s.max(self.min_ssthresh);
+        }
     }
     fn deflate(&mut self, segments: f64) {
         self.w.deflate(segments);
@@ -350,5 +424,56 @@ mod tests {
         };
         let e = Dctcp::new(cfg, &init(2.0)).err().unwrap();
         assert_eq!(e.path, "g");
+    }
+
+    #[test]
+    fn ns3_reduction_has_no_floor_and_grows_by_whole_segments() {
+        // ns-3's TcpDctcp::GetSsThresh: (1 - alpha/2) cwnd, no 2-segment
+        // floor; TcpLinuxReno::CongestionAvoidance: +1 segment per w = max(
+        // floor(cwnd), 1) segments acknowledged.
+        let mut rng = stream(1, "t");
+        let mut i = init(1.5);
+        i.initial_ssthresh = 1.0;
+        i.compat = Profile::Ns3;
+        let mut c = Dctcp::new(DctcpConfig::default(), &i).unwrap();
+        let ev = loss(0, 1.5);
+        c.on_ecn(&ev);
+        c.on_ack(&acked(1, 2, true), &mut rng);
+        // alpha 1 (the estimate runs after the reaction under ns3): 0.75.
+        assert_eq!((c.cwnd(), c.ssthresh()), (0.75, 0.75));
+        // Below one segment, w = 1: a whole segment per segment acknowledged.
+        c.on_ack(&acked(2, 2, false), &mut rng);
+        assert_eq!(c.cwnd(), 1.75);
+        // Linux's floor of 2 segments by default.
+        i.compat = Profile::Ccsim;
+        let mut c = Dctcp::new(DctcpConfig::default(), &i).unwrap();
+        c.on_ecn(&ev);
+        c.on_ack(&acked(1, 2, true), &mut rng);
+        assert_eq!((c.cwnd(), c.ssthresh()), (2.0, 2.0));
+    }
+
+    #[test]
+    fn ns3_reacts_to_ecn_echo_before_the_estimate() {
+        // TcpSocketBase::ReceivedAck enters CWR (GetSsThresh with the old
+        // alpha) before ProcessAck reaches TcpDctcp::PktsAcked.
+        let mut rng = stream(1, "t");
+        let mut i = init(10.0);
+        i.initial_ssthresh = 5.0;
+        let run = |compat: Profile, rng: &mut SimRng| {
+            let mut i = i;
+            i.compat = compat;
+            let cfg = DctcpConfig {
+                alpha_init: 0.0,
+                ..DctcpConfig::default()
+            };
+            let mut c = Dctcp::new(cfg, &i).unwrap();
+            let ev = loss(0, 10.0);
+            c.on_ecn(&ev);
+            // The first ACK closes the first window: alpha = 1/16 x 1.
+            c.on_ack(&acked(1, 10, true), rng);
+            c.ssthresh()
+        };
+        assert_eq!(run(Profile::Ccsim, &mut rng), 10.0 * (1.0 - 1.0 / 32.0));
+        assert_eq!(run(Profile::Ns3, &mut rng), 10.0);
     }
 }

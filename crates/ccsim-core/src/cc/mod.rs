@@ -10,14 +10,18 @@
 //!   duplicate ACKs or SACK (once per recovery episode);
 //! - [`CongestionControl::on_ecn`] on an ECN-Echo (at most once per RTT);
 //! - [`CongestionControl::on_rto`] on a retransmission timeout.
+//! - [`CongestionControl::on_packet_lost`] for each segment deemed lost,
+//!   with what was in flight and lost when it was sent (BBR v3).
 //!
 //! Windows are in segments (packets of one MSS) as `f64`, so the fractional
 //! per-ACK increases of RFC 5681 accumulate exactly as in ns-2's `cwnd_`.
 //! Every controller is a pure state machine: time arrives as an argument and
-//! the only randomness (BBR's gain-cycle phase) comes from the flow's stream.
+//! the only randomness (BBR's gain-cycle phase, BBR v3's probe wait) comes
+//! from the flow's stream.
 
 pub mod aimd;
 pub mod bbr;
+pub mod bbr3;
 pub mod bic;
 pub mod binomial;
 pub mod copa;
@@ -25,11 +29,13 @@ pub mod cubic;
 pub mod cubic_linux;
 pub mod cubic_ns3;
 pub mod dctcp;
+pub mod filter;
 pub mod highspeed;
 pub mod hystart;
 pub mod linux2622;
 pub mod reno;
 pub mod vegas;
+pub mod vivace;
 
 use crate::params::{parse, ParamError, Params};
 use crate::rng::SimRng;
@@ -111,8 +117,11 @@ pub const CONTROLLERS: &[Controller] = &[
     row("cubic", |p, i| cubic::build(parse_params(p)?, i), true),
     row("highspeed", |p, i| highspeed::build(parse_params(p)?, i), false),
     row("bbr", |p, i| boxed(bbr::Bbr::new(parse_params(p)?, i)), true),
+    row("bbr3", |p, i| boxed(bbr3::Bbr3::new(parse_params(p)?, i)), true),
     row("dctcp", |p, i| boxed(dctcp::Dctcp::new(parse_params(p)?, i)), true).with_accurate_ecn(),
     row("copa", |p, i| boxed(copa::Copa::new(parse_params(p)?, i)), true),
+    // SACK by default: PCC's sender runs over QUIC, whose ACK frames carry ranges.
+    row("vivace", |p, i| boxed(vivace::Vivace::new(parse_params(p)?, i)), true),
     row("prague", |p, i| boxed(dctcp::Dctcp::prague(parse_params(p)?, i)), true)
         .with_accurate_ecn()
         .with_l4s(),
@@ -180,18 +189,30 @@ pub enum CaState {
     Loss,
 }
 
-/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), in
-/// segments: `delivered` segments over `interval`.
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation;
+/// draft-ietf-ccwg-bbr-06 section 4.1.2), in segments: `delivered` segments
+/// over `interval`, from the newest segment an ACK delivered. An ACK that
+/// delivers something always carries one; its `interval` is zero when it
+/// gives no reliable rate (shorter than the minimum RTT: the draft's
+/// `GenerateRateSample` then leaves `RS.delivery_rate` unset), and
+/// [`RateSample::rate_pps`] is then None.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct RateSample {
     /// Segments delivered (acked or SACKed) over the interval.
     pub delivered: u64,
-    /// max(send elapsed, ack elapsed) of the sampled segment.
+    /// max(send elapsed, ack elapsed) of the sampled segment; zero when no
+    /// reliable rate could be taken.
     pub interval: SimTime,
     /// Total delivered when the sampled segment was sent.
     pub prior_delivered: u64,
     /// The sampled segment was sent while the application had nothing to send.
     pub app_limited: bool,
+    /// Segments in flight just after the sampled segment was sent,
+    /// including it (the draft's `RS.tx_in_flight`, `P.tx_in_flight`).
+    pub tx_in_flight: u64,
+    /// Segments deemed lost (by duplicate ACKs or SACK) between the sampled
+    /// segment's transmission and this ACK (`RS.lost = C.lost - P.lost`).
+    pub lost: u64,
 }
 
 impl RateSample {
@@ -199,6 +220,20 @@ impl RateSample {
     pub fn rate_pps(&self) -> Option<f64> {
         (self.interval > SimTime::ZERO).then(|| self.delivered as f64 / self.interval.secs_f64())
     }
+}
+
+/// A segment just deemed lost, as the sender recorded it when it was sent
+/// (draft-ietf-ccwg-bbr-06 section 5.5.10.2, `HandleLostPacket(P)`).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct LostPacket {
+    /// Segments in flight just after it was sent, itself included
+    /// (`P.tx_in_flight`).
+    pub tx_in_flight: u64,
+    /// Segments deemed lost since it was sent, itself included
+    /// (`C.lost - P.lost`).
+    pub lost: u64,
+    /// It was sent while application-limited (`P.is_app_limited`).
+    pub app_limited: bool,
 }
 
 /// What a controller learns from one acknowledgement.
@@ -313,6 +348,9 @@ pub struct CcInit {
     /// The sender is ns-2's `Agent/TCP/Linux` (key `linux_agent`): the
     /// Linux modules it runs are Linux 2.6.22's.
     pub linux_agent: bool,
+    /// The flow uses SACK, so several losses per round trip can be seen
+    /// (BBR's `C.has_selective_acks`).
+    pub sack: bool,
 }
 
 /// A congestion controller. It owns `cwnd` and `ssthresh` (segments).
@@ -336,6 +374,10 @@ pub trait CongestionControl: Send {
     }
     /// A retransmission timeout.
     fn on_rto(&mut self, ev: &CongestionEvent);
+    /// A segment was deemed lost (by SACK, or by duplicate ACKs or a
+    /// partial ACK without SACK), before the ACK that revealed it reaches
+    /// [`CongestionControl::on_ack`]; by default ignored.
+    fn on_packet_lost(&mut self, _now: SimTime, _p: &LostPacket, _rng: &mut SimRng) {}
     /// Recovery ended (the sender has already set nothing; a controller that
     /// saved state at the congestion event restores it here).
     fn on_recovery_exit(&mut self, _now: SimTime) {}
@@ -564,6 +606,7 @@ pub(crate) mod testutil {
             wire_size: 1500,
             compat: crate::compat::Profile::Ccsim,
             linux_agent: false,
+            sack: true,
         }
     }
 

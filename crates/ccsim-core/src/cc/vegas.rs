@@ -42,8 +42,27 @@
 //! delay_growth_`) before the per-round logic. The SYN's own RTT is not
 //! sampled (its send time on `vegastime()` is 0, which `recv` takes for "not
 //! recorded"), so BaseRTT starts from the first data packet's RTT.
+//!
+//! `variant = "ns3"` (the default under `compat = "ns3"`) is ns-3.44's
+//! `TcpVegas` (`src/internet/model/tcp-vegas.cc`), which differs from Linux:
+//! - its RTT is the socket's smoothed estimate, not a sample:
+//!   `TcpSocketBase::EstimateRtt` sets `m_lastRtt = m_rtt->GetEstimate ()`
+//!   and `ProcessAck` passes it to `PktsAcked` on every ACK in the open
+//!   state, duplicates included, so BaseRTT is the smallest SRTT, the round's
+//!   RTT the smallest SRTT of the round and `m_cntRtt` counts ACKs;
+//! - the round ends when the cumulative ACK reaches the `m_nextTxSequence`
+//!   recorded at its start (`m_lastAckedSeq >= m_begSndNxt`);
+//! - diff = cwnd - uint(cwnd BaseRTT / RTT) (whole segments): the queue
+//!   relative to the round's RTT, where Linux divides by BaseRTT;
+//! - leaving slow start (diff > gamma): cwnd = min(cwnd, target + 1) and
+//!   ssthresh = `GetSsThresh` = max(min(ssthresh, cwnd - 1), 2); in
+//!   congestion avoidance diff > beta takes one segment off cwnd and sets
+//!   ssthresh the same way, diff < alpha adds one; then ssthresh =
+//!   max(ssthresh, 3/4 cwnd); between round ends only slow start grows;
+//! - a loss or timeout sets ssthresh = max(min(ssthresh, cwnd - 1), 2)
+//!   segments (`TcpVegas::GetSsThresh`), not half the window.
 
-use super::{AckInfo, CaState, CcInit, CongestionControl, CongestionEvent, Window};
+use super::{AckInfo, CaState, CcInit, CongestionControl, CongestionEvent, Window, MIN_SSTHRESH};
 use crate::compat::Profile;
 use crate::params::ParamError;
 use crate::rng::SimRng;
@@ -60,8 +79,9 @@ pub struct VegasConfig {
     pub beta: Option<u32>,
     /// Leave slow start above this many queued segments (default 1).
     pub gamma: u32,
-    /// "linux" (Linux's `tcp_vegas.c`) or "ns2" (ns-2.35's `VegasTcpAgent`)
-    /// (default from the profile: "ns2" under `ns2`).
+    /// "linux" (Linux's `tcp_vegas.c`), "ns2" (ns-2.35's `VegasTcpAgent`)
+    /// or "ns3" (ns-3.44's `TcpVegas`) (default from the profile: "ns2"
+    /// under `ns2`, "ns3" under `ns3`).
     pub variant: Option<VegasVariant>,
 }
 
@@ -73,6 +93,8 @@ pub enum VegasVariant {
     Linux,
     /// ns-2.35 `tcp/tcp-vegas.cc`.
     Ns2,
+    /// ns-3.44 `src/internet/model/tcp-vegas.cc`.
+    Ns3,
 }
 
 impl Default for VegasConfig {
@@ -99,6 +121,8 @@ pub struct Vegas {
     doing_vegas: bool,
     prev_state: CaState,
     ns2: Option<Ns2Vegas>,
+    /// ns-3's `TcpVegas` (module docs).
+    ns3: bool,
 }
 
 /// ns-2's per-round state (`v_sumRTT_`, `v_cntRTT_`, `v_begseq_`,
@@ -130,11 +154,12 @@ impl Vegas {
                 format!("alpha ({alpha}) must not exceed beta ({beta})"),
             ));
         }
-        let ns2 = cfg.variant.unwrap_or(if init.compat == Profile::Ns2 {
-            VegasVariant::Ns2
-        } else {
-            VegasVariant::Linux
-        }) == VegasVariant::Ns2;
+        let variant = cfg.variant.unwrap_or(match init.compat {
+            Profile::Ns2 => VegasVariant::Ns2,
+            Profile::Ns3 => VegasVariant::Ns3,
+            _ => VegasVariant::Linux,
+        });
+        let ns2 = variant == VegasVariant::Ns2;
         Ok(Vegas {
             cfg,
             alpha,
@@ -146,6 +171,7 @@ impl Vegas {
             beg_snd_nxt: 0,
             doing_vegas: true,
             prev_state: CaState::Open,
+            ns3: variant == VegasVariant::Ns3,
             ns2: ns2.then_some(Ns2Vegas {
                 after_syn: false,
                 initial_cwnd: init.initial_cwnd,
@@ -228,6 +254,73 @@ impl Vegas {
         }
     }
 
+    /// `TcpVegas::GetSsThresh`: max(min(ssthresh, cwnd - 1), 2) segments.
+    fn ns3_ssthresh(&self) -> f64 {
+        self.w.ssthresh.min(self.w.cwnd - 1.0).max(MIN_SSTHRESH)
+    }
+
+    /// ns-3's `TcpVegas::PktsAcked` and `IncreaseWindow` (module docs).
+    fn ns3_ack(&mut self, ack: &AckInfo) {
+        // `CongestionStateSet`: Vegas runs in the open state only.
+        self.track_state(ack);
+        // `PktsAcked(tcb, segmentsAcked, m_lastRtt)`: the smoothed RTT, on
+        // every ACK (none before the first sample: `rtt.IsZero ()`).
+        if let Some(r) = ack.srtt.filter(|r| *r > SimTime::ZERO) {
+            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
+            self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+            self.cnt_rtt += 1;
+        }
+        // `IncreaseWindow` runs on ACKs of new data in the open state.
+        if !ack.may_raise_cwnd() || ack.state != CaState::Open {
+            return;
+        }
+        if !self.doing_vegas {
+            self.reno(ack);
+            return;
+        }
+        if ack.ack >= self.beg_snd_nxt {
+            self.beg_snd_nxt = ack.snd_max;
+            match (self.cnt_rtt > 2, self.min_rtt, self.base_rtt) {
+                (true, Some(rtt), Some(base)) => {
+                    let seg_cwnd = self.w.cwnd.floor();
+                    let target = (seg_cwnd * base.0 as f64 / rtt.0.max(1) as f64).floor();
+                    let diff = seg_cwnd - target;
+                    let gamma = self.cfg.gamma as f64;
+                    if diff > gamma && self.w.in_slow_start() {
+                        self.w.cwnd = seg_cwnd.min(target + 1.0).max(1.0);
+                        self.w.ssthresh = self.ns3_ssthresh();
+                    } else if self.w.in_slow_start() {
+                        self.w.slow_start(ack.acked);
+                    } else if diff > self.beta as f64 {
+                        self.w.cwnd = (seg_cwnd - 1.0).max(1.0);
+                        self.w.ssthresh = self.ns3_ssthresh();
+                    } else if diff < self.alpha as f64 {
+                        self.w.cwnd = seg_cwnd + 1.0;
+                    }
+                    self.w.ssthresh = self.w.ssthresh.max(0.75 * self.w.cwnd);
+                }
+                _ => self.reno(ack),
+            }
+            self.cnt_rtt = 0;
+            self.min_rtt = None;
+        } else if self.w.in_slow_start() {
+            self.w.slow_start(ack.acked);
+        }
+    }
+
+    /// Restart the measurements on entering the open state, pause them on
+    /// leaving it.
+    fn track_state(&mut self, ack: &AckInfo) {
+        if ack.state != self.prev_state {
+            if ack.state == CaState::Open {
+                self.enable(ack.snd_max);
+            } else {
+                self.doing_vegas = false;
+            }
+            self.prev_state = ack.state;
+        }
+    }
+
     fn enable(&mut self, snd_max: u64) {
         self.doing_vegas = true;
         self.beg_snd_nxt = snd_max;
@@ -298,6 +391,10 @@ impl CongestionControl for Vegas {
         }
     }
     fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
+        if self.ns3 {
+            self.ns3_ack(ack);
+            return;
+        }
         if self.ns2.is_some() {
             if ack.state == CaState::Open && ack.acked > 0 {
                 self.ns2_ack(ack.now, ack.ack, ack.snd_max, ack.rtt);
@@ -305,14 +402,7 @@ impl CongestionControl for Vegas {
             return;
         }
         // Linux tcp_vegas_state: measurements run only in the open state.
-        if ack.state != self.prev_state {
-            if ack.state == CaState::Open {
-                self.enable(ack.snd_max);
-            } else {
-                self.doing_vegas = false;
-            }
-            self.prev_state = ack.state;
-        }
+        self.track_state(ack);
         if let Some(r) = ack.rtt {
             // tcp_vegas_pkts_acked
             self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
@@ -339,12 +429,22 @@ impl CongestionControl for Vegas {
         }
     }
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
-        // tcp_reno_ssthresh: max(cwnd / 2, 2)
-        self.w.reduce((ev.window / 2.0).floor(), ev);
+        // tcp_reno_ssthresh: max(cwnd / 2, 2); ns-3's `TcpVegas::GetSsThresh`
+        let ssthresh = if self.ns3 {
+            self.ns3_ssthresh()
+        } else {
+            (ev.window / 2.0).floor()
+        };
+        self.w.reduce(ssthresh, ev);
         self.doing_vegas = false;
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
-        self.w.timeout((ev.window / 2.0).floor(), ev);
+        let ssthresh = if self.ns3 {
+            self.ns3_ssthresh()
+        } else {
+            (ev.window / 2.0).floor()
+        };
+        self.w.timeout(ssthresh, ev);
         self.doing_vegas = false;
     }
 }
@@ -450,6 +550,53 @@ mod tests {
         i.compat = Profile::Ccsim;
         let c = Vegas::new(VegasConfig::default(), &i).unwrap();
         assert!(c.ns2.is_none());
+    }
+
+    #[test]
+    fn ns3_variant_follows_tcp_vegas() {
+        // ns-3.44's TcpVegas (tcp-vegas.cc), the default under ns3.
+        let mut rng = stream(1, "t");
+        let mut i = init(20.0);
+        i.initial_ssthresh = 10.0;
+        i.compat = Profile::Ns3;
+        let mut c = Vegas::new(VegasConfig::default(), &i).unwrap();
+        assert!(c.ns3);
+        // An ACK of everything below `una`, `max` sent, sample `rtt` ms and
+        // SRTT `srtt` ms.
+        let mut at = |c: &mut Vegas, una: u64, max: u64, rtt: u64, srtt: u64| {
+            let mut a = ack(una, rtt);
+            a.srtt = Some(SimTime::from_millis(srtt));
+            a.ack = una;
+            a.snd_max = max;
+            c.on_ack(&a, &mut rng);
+        };
+        // Round 0 ends on the first ACK (m_begSndNxt 0) with no samples
+        // counted before it: Reno, 1/cwnd.
+        at(&mut c, 1, 21, 100, 100);
+        assert!((c.cwnd() - 20.05).abs() < 1e-12);
+        // Round 1: SRTT 100 ms throughout, samples of 60 ms ignored (Linux
+        // would take BaseRTT 60 ms and see a queue): diff 0 < alpha: +1.
+        for una in 2..21 {
+            at(&mut c, una, 21, 60, 100);
+        }
+        assert_eq!(c.cwnd(), 20.05);
+        at(&mut c, 21, 41, 60, 100);
+        assert_eq!(c.cwnd(), 21.0);
+        assert_eq!(c.ssthresh(), 15.75, "max(ssthresh, 3/4 cwnd) in bytes");
+        // Round 2 with SRTT 125 ms: diff = 21 - uint(21 x 100 / 125) = 5 >
+        // beta: one segment off, ssthresh max(min(15.75, 19), 2) = 15.75.
+        for una in 22..41 {
+            at(&mut c, una, 41, 125, 125);
+        }
+        at(&mut c, 41, 61, 125, 125);
+        assert_eq!(c.cwnd(), 20.0);
+        assert_eq!(c.ssthresh(), 15.75);
+        // A loss: ssthresh = max(min(ssthresh, cwnd - 1), 2), not cwnd / 2.
+        let ev = loss(0, 20.0);
+        c.on_congestion_event(&ev);
+        assert_eq!((c.cwnd(), c.ssthresh()), (15.75, 15.75));
+        c.on_rto(&ev);
+        assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 14.75));
     }
 
     #[test]

@@ -24,6 +24,9 @@
 //! - A full buffer drops the arrival and also enters CoDel's dropping state
 //!   at once (`drop_next = now`).
 //!
+//! The state machine is [`CobaltVars`] with [`CobaltParams`]: the `cobalt`
+//! queue holds one, and `cake` ([`super::cake`]) one per flow queue.
+//!
 //! Readings: `1/sqrt(count)` is computed exactly, as ccsim's `codel` does
 //! (Linux and ns-3 use Newton steps in 32-bit fixed point, exact to about
 //! 0.01% after the cached first 16 values); ns-3's CE-threshold and L4S
@@ -72,7 +75,63 @@ impl Default for CobaltConfig {
     }
 }
 
-/// COBALT's state (the `cobalt_vars` of Linux).
+/// COBALT's parameters as one flow's state machine uses them (the
+/// `cobalt_params` of Linux `sch_cake.c`): shared by the flows of a CAKE
+/// queue, or held by a `cobalt` queue.
+#[derive(Clone, Debug)]
+pub struct CobaltParams {
+    /// CoDel's target sojourn.
+    pub target: SimTime,
+    /// CoDel's interval.
+    pub interval: SimTime,
+    /// Mark ECN-capable packets instead of dropping them in the CoDel part.
+    pub ecn: bool,
+    /// BLUE's increment of p_drop.
+    pub increment: f64,
+    /// BLUE's decrement of p_drop.
+    pub decrement: f64,
+    /// Sojourn beyond which BLUE's p_drop rises too (ns-3's
+    /// `BlueThreshold`); `None`: only on overflow (Linux).
+    pub blue_threshold: Option<SimTime>,
+    /// Serialization time of one MTU at the shaper's rate (Linux
+    /// `cparams.mtu_time`): a sojourn counts as over target only when it
+    /// also exceeds four of these (`cobalt_should_drop`). Zero in `cobalt`.
+    pub mtu_time: SimTime,
+}
+
+impl CobaltConfig {
+    /// Check the values and give the state machine's parameters; errors
+    /// name the key.
+    pub fn params(&self) -> Result<CobaltParams, ParamError> {
+        for (key, t) in [("target", self.target), ("interval", self.interval)] {
+            if t.0 == SimTime::ZERO {
+                return Err(ParamError::at(key, "must be greater than 0"));
+            }
+        }
+        for (key, v) in [("increment", self.increment), ("decrement", self.decrement)] {
+            if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
+                return Err(ParamError::at(
+                    key,
+                    format!("expected a probability in [0, 1], got {v}"),
+                ));
+            }
+        }
+        Ok(CobaltParams {
+            target: self.target.0,
+            interval: self.interval.0,
+            ecn: self.ecn,
+            increment: self.increment,
+            decrement: self.decrement,
+            blue_threshold: Some(self.blue_threshold.0),
+            mtu_time: SimTime::ZERO,
+        })
+    }
+}
+
+/// COBALT's state (the `cobalt_vars` of Linux), and its state machine:
+/// [`CobaltVars::queue_full`], [`CobaltVars::queue_empty`] and
+/// [`CobaltVars::should_drop`], with time an argument. One per `cobalt`
+/// queue, one per flow queue of `cake`.
 #[derive(Clone, Debug, Default)]
 pub struct CobaltVars {
     /// CoDel's drop count; decays instead of resetting.
@@ -87,10 +146,97 @@ pub struct CobaltVars {
     pub blue_timer: SimTime,
 }
 
+impl CobaltVars {
+    /// `now - since > target`: BLUE changes at most once per target.
+    fn blue_may_change(&self, p: &CobaltParams, now: SimTime) -> bool {
+        now.saturating_sub(self.blue_timer) > p.target
+    }
+
+    /// `cobalt_queue_full`: an arrival found the buffer full (or, in CAKE,
+    /// this flow was the fattest when the buffer overflowed). Returns true
+    /// when BLUE was quiescent before and is active now.
+    pub fn queue_full(&mut self, p: &CobaltParams, now: SimTime) -> bool {
+        let mut up = false;
+        if self.blue_may_change(p, now) {
+            up = self.p_drop == 0.0;
+            self.p_drop = (self.p_drop + p.increment).min(1.0);
+            self.blue_timer = now;
+        }
+        self.dropping = true;
+        self.drop_next = now;
+        self.count = self.count.max(1);
+        up
+    }
+
+    /// `cobalt_queue_empty`: the queue was found empty at a dequeue.
+    /// Returns true when BLUE was active before and is quiescent now.
+    pub fn queue_empty(&mut self, p: &CobaltParams, now: SimTime) -> bool {
+        let mut down = false;
+        if self.p_drop > 0.0 && self.blue_may_change(p, now) {
+            self.p_drop = (self.p_drop - p.decrement).max(0.0);
+            self.blue_timer = now;
+            down = self.p_drop == 0.0;
+        }
+        self.dropping = false;
+        if self.count > 0 && now >= self.drop_next {
+            self.count -= 1;
+            self.drop_next = control_law(self.drop_next, p.interval, self.count);
+        }
+        down
+    }
+
+    /// `cobalt_should_drop` for the packet `pkt` just dequeued; with `ecn`
+    /// it may mark it instead (then it is sent).
+    pub fn should_drop(&mut self, p: &CobaltParams, pkt: PacketRef, ctx: &mut QueueCtx) -> bool {
+        let now = ctx.now;
+        let interval = p.interval;
+        let sojourn = now - ctx.arena.get(pkt).enqueued_at;
+        let over_target = sojourn > p.target && sojourn.0 > p.mtu_time.0.saturating_mul(4);
+        let mut next_due = self.count > 0 && now >= self.drop_next;
+        if over_target {
+            if !self.dropping {
+                self.dropping = true;
+                self.drop_next = control_law(now, interval, self.count);
+            }
+            self.count = self.count.max(1);
+        } else {
+            self.dropping = false;
+        }
+        let mut drop = false;
+        if next_due && self.dropping {
+            drop = !(p.ecn && ctx.mark(pkt));
+            self.count = self.count.saturating_add(1);
+            self.drop_next = control_law(self.drop_next, interval, self.count);
+        } else {
+            while next_due {
+                self.count -= 1;
+                self.drop_next = control_law(self.drop_next, interval, self.count);
+                next_due = self.count > 0 && now >= self.drop_next;
+            }
+        }
+        // BLUE also reacts to a sojourn far beyond anything CoDel tolerates
+        // (ns-3 only).
+        if p.blue_threshold.is_some_and(|b| sojourn > b) && self.blue_may_change(p, now) {
+            self.p_drop = (self.p_drop + p.increment).min(1.0);
+            self.blue_timer = now;
+        }
+        if self.p_drop > 0.0 {
+            drop |= uniform01(ctx.rng) < self.p_drop;
+        }
+        // drop_next doubles as an activity timeout while count is 0.
+        if self.count == 0 {
+            self.drop_next = now + interval;
+        } else if now > self.drop_next && !drop {
+            self.drop_next = now;
+        }
+        drop
+    }
+}
+
 /// A COBALT queue.
 pub struct Cobalt {
     limit: Limit,
-    cfg: CobaltConfig,
+    params: CobaltParams,
     vars: CobaltVars,
     q: Fifo,
 }
@@ -99,22 +245,9 @@ impl Cobalt {
     /// Build from scenario parameters.
     pub fn from_params(limit: Limit, params: &Params) -> Result<Self, ParamError> {
         let cfg: CobaltConfig = params::parse(params)?;
-        for (key, t) in [("target", cfg.target), ("interval", cfg.interval)] {
-            if t.0 == SimTime::ZERO {
-                return Err(ParamError::at(key, "must be greater than 0"));
-            }
-        }
-        for (key, v) in [("increment", cfg.increment), ("decrement", cfg.decrement)] {
-            if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
-                return Err(ParamError::at(
-                    key,
-                    format!("expected a probability in [0, 1], got {v}"),
-                ));
-            }
-        }
         Ok(Cobalt {
             limit,
-            cfg,
+            params: cfg.params()?,
             vars: CobaltVars::default(),
             q: Fifo::default(),
         })
@@ -123,88 +256,6 @@ impl Cobalt {
     /// The state (for tests and probes).
     pub fn vars(&self) -> &CobaltVars {
         &self.vars
-    }
-
-    fn interval(&self) -> SimTime {
-        self.cfg.interval.0
-    }
-
-    /// `now - since > target`: BLUE changes at most once per target.
-    fn blue_may_change(&self, now: SimTime) -> bool {
-        now.saturating_sub(self.vars.blue_timer) > self.cfg.target.0
-    }
-
-    /// `cobalt_queue_full`: an arrival found the buffer full.
-    fn queue_full(&mut self, now: SimTime) {
-        if self.blue_may_change(now) {
-            self.vars.p_drop = (self.vars.p_drop + self.cfg.increment).min(1.0);
-            self.vars.blue_timer = now;
-        }
-        self.vars.dropping = true;
-        self.vars.drop_next = now;
-        self.vars.count = self.vars.count.max(1);
-    }
-
-    /// `cobalt_queue_empty`: the queue was found empty at a dequeue.
-    fn queue_empty(&mut self, now: SimTime) {
-        if self.vars.p_drop > 0.0 && self.blue_may_change(now) {
-            self.vars.p_drop = (self.vars.p_drop - self.cfg.decrement).max(0.0);
-            self.vars.blue_timer = now;
-        }
-        self.vars.dropping = false;
-        if self.vars.count > 0 && now >= self.vars.drop_next {
-            self.vars.count -= 1;
-            self.vars.drop_next = control_law(self.vars.drop_next, self.interval(), self.vars.count);
-        }
-    }
-
-    /// `cobalt_should_drop` for the packet `pkt` just dequeued; with `ecn`
-    /// it may mark it instead (then it is sent).
-    fn should_drop(&mut self, pkt: PacketRef, ctx: &mut QueueCtx) -> bool {
-        let now = ctx.now;
-        let interval = self.interval();
-        let sojourn = now - ctx.arena.get(pkt).enqueued_at;
-        let v = &mut self.vars;
-        let over_target = sojourn > self.cfg.target.0;
-        let mut next_due = v.count > 0 && now >= v.drop_next;
-        if over_target {
-            if !v.dropping {
-                v.dropping = true;
-                v.drop_next = control_law(now, interval, v.count);
-            }
-            v.count = v.count.max(1);
-        } else {
-            v.dropping = false;
-        }
-        let mut drop = false;
-        if next_due && v.dropping {
-            drop = !(self.cfg.ecn && ctx.mark(pkt));
-            v.count = v.count.saturating_add(1);
-            v.drop_next = control_law(v.drop_next, interval, v.count);
-        } else {
-            while next_due {
-                v.count -= 1;
-                v.drop_next = control_law(v.drop_next, interval, v.count);
-                next_due = v.count > 0 && now >= v.drop_next;
-            }
-        }
-        // BLUE also reacts to a sojourn far beyond anything CoDel tolerates.
-        if sojourn > self.cfg.blue_threshold.0 && self.blue_may_change(now) {
-            let v = &mut self.vars;
-            v.p_drop = (v.p_drop + self.cfg.increment).min(1.0);
-            v.blue_timer = now;
-        }
-        let v = &mut self.vars;
-        if v.p_drop > 0.0 {
-            drop |= uniform01(ctx.rng) < v.p_drop;
-        }
-        // drop_next doubles as an activity timeout while count is 0.
-        if v.count == 0 {
-            v.drop_next = now + interval;
-        } else if now > v.drop_next && !drop {
-            v.drop_next = now;
-        }
-        drop
     }
 }
 
@@ -216,7 +267,7 @@ impl QueueDisc for Cobalt {
     fn enqueue(&mut self, pkt: PacketRef, ctx: &mut QueueCtx) -> Verdict {
         let size = ctx.arena.get(pkt).size;
         if !self.limit.fits(self.q.len(), self.q.bytes(), size) {
-            self.queue_full(ctx.now);
+            self.vars.queue_full(&self.params, ctx.now);
             return Verdict::Dropped(DropReason::Overflow);
         }
         self.q.push(pkt, size);
@@ -226,10 +277,10 @@ impl QueueDisc for Cobalt {
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef> {
         loop {
             let Some(pkt) = self.q.pop_front(ctx) else {
-                self.queue_empty(ctx.now);
+                let _ = self.vars.queue_empty(&self.params, ctx.now);
                 return None;
             };
-            if self.should_drop(pkt, ctx) {
+            if self.vars.should_drop(&self.params, pkt, ctx) {
                 ctx.drop_queued(pkt, DropReason::Early);
             } else {
                 return Some(pkt);

@@ -31,8 +31,9 @@ pub mod rio;
 pub mod wred;
 
 // Fair queueing, schedulers and delay-based AQMs: blue, sfb, sred, fred,
-// choke, sfq, drr, rr, codel, fq_codel, pie. Modules go below this line.
+// choke, sfq, drr, rr, codel, cobalt, cake, fq_codel, pie. Modules go below this line.
 pub mod blue;
+pub mod cake;
 pub mod choke;
 pub mod classq;
 pub mod cobalt;
@@ -154,6 +155,21 @@ pub trait QueueDisc: Send {
     }
     /// Current values of the probes, in the order of [`QueueDisc::probe_names`].
     fn probe_values(&self, _out: &mut Vec<f64>) {}
+    /// For a discipline that is not work-conserving (CAKE's shaper): after
+    /// a dequeue that released nothing while packets wait, the time at
+    /// which it will release one. The kernel tries the transmitter again
+    /// then, as Linux's `qdisc_watchdog_schedule_ns` does. Default: `None`
+    /// (a discipline that holds packets always releases one).
+    fn next_release(&self) -> Option<SimTime> {
+        None
+    }
+    /// Whether the discipline may hold packets back while the transmitter
+    /// is idle (a shaper; see [`QueueDisc::next_release`]). Checked once when
+    /// the simulation is built: a WLAN interface, whose MAC does not wait
+    /// for a release time, refuses such a discipline.
+    fn shapes(&self) -> bool {
+        false
+    }
     /// First periodic timer the discipline wants (e.g. REM's price update),
     /// relative to the start of the run: (delay, kind).
     fn initial_timer(&self) -> Option<(SimTime, u32)> {
@@ -628,6 +644,12 @@ impl Queue {
         }
         self.note_len();
         out
+    }
+
+    /// When a discipline that released nothing although packets wait will
+    /// release one ([`QueueDisc::next_release`]).
+    pub fn next_release(&self) -> Option<SimTime> {
+        self.disc.next_release()
     }
 
     /// The discipline's first periodic timer.

@@ -85,6 +85,7 @@ pub const DISCIPLINES: &[Discipline] = &[
     row("cobalt", |a| {
         boxed(super::cobalt::Cobalt::from_params(a.limit, a.params))
     }),
+    row("cake", |a| boxed(super::cake::Cake::from_params(a.limit, a.params))),
     row("fq_codel", |a| {
         boxed(super::fq_codel::FqCodel::from_params(a.limit, a.params))
     }),

@@ -115,8 +115,11 @@ pub struct TcpConfig {
     /// Clock granularity G of the RTO (default from the profile: 0; 10 ms
     /// ticks under `ns2`, 1 ms under `ns3`).
     pub clock_granularity: Option<Time>,
-    /// RTT samples: "every_ack" (RFC 6298 with every ACK, as Linux) or
-    /// "timed" (one timed segment per RTT, ns-2) (default from the profile).
+    /// RTT samples: "every_ack" (RFC 6298 with every ACK, as Linux),
+    /// "timed" (one timed segment per RTT, ns-2) or "oldest" (ns-3: the
+    /// oldest segment a cumulative ACK newly covers, none from SACK blocks
+    /// or from segments sent before the last timeout) (default from the
+    /// profile).
     pub rtt_sampling: Option<RttSampling>,
     /// Initial congestion window, segments (default 2, as ns-2's
     /// `windowInit_`; 10 under `ns3` and `linux`, their `InitialCwnd` and
@@ -149,11 +152,31 @@ pub struct TcpConfig {
     /// when nothing else may be sent) (default from the profile: false
     /// under `ns3`, whose `TcpTxBuffer::NextSeg` leaves it out).
     pub rescue_retransmission: Option<bool>,
+    /// SACK recovery: a partial ACK whose new head segment was not
+    /// retransmitted yet sends one segment at once, outside the pipe rule:
+    /// the first segment deemed lost and not retransmitted, else new data,
+    /// else the head again (ns-3: `TcpSocketBase::ProcessAck` calls
+    /// `DoRetransmit`, which takes `TcpTxBuffer::NextSeg` without rule 3)
+    /// (default from the profile: true under `ns3`).
+    pub partial_ack_retransmit: Option<bool>,
+    /// SACK recovery: only the first partial ACK restarts the
+    /// retransmission timer, as NewReno's (RFC 6582's "Impatient" variant;
+    /// ns-3: `NewAck(ackNumber, m_isFirstPartialAck)`); otherwise every ACK
+    /// of new data does (RFC 6298 section 5.3) (default from the profile:
+    /// true under `ns3`).
+    pub rto_restart_first_partial_ack: Option<bool>,
     /// Open the connection with a SYN: a header-only segment (seq 0), and
     /// data only once it is acknowledged, one RTT later (ns-2's one-way
     /// `Agent/TCP` with `syn_ 1`; ns-3's handshake) (default from the
     /// profile: true under `ns2` and `ns3`).
     pub syn: Option<bool>,
+    /// The SYN's retransmission timeout: with `syn`, a lost SYN is sent
+    /// again after this, doubled on each retry, and the window and ssthresh
+    /// stay as they were (ns-3: `SendEmptyPacket` schedules its own retry
+    /// after `ConnTimeout` x 2^retries, `TcpSocket::ConnTimeout` 3 s;
+    /// `ReTxTimeout` is not involved); unset, the SYN times out as data
+    /// does, after the RTO (default from the profile: 3 s under `ns3`).
+    pub syn_timeout: Option<Time>,
     /// The SYN is a full-size segment on the wire (`mss + header` bytes)
     /// instead of a header: ns-2's `VegasTcpAgent::output` (`tcp/tcp-vegas.cc`)
     /// sends every packet, packet 0 too, with `allocpkt()`'s size (default
@@ -180,6 +203,22 @@ pub struct TcpConfig {
     /// outstanding segments plus RFC 3042's two (default from the profile:
     /// true under `ns3`).
     pub pipe_window: Option<bool>,
+    /// The delivery-rate estimator behind BBR's bandwidth model: "linux"
+    /// (`tcp_rate.c`) or "ns3" (ns-3.44's `TcpRateLinux`, which keeps a
+    /// sample's ACK phase across ACKs and repeats the last rate after an
+    /// invalid sample: [`rate::RateEstimator::ns3`]) (default from the
+    /// profile: "ns3" under `ns3`).
+    pub rate_sample: Option<rate::RateSampler>,
+    /// A window below one segment sends nothing, and the retransmission
+    /// timer keeps running while unsent data waits, its expiry a timeout
+    /// that sends the next new segment (ns-3: `SendPendingData` sends no
+    /// less than a segment while more data waits, `NewAck` re-arms the
+    /// timer while the send buffer holds data and `ReTxTimeout` then
+    /// proceeds, `tcp-socket-base.cc`); otherwise the sender always allows
+    /// one segment (default from the profile: true under `ns3`). Only a
+    /// controller without a floor of its own (DCTCP's `min_ssthresh = 0`)
+    /// takes the window below one segment.
+    pub sub_segment_window: Option<bool>,
     /// The sender is ns-2.35's `Agent/TCP/Linux` (`tcp/linux/tcp-linux.cc`),
     /// which ns-2 runs its Linux congestion-control modules in: this sets
     /// the defaults of `recovery` ("rate_halving"), `rtt_sampling`
@@ -244,11 +283,16 @@ impl Default for TcpConfig {
             rto_restart_on_fast_retransmit: None,
             timeout_resets_dupacks: None,
             rescue_retransmission: None,
+            partial_ack_retransmit: None,
+            rto_restart_first_partial_ack: None,
             syn: None,
+            syn_timeout: None,
             syn_full_size: None,
             cwnd_validation: None,
             ssthresh_basis: None,
             pipe_window: None,
+            rate_sample: None,
+            sub_segment_window: None,
             linux_agent: None,
             rto_restart_every_ack: None,
             rttvar_update: None,
@@ -298,6 +342,15 @@ pub struct SenderConfig {
     pub ssthresh_from_pipe: bool,
     /// With SACK, the window limits the unSACKed segments in every state (ns-3).
     pub pipe_window: bool,
+    /// ns-3's delivery-rate estimator ([`rate::RateEstimator::ns3`]).
+    pub ns3_rate_sample: bool,
+    /// A window below one segment sends nothing; the RTO timer runs while
+    /// unsent data waits (ns-3).
+    pub sub_segment_window: bool,
+    /// SACK recovery: a partial ACK sends one segment at once (ns-3's `DoRetransmit`).
+    pub partial_ack_rtx: bool,
+    /// SACK recovery: only the first partial ACK restarts the RTO timer (ns-3).
+    pub partial_ack_timer_once: bool,
     /// ns-2's Reno/NewReno recovery window: cwnd = min(cwnd, wnd) / 2
     /// unrounded at the fast retransmit, partial-ACK deflation beyond the
     /// inflation taken off cwnd, and cwnd opened on the ACK that ends
@@ -317,6 +370,11 @@ pub struct SenderConfig {
     pub timed_rtt: bool,
     /// A sample from every ACK's echoed timestamp, duplicates included.
     pub ts_rtt: bool,
+    /// ns-3's RTT history: the oldest newly acknowledged segment only.
+    pub oldest_rtt: bool,
+    /// The SYN's own retransmission timeout, doubled per retry, with no
+    /// congestion response (ns-3's `ConnTimeout`).
+    pub syn_timeout: Option<SimTime>,
     /// Restart the RTO timer on every ACK (ns-2's Linux agent).
     pub rto_restart_every_ack: bool,
 }
@@ -365,6 +423,11 @@ pub enum RttSampling {
     EveryAck,
     /// One segment timed at a time (ns-2's `rtt_active_` / `rtt_seq_`).
     Timed,
+    /// ns-3's RTT history (`TcpSocketBase::EstimateRtt`, `tcp-socket-base.cc`):
+    /// only the oldest segment an ACK newly covers cumulatively is timed, if
+    /// it was sent once and after the last timeout (`ReTxTimeout` clears
+    /// `m_history`; a retransmission adds no entry); never a SACKed one.
+    Oldest,
     /// Every ACK, duplicates included, from the timestamp it echoes
     /// (RFC 7323 section 4.1; ns-2's `Agent/TCP/Linux` with `timestamps_`,
     /// `LinuxTcpAgent::time_processing`: `int(tao / tcp_tick_ + 0.5)`
@@ -412,6 +475,8 @@ impl TcpConfig {
             RttSampling::Timestamps
         } else if profile == Profile::Ns2 {
             RttSampling::Timed
+        } else if profile == Profile::Ns3 {
+            RttSampling::Oldest
         } else {
             RttSampling::EveryAck
         });
@@ -553,6 +618,12 @@ impl TcpConfig {
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns2, |b| b == SsthreshBasis::Window),
             pipe_window: self.pipe_window.unwrap_or(profile == Profile::Ns3),
+            ns3_rate_sample: self
+                .rate_sample
+                .map_or(profile == Profile::Ns3, |r| r == rate::RateSampler::Ns3),
+            sub_segment_window: self.sub_segment_window.unwrap_or(profile == Profile::Ns3),
+            partial_ack_rtx: self.partial_ack_retransmit.unwrap_or(profile == Profile::Ns3),
+            partial_ack_timer_once: self.rto_restart_first_partial_ack.unwrap_or(profile == Profile::Ns3),
             ssthresh_from_pipe: self
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns3, |b| b == SsthreshBasis::Pipe),
@@ -566,6 +637,15 @@ impl TcpConfig {
             rto_rules,
             timed_rtt,
             ts_rtt: sampling == RttSampling::Timestamps,
+            oldest_rtt: sampling == RttSampling::Oldest,
+            syn_timeout: match self.syn_timeout {
+                Some(t) if t.0 == SimTime::ZERO => {
+                    return Err(ParamError::at("syn_timeout", "the SYN's timeout must be positive"))
+                }
+                Some(t) => Some(t.0),
+                // `TcpSocket::ConnTimeout` 3 s (read from the ns-3.44 wheel).
+                None => (profile == Profile::Ns3).then(|| SimTime::from_secs(3)),
+            },
             rto_restart_every_ack: self.rto_restart_every_ack.unwrap_or(la),
         };
         Ok((sc, recovery, sack))
@@ -589,6 +669,7 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
         wire_size: cfg.mss + cfg.header,
         compat: profile,
         linux_agent: cfg.linux_agent_for(profile),
+        sack,
     };
     let controller = cc::build(&cfg.cc, &cfg.cc_params, &init).map_err(|e| {
         if e.path == "cc" {

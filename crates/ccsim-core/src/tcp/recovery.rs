@@ -117,6 +117,7 @@ impl TcpSender {
                     } else if variant == Recovery::NewReno {
                         // RFC 6582 section 3.2 step 5: a partial ACK.
                         let hole = self.snd_una;
+                        self.note_lost(ctx, hole);
                         self.transmit(ctx, hole);
                         out.losses += 1;
                         let deflate = acked as f64;
@@ -130,6 +131,14 @@ impl TcpSender {
                             self.inflation += 1.0 - deflate;
                         }
                         out.restart_timer = self.partial_acks == 0;
+                        self.partial_acks += 1;
+                    } else if variant == Recovery::Sack {
+                        if self.cfg.partial_ack_rtx {
+                            self.partial_ack_retransmit(ctx);
+                        }
+                        if self.cfg.partial_ack_timer_once {
+                            out.restart_timer = self.partial_acks == 0;
+                        }
                         self.partial_acks += 1;
                     }
                 } else if is_dup && matches!(variant, Recovery::Reno | Recovery::NewReno) {
@@ -150,15 +159,53 @@ impl TcpSender {
                     self.dupacks += 1;
                     let head_lost = self.uses_sack() && self.board.is_lost(self.snd_una, self.cfg.dupthresh);
                     if self.fast_retransmit_allowed() && (self.dupacks >= self.cfg.dupthresh || head_lost) {
-                        self.enter_recovery(ctx);
                         if !self.uses_sack() {
+                            let head = self.snd_una;
+                            self.note_lost(ctx, head);
                             out.losses += 1;
                         }
+                        self.enter_recovery(ctx);
                     }
                 }
             }
         }
         out
+    }
+
+    /// ns-3's partial ACK in SACK recovery (`TcpSocketBase::ProcessAck`,
+    /// `tcp-socket-base.cc`): unless the segment at the new cumulative ACK
+    /// was already retransmitted, `DoRetransmit` sends at once, outside the
+    /// pipe rule, what `TcpTxBuffer::NextSeg` without rule 3 returns: the
+    /// first segment deemed lost and not yet retransmitted, else new data,
+    /// else the head again.
+    fn partial_ack_retransmit(&mut self, ctx: &mut FlowCtx) {
+        use super::scoreboard::NextSeg;
+        let head = self.snd_una;
+        if self.board.is_sacked(head) || self.seg(head).tx_count > 1 {
+            return;
+        }
+        let next = self.board.next_seg(
+            self.high_rxt_end,
+            self.cfg.dupthresh,
+            self.new_data_allowed(),
+            false,
+            self.snd_max,
+        );
+        match next {
+            Some(NextSeg::Lost(s)) => {
+                self.transmit(ctx, s);
+                self.high_rxt_end = self.high_rxt_end.max(s + 1);
+            }
+            Some(NextSeg::NewData) => {
+                let s = self.snd_max;
+                self.transmit(ctx, s);
+                self.snd_nxt = self.snd_max;
+            }
+            _ => {
+                self.transmit(ctx, head);
+                self.high_rxt_end = self.high_rxt_end.max(head + 1);
+            }
+        }
     }
 
     /// The guard against a new fast retransmit for data sent before the

@@ -148,8 +148,10 @@ impl Scoreboard {
     }
 
     /// Mark the segments that IsLost() now declares lost; return how many
-    /// were not marked before.
-    pub fn mark_lost(&mut self, dupthresh: u32) -> u64 {
+    /// were not marked before, and put their sequence numbers in `newly_lost`
+    /// (cleared first; highest first).
+    pub fn mark_lost(&mut self, dupthresh: u32, newly_lost: &mut Vec<u64>) -> u64 {
+        newly_lost.clear();
         if self.count < dupthresh as usize {
             return 0;
         }
@@ -160,6 +162,7 @@ impl Scoreboard {
                 above += 1;
             } else if above >= dupthresh as usize && !self.lost[i] {
                 self.lost[i] = true;
+                newly_lost.push(self.base + i as u64);
                 newly += 1;
             }
         }
@@ -265,8 +268,11 @@ mod tests {
     #[test]
     fn advance_and_mark_lost() {
         let mut b = board(10, &[1, 3, 4, 5]);
-        assert_eq!(b.mark_lost(3), 2);
-        assert_eq!(b.mark_lost(3), 0);
+        let mut lost = vec![];
+        assert_eq!(b.mark_lost(3, &mut lost), 2);
+        assert_eq!(lost, [2, 0]);
+        assert_eq!(b.mark_lost(3, &mut lost), 0);
+        assert!(lost.is_empty());
         b.advance(4);
         assert_eq!(b.count(), 2);
         assert!(b.is_sacked(5) && !b.is_sacked(6));

@@ -24,7 +24,10 @@
 //! RTT samples (RFC 6298 section 3, Karn's algorithm): on each ACK, from the
 //! most recently sent segment it newly acknowledges, unless the cumulative
 //! part acknowledges a retransmitted segment; otherwise from the most
-//! recently sent newly SACKed segment that was sent once.
+//! recently sent newly SACKed segment that was sent once. With
+//! `rtt_sampling = "oldest"` (ns-3's `EstimateRtt`) only the oldest segment
+//! the cumulative ACK newly covers is timed, if it was sent once and after
+//! the last timeout; with `"timed"` (ns-2) one segment at a time.
 //!
 //! Pacing: with a controller that sets a pacing rate (BBR), or with
 //! `pacing = true` for the others (at Linux's default rate: cwnd / SRTT
@@ -36,7 +39,7 @@ use super::recovery::Recovery;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::SenderConfig;
-use crate::cc::{AckInfo, CaState, CongestionControl, CongestionEvent};
+use crate::cc::{AckInfo, CaState, CongestionControl, CongestionEvent, LostPacket};
 use crate::event::Endpoint;
 use crate::packet::{flags, Ecn, Packet, PacketKind};
 use crate::time::{tx_time, SimTime};
@@ -117,11 +120,16 @@ pub struct TcpSender {
     /// With `syn`: the connection-opening segment (seq 0, no payload) has
     /// not been acknowledged yet.
     pub(super) syn_pending: bool,
+    /// With `oldest_rtt` (ns-3): segments below this were sent before the
+    /// last timeout, so ns-3's RTT history holds none of them.
+    rtt_hist_start: u64,
     /// ns-2 Linux agent state (recovery "rate_halving").
     pub(super) la: super::linux_agent::LaState,
     ecn_recover: Option<u64>,
     cwr_pending: bool,
     pub(super) cwnd_limited: bool,
+    /// The segments the last SACK update declared lost (reused buffer).
+    newly_lost: Vec<u64>,
     pub(super) rto_deadline: Option<SimTime>,
     rto_event: Option<SimTime>,
     rto_token: u64,
@@ -134,17 +142,23 @@ pub struct TcpSender {
 impl TcpSender {
     /// A sender with the given settings and controller.
     pub fn new(cfg: SenderConfig, cc: Box<dyn CongestionControl>) -> Self {
+        let rate = if cfg.ns3_rate_sample {
+            RateEstimator::ns3()
+        } else {
+            RateEstimator::new()
+        };
         TcpSender {
             probes_rate: cfg.pacing || cc.pacing_rate_bps().is_some(),
             rtt: RttEstimator::with_rules(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.rto_rules),
             rtt_timing: None,
             syn_pending: cfg.syn,
+            rtt_hist_start: 0,
             la: Default::default(),
             rwnd: cfg.window as u64,
             cfg,
             cc,
             board: Scoreboard::new(),
-            rate: RateEstimator::new(),
+            rate,
             segs: VecDeque::new(),
             snd_una: 0,
             snd_nxt: 0,
@@ -166,6 +180,7 @@ impl TcpSender {
             ecn_recover: None,
             cwr_pending: false,
             cwnd_limited: false,
+            newly_lost: Vec::new(),
             rto_deadline: None,
             rto_event: None,
             rto_token: 0,
@@ -188,9 +203,18 @@ impl TcpSender {
 
     /// The window used for sending, segments: cwnd plus the fast-recovery
     /// inflation (what ns-2 reports as `cwnd_`), at least one segment
-    /// (NewReno's partial-ACK deflation may take the sum lower).
+    /// (NewReno's partial-ACK deflation may take the sum lower) unless
+    /// `sub_segment_window`.
     pub fn effective_cwnd(&self) -> f64 {
-        (self.cc.cwnd() + self.inflation).max(1.0)
+        let w = self.cc.cwnd() + self.inflation;
+        if self.cfg.sub_segment_window {
+            // ns-3 (`sub_segment_window`): a window below one segment sends
+            // nothing, `SendPendingData` will not send less than a segment
+            // while more data waits (its silly-window check).
+            w.max(0.0)
+        } else {
+            w.max(1.0)
+        }
     }
 
     /// The loss-recovery state.
@@ -204,6 +228,21 @@ impl TcpSender {
 
     pub(super) fn seg(&self, seq: u64) -> &Seg {
         &self.segs[(seq - self.snd_una) as usize]
+    }
+
+    /// Outstanding segment `seq` is deemed lost (before any retransmission
+    /// of it): count it in the rate estimator's `C.lost` and tell the
+    /// controller what was in flight and lost when it was sent
+    /// (draft-ietf-ccwg-bbr-06 section 5.2.4, `HandleLostPacket`).
+    pub(super) fn note_lost(&mut self, ctx: &mut FlowCtx, seq: u64) {
+        let tx = self.seg(seq).tx;
+        self.rate.on_lost(1);
+        let p = LostPacket {
+            tx_in_flight: tx.tx_in_flight,
+            lost: self.rate.lost() - tx.lost,
+            app_limited: tx.app_limited,
+        };
+        self.cc.on_packet_lost(ctx.now, &p, ctx.rng);
     }
 
     /// Segments in the network (for congestion control and rate sampling):
@@ -353,7 +392,13 @@ impl TcpSender {
             self.pace_next = self.pace_next.max(now) + gap;
         }
         if self.rto_deadline.is_none() {
-            let at = now + self.rtt.rto();
+            let at = match self.cfg.syn_timeout {
+                // ns-3: `m_rto = m_cnTimeout * 2^(retries so far)`.
+                Some(t) if self.syn_pending && seq == 0 => {
+                    now + SimTime(t.0.saturating_mul(1u64 << (self.seg(0).tx_count - 1).min(30)))
+                }
+                _ => now + self.rtt.rto(),
+            };
             self.arm_rto(ctx, at);
         }
     }
@@ -532,7 +577,18 @@ impl TcpSender {
 
     /// Retransmission timeout (RFC 6298 section 5.4-5.6, RFC 5681 section 3.1).
     fn on_timeout(&mut self, ctx: &mut FlowCtx) {
-        if self.snd_una >= self.snd_max {
+        // With `sub_segment_window` (ns-3) the timer also runs while unsent
+        // data waits behind a window below one segment, and its expiry is a
+        // timeout that sends the next new segment (`TcpSocketBase::ReTxTimeout`
+        // proceeds while the send buffer holds data).
+        if self.snd_una >= self.snd_max && !(self.cfg.sub_segment_window && self.has_new_data()) {
+            return;
+        }
+        if self.syn_pending && self.cfg.syn_timeout.is_some() {
+            // ns-3 resends the SYN from `SendEmptyPacket`'s own timer: no
+            // RTO backoff, no congestion response, not a data timeout.
+            self.snd_nxt = 1;
+            self.transmit(ctx, 0);
             return;
         }
         if self.cfg.recovery == Recovery::RateHalving {
@@ -564,6 +620,8 @@ impl TcpSender {
         // Karn: nothing sent before the timeout is timed any more (ns-2's
         // `reset_rtx_timer` clears `rtt_active_`).
         self.rtt_timing = None;
+        // ns-3's `ReTxTimeout` clears its RTT history (`m_history.clear ()`).
+        self.rtt_hist_start = self.snd_max;
         self.rto_streak += 1;
         self.state = CaState::Loss;
         self.recover = self.snd_max;
@@ -629,7 +687,10 @@ impl TcpSender {
         let mut acked_bytes = 0u64;
         let mut cum_rtt: Option<SimTime> = None;
         let mut retrans_acked = false;
+        // ns-3's sample: the oldest newly covered segment in its history.
+        let mut oldest_rtt: Option<SimTime> = None;
         if ack > self.snd_una {
+            let oldest = self.snd_una.max(self.rtt_hist_start);
             for s in self.snd_una..ack {
                 let seg = self
                     .segs
@@ -637,6 +698,9 @@ impl TcpSender {
                     .expect("segs holds every seq in [snd_una, snd_max) and ack <= snd_max");
                 acked += 1;
                 acked_bytes += seg.payload as u64;
+                if s == oldest && seg.tx_count == 1 {
+                    oldest_rtt = Some(now - seg.sent_at);
+                }
                 if self.board.is_sacked(s) {
                     continue;
                 }
@@ -670,6 +734,8 @@ impl TcpSender {
                 }
                 _ => None,
             }
+        } else if self.cfg.oldest_rtt {
+            oldest_rtt
         } else {
             ack_rtt
         };
@@ -677,18 +743,27 @@ impl TcpSender {
             self.rtt.on_sample(r, now - r);
         }
 
-        let mut losses = if self.uses_sack() {
-            self.board.mark_lost(self.cfg.dupthresh)
-        } else {
-            0
-        };
+        let mut losses = 0;
+        if self.uses_sack() {
+            let mut newly_lost = std::mem::take(&mut self.newly_lost);
+            losses = self.board.mark_lost(self.cfg.dupthresh, &mut newly_lost);
+            for &seq in &newly_lost {
+                self.note_lost(ctx, seq);
+            }
+            self.newly_lost = newly_lost;
+        }
         let advanced = ack > prior_una;
         let is_dup = !advanced && self.snd_una < self.snd_max && (!self.uses_sack() || newly_sacked > 0);
         let out = self.recovery_on_ack(ctx, advanced, is_dup, acked);
         losses += out.losses;
 
         if advanced {
-            if self.snd_una >= self.snd_max {
+            if self.snd_una >= self.snd_max && self.cfg.sub_segment_window && self.has_new_data() {
+                // ns-3's `NewAck` restarts the timer on every new ACK and
+                // cancels it only when the send buffer is empty.
+                let at = now + self.rtt.rto();
+                self.arm_rto(ctx, at);
+            } else if self.snd_una >= self.snd_max {
                 self.rto_deadline = None;
             } else if out.restart_timer {
                 let at = now + self.rtt.rto();

@@ -181,6 +181,21 @@ impl Harness {
         self.now = end;
     }
 
+    /// Hand the sender an ACK of `ack` with SACK blocks `sack` at `at`
+    /// (timers due before `at` fire first).
+    pub fn inject_ack(&mut self, at: SimTime, ack: u64, sack: &[(u64, u64)]) {
+        self.run_until(at);
+        let mut p = Packet {
+            kind: PacketKind::Ack,
+            ack,
+            wnd: 64,
+            n_sack: sack.len() as u8,
+            ..Packet::default()
+        };
+        p.sack[..sack.len()].copy_from_slice(sack);
+        self.with_ctx(|ctx, s, _| s.on_packet(ctx, &p));
+    }
+
     /// Sequence numbers retransmitted, in order.
     pub fn retransmitted(&self) -> Vec<u64> {
         self.log.iter().filter(|t| t.retransmission).map(|t| t.seq).collect()
@@ -675,6 +690,143 @@ fn linux_agent_is_the_ns2_sender_of_the_linux_modules() {
     assert_eq!(s.recovery, Recovery::NewReno);
     assert!(s.timed_rtt && !s.ts_rtt);
     assert_eq!(s.rto_rules.granularity, SimTime::from_millis(10));
+}
+
+#[test]
+fn ns3_sub_segment_window_stalls_until_the_rto() {
+    // ns-3's TcpDctcp::GetSsThresh has no floor: with every segment marked
+    // and alpha 1, cwnd 2 halves to 1 and then to 0.5. The ns-3 sender then
+    // sends nothing (SendPendingData's silly-window check) until its
+    // retransmission timer, re-armed by the last new ACK while data waits,
+    // expires: a timeout that sends the next new segment, no retransmission.
+    let run = |ns3: bool| {
+        let mut c = cfg("dctcp");
+        c.initial_cwnd = Some(2.0);
+        c.min_rto = Some(crate::units::Time(SimTime::from_secs(1)));
+        if ns3 {
+            c.sub_segment_window = Some(true);
+            c.cc_params.insert("min_ssthresh".into(), 0.0.into());
+        }
+        let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[]);
+        h.marks = (1..=2000).collect();
+        h.start(u64::MAX);
+        h.run_until(SimTime::from_secs(3));
+        h
+    };
+    let h = run(true);
+    assert!(h.retransmitted().is_empty());
+    assert!(h.stats.timeouts >= 1, "{}", h.stats.timeouts);
+    assert!(h.min_cwnd(SimTime::ZERO, SimTime::from_secs(3)) < 1.0);
+    // The stall: a gap of the 1 s RTO between two transmissions.
+    let gap = h.log.windows(2).map(|w| w[1].t - w[0].t).max().unwrap();
+    assert!(gap >= SimTime::from_millis(990), "{gap:?}");
+    // With the 2-segment floor (Linux, ccsim) the flow never stalls.
+    let h = run(false);
+    assert_eq!(h.stats.timeouts, 0);
+    assert!(h.min_cwnd(SimTime::ZERO, SimTime::from_secs(3)) >= 2.0);
+}
+
+/// A SACK sender with ten segments out (0..10) and every data packet lost,
+/// driven by injected ACKs: three duplicate ACKs SACKing 2..5 start
+/// recovery (0 and 1 deemed lost, 0 retransmitted; pipe 6 > cwnd 5), then
+/// the partial ACK of 0 (pipe 5 = cwnd) and a second partial ACK.
+fn sack_partial_acks(tweak: impl FnOnce(&mut TcpConfig)) -> Harness {
+    let mut c = cfg("sack");
+    c.initial_cwnd = Some(10.0);
+    tweak(&mut c);
+    let drops: Vec<u64> = (1..=1000).collect();
+    let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &drops);
+    h.start(u64::MAX);
+    let ms = SimTime::from_millis;
+    h.inject_ack(ms(30), 0, &[(2, 3)]);
+    h.inject_ack(ms(31), 0, &[(2, 4)]);
+    h.inject_ack(ms(32), 0, &[(2, 5)]);
+    h.inject_ack(ms(60), 1, &[(2, 5)]);
+    h.inject_ack(ms(150), 5, &[(6, 7)]);
+    h.run_until(SimTime::from_secs(3));
+    h
+}
+
+#[test]
+fn ns3_partial_ack_retransmits_at_once() {
+    // ns-3's ProcessAck: the partial ACK of 0 finds the new head, 1, lost
+    // and not yet retransmitted, and DoRetransmit sends it at once although
+    // cwnd - pipe < 1; RFC 6675's pipe rule alone sends nothing then.
+    let first_rtx_of_1 = |on: bool| {
+        let h = sack_partial_acks(|c| c.partial_ack_retransmit = Some(on));
+        assert_eq!(h.log[10].seq, 0, "the fast retransmit");
+        h.log.iter().find(|t| t.seq == 1 && t.retransmission).map(|t| t.t)
+    };
+    assert_eq!(first_rtx_of_1(true), Some(SimTime::from_millis(60)));
+    assert_ne!(first_rtx_of_1(false), Some(SimTime::from_millis(60)));
+}
+
+#[test]
+fn ns3_only_the_first_partial_ack_restarts_the_timer() {
+    // ns-3: NewAck(ackNumber, m_isFirstPartialAck). The timeout comes one
+    // RTO after the first partial ACK (60 ms), not after the second (150 ms).
+    let timeout_at = |once: bool| {
+        let h = sack_partial_acks(|c| {
+            c.partial_ack_retransmit = Some(false);
+            c.rto_restart_first_partial_ack = Some(once);
+            c.min_rto = Some(crate::units::Time(SimTime::from_secs(1)));
+            c.rto_floor = Some(crate::compat::RtoFloor::Whole);
+        });
+        assert_eq!(h.stats.timeouts, 1);
+        // The go-back-N after the timeout resends the head, 5.
+        h.log.iter().find(|t| t.seq == 5 && t.retransmission).unwrap().t
+    };
+    let (once, every) = (timeout_at(true), timeout_at(false));
+    assert!(once < every, "{once:?} {every:?}");
+    assert_eq!(every - once, SimTime::from_millis(90));
+}
+
+#[test]
+fn ns3_syn_retries_after_conn_timeout_without_a_congestion_response() {
+    // ns-3: SendEmptyPacket resends the SYN after ConnTimeout x 2^retries
+    // (3 s, then 6 s) and leaves cwnd and ssthresh alone; without
+    // `syn_timeout` the SYN times out as data does (RTO 1 s, doubled) and
+    // each expiry is a timeout that takes cwnd to one segment.
+    let run = |t: Option<u64>| {
+        let mut c = cfg("newreno");
+        c.syn = Some(true);
+        c.initial_cwnd = Some(10.0);
+        c.syn_timeout = t.map(|s| crate::units::Time(SimTime::from_secs(s)));
+        let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[1, 2]);
+        h.start(u64::MAX);
+        h.run_until(SimTime::from_secs(12));
+        h
+    };
+    let syn_times = |h: &Harness| -> Vec<SimTime> { h.log.iter().filter(|t| t.seq == 0).map(|t| t.t).collect() };
+    let burst = |h: &Harness| {
+        let first = h.log.iter().find(|t| t.seq == 1).unwrap().t;
+        h.log.iter().filter(|t| t.t == first).count()
+    };
+    let s = SimTime::from_secs;
+    let h = run(Some(3));
+    assert_eq!(syn_times(&h), vec![s(0), s(3), s(9)]);
+    assert_eq!(h.stats.timeouts, 0);
+    assert_eq!(burst(&h), 10, "the initial window");
+    let h = run(None);
+    assert_eq!(syn_times(&h), vec![s(0), s(1), s(3)]);
+    assert_eq!(h.stats.timeouts, 2);
+    assert_eq!(burst(&h), 1);
+}
+
+#[test]
+fn ns3_samples_the_oldest_segment_an_ack_covers() {
+    // ns-3's EstimateRtt times the front of its RTT history: with delayed
+    // ACKs covering two segments, the first of them, sent at least one
+    // transmission time (1.2 ms at 10 Mbit/s) before the second.
+    let srtt = |sampling: super::RttSampling| {
+        let h = run_for("newreno", &[], 2, |c| {
+            c.delayed_ack = Some(true);
+            c.rtt_sampling = Some(sampling);
+        });
+        h.cwnd_log.last().unwrap().3
+    };
+    let d = srtt(super::RttSampling::Oldest) - srtt(super::RttSampling::EveryAck);
+    assert!((0.0010..0.005).contains(&d), "{d}");
 }
 
 #[test]

@@ -23,6 +23,27 @@ pub fn run_err(text: &str) -> String {
     }
 }
 
+/// The error (prefixed "bad.toml: ") of a one-second scenario with one bulk
+/// TCP flow over [`dumbbell`] whose flow table adds the keys `flow_keys`;
+/// panics if it runs.
+pub fn tcp_flow_err(flow_keys: &str) -> String {
+    let text = format!(
+        r#"
+name = "bad"
+duration = "1s"
+{topology}[[flows]]
+transport = "tcp"
+app = "bulk"
+{flow_keys}
+"#,
+        topology = dumbbell(1, "")
+    );
+    match run_toml(&text, "bad.toml", GuardOverrides::default()) {
+        Ok(_) => panic!("accepted: {flow_keys}"),
+        Err(e) => e.to_string(),
+    }
+}
+
 /// The flow named `name`; panics if absent.
 pub fn flow<'a>(out: &'a RunOutput, name: &str) -> &'a FlowResult {
     out.result
