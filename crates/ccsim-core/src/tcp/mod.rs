@@ -177,6 +177,14 @@ pub struct TcpConfig {
     /// `ReTxTimeout` is not involved); unset, the SYN times out as data
     /// does, after the RTO (default from the profile: 3 s under `ns3`).
     pub syn_timeout: Option<Time>,
+    /// A SYN that was sent again is timed from its first transmission when
+    /// its ACK arrives (with `rtt_sampling = "oldest"`): ns-3's RTT history
+    /// keeps the first SYN's entry (`SendEmptyPacket` adds none for a
+    /// retry) and `TcpSocketBase::DoForwardUp` calls `EstimateRtt` on the
+    /// SYN-ACK, so a SYN lost once gives a first sample of about
+    /// `ConnTimeout` (3 s) and an RTO near 9 s (default from the profile:
+    /// true under `ns3`).
+    pub syn_rtt_first_send: Option<bool>,
     /// The SYN is a full-size segment on the wire (`mss + header` bytes)
     /// instead of a header: ns-2's `VegasTcpAgent::output` (`tcp/tcp-vegas.cc`)
     /// sends every packet, packet 0 too, with `allocpkt()`'s size (default
@@ -287,6 +295,7 @@ impl Default for TcpConfig {
             rto_restart_first_partial_ack: None,
             syn: None,
             syn_timeout: None,
+            syn_rtt_first_send: None,
             syn_full_size: None,
             cwnd_validation: None,
             ssthresh_basis: None,
@@ -375,6 +384,8 @@ pub struct SenderConfig {
     /// The SYN's own retransmission timeout, doubled per retry, with no
     /// congestion response (ns-3's `ConnTimeout`).
     pub syn_timeout: Option<SimTime>,
+    /// A resent SYN is timed from its first transmission (ns-3).
+    pub syn_rtt_first_send: bool,
     /// Restart the RTO timer on every ACK (ns-2's Linux agent).
     pub rto_restart_every_ack: bool,
 }
@@ -647,6 +658,7 @@ impl TcpConfig {
                 None => (profile == Profile::Ns3).then(|| SimTime::from_secs(3)),
             },
             rto_restart_every_ack: self.rto_restart_every_ack.unwrap_or(la),
+            syn_rtt_first_send: self.syn_rtt_first_send.unwrap_or(profile == Profile::Ns3),
         };
         Ok((sc, recovery, sack))
     }

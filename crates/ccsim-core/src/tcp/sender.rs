@@ -123,6 +123,8 @@ pub struct TcpSender {
     /// With `oldest_rtt` (ns-3): segments below this were sent before the
     /// last timeout, so ns-3's RTT history holds none of them.
     rtt_hist_start: u64,
+    /// When the SYN was first sent (`syn_rtt_first_send`).
+    syn_first_sent: Option<SimTime>,
     /// ns-2 Linux agent state (recovery "rate_halving").
     pub(super) la: super::linux_agent::LaState,
     ecn_recover: Option<u64>,
@@ -153,6 +155,7 @@ impl TcpSender {
             rtt_timing: None,
             syn_pending: cfg.syn,
             rtt_hist_start: 0,
+            syn_first_sent: None,
             la: Default::default(),
             rwnd: cfg.window as u64,
             cfg,
@@ -356,6 +359,9 @@ impl TcpSender {
         s.sent_at = now;
         s.tx = tx;
         let first = s.tx_count == 1;
+        if seq == 0 && first {
+            self.syn_first_sent = Some(now);
+        }
         let size = if seq == 0 && self.syn_pending && self.cfg.syn_full_size {
             self.cfg.mss + self.cfg.header
         } else {
@@ -700,6 +706,12 @@ impl TcpSender {
                 acked_bytes += seg.payload as u64;
                 if s == oldest && seg.tx_count == 1 {
                     oldest_rtt = Some(now - seg.sent_at);
+                } else if s == 0 && self.syn_pending && self.cfg.syn_rtt_first_send {
+                    // ns-3: a resent SYN adds no entry to the RTT history,
+                    // which still holds the first one, so the SYN-ACK is
+                    // timed from the first SYN (`DoForwardUp` ->
+                    // `EstimateRtt`): no Karn's rule for the handshake.
+                    oldest_rtt = self.syn_first_sent.map(|t| now - t);
                 }
                 if self.board.is_sacked(s) {
                     continue;

@@ -814,6 +814,33 @@ fn ns3_syn_retries_after_conn_timeout_without_a_congestion_response() {
 }
 
 #[test]
+fn ns3_times_a_resent_syn_from_its_first_transmission() {
+    // ns-3 (traced in the wheel by fid-ns3-cc): a SYN lost once is resent
+    // after ConnTimeout (3 s); the SYN-ACK's RTT sample runs from the first
+    // SYN, about 3.02 s, so the flow starts with an RTO near 9 s. Without
+    // the rule (Karn's) the handshake gives no sample and the first data
+    // ACK a 20 ms one.
+    let run = |first_send: bool| {
+        let mut c = cfg("newreno");
+        c.syn = Some(true);
+        c.syn_timeout = Some(crate::units::Time(SimTime::from_secs(3)));
+        c.rtt_sampling = Some(super::RttSampling::Oldest);
+        c.syn_rtt_first_send = Some(first_send);
+        let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[1]);
+        h.start(20 * 1460);
+        h.run_until(SimTime::from_secs(4));
+        h
+    };
+    // The first smoothed RTT the sender has (after the SYN-ACK, or after
+    // the first data ACK when the handshake gave no sample).
+    let first_srtt = |h: &Harness| h.cwnd_log.iter().map(|c| c.3).find(|v| v.is_finite()).unwrap();
+    let srtt = first_srtt(&run(true));
+    assert!((3.0..3.1).contains(&srtt), "{srtt}");
+    let srtt = first_srtt(&run(false));
+    assert!(srtt < 0.05, "{srtt}");
+}
+
+#[test]
 fn ns3_samples_the_oldest_segment_an_ack_covers() {
     // ns-3's EstimateRtt times the front of its RTT history: with delayed
     // ACKs covering two segments, the first of them, sent at least one
