@@ -68,9 +68,13 @@ pub struct FlowResult {
     pub timeouts: u64,
     /// Fast retransmits.
     pub fast_retransmits: u64,
-    /// Mean sampled congestion window, packets (window-based transports).
+    /// Time-weighted mean congestion window over the metrics window from the
+    /// flow's start, packets (window-based transports): the window's time
+    /// integral, kept exactly by the kernel after each of the sender's
+    /// callbacks, divided by the time; independent of `sample_interval`.
     pub cwnd_mean_pkts: Option<f64>,
-    /// Mean sampled smoothed RTT, s.
+    /// Mean of the smoothed RTT sampled every `sample_interval` inside the
+    /// metrics window, s (none without sampling).
     pub srtt_mean_s: Option<f64>,
     /// Flow completion time of finite flows, s.
     pub fct_s: Option<f64>,
@@ -466,8 +470,10 @@ impl RunResult {
         let flows: Vec<FlowResult> = sim
             .flows
             .iter()
-            .map(|f| {
+            .enumerate()
+            .map(|(i, f)| {
                 let s = &f.stats;
+                let w = s.window();
                 let d = &s.delays_ns;
                 FlowResult {
                     name: f.name.clone(),
@@ -477,28 +483,28 @@ impl RunResult {
                     transport: f.sender.name().to_string(),
                     app: f.app.name().to_string(),
                     start_s: f.start.secs_f64(),
-                    sent_packets: s.sent_packets,
-                    sent_bytes: s.sent_bytes,
-                    received_packets: s.received_packets,
-                    delivered_bytes: s.delivered_bytes,
-                    goodput_bps: ratio(s.delivered_bytes as f64 * 8.0, window),
-                    throughput_bps: ratio(s.received_bytes as f64 * 8.0, window),
-                    lost_packets: s.lost_packets,
-                    loss_rate: ratio(s.lost_packets as f64, s.sent_packets as f64),
+                    sent_packets: w.sent_packets,
+                    sent_bytes: w.sent_bytes,
+                    received_packets: w.received_packets,
+                    delivered_bytes: w.delivered_bytes,
+                    goodput_bps: ratio(w.delivered_bytes as f64 * 8.0, window),
+                    throughput_bps: ratio(w.received_bytes as f64 * 8.0, window),
+                    lost_packets: w.lost_packets,
+                    loss_rate: ratio(w.lost_packets as f64, w.sent_packets as f64),
                     in_flight_start: s.in_flight_start,
                     in_flight_end: s.in_flight,
-                    acks_sent: s.acks_sent,
-                    acks_lost: s.acks_lost,
+                    acks_sent: w.acks_sent,
+                    acks_lost: w.acks_lost,
                     delay_mean_s: d.mean().map(|m| m * 1e-9),
                     delay_min_s: d.min().map(secs),
                     delay_max_s: d.max().map(secs),
                     delay_p99_s: d.quantile(0.99).map(secs),
                     jitter_s: (s.jitter_n > 0).then(|| s.jitter_sum_ns as f64 / s.jitter_n as f64 * 1e-9),
-                    retransmits: s.retransmits,
-                    timeouts: s.timeouts,
-                    fast_retransmits: s.fast_retransmits,
-                    cwnd_mean_pkts: (s.probe_samples > 0).then(|| s.cwnd_sum / s.probe_samples as f64),
-                    srtt_mean_s: (s.srtt_samples > 0).then(|| s.srtt_sum / s.srtt_samples as f64),
+                    retransmits: w.retransmits,
+                    timeouts: w.timeouts,
+                    fast_retransmits: w.fast_retransmits,
+                    cwnd_mean_pkts: w.cwnd_mean_pkts(),
+                    srtt_mean_s: sim.sampler.srtt_mean_s(i),
                     fct_s: match (s.completed_at, s.started_at) {
                         (Some(c), Some(st)) => Some((c - st).secs_f64()),
                         _ => None,

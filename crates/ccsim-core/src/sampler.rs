@@ -69,6 +69,9 @@ pub struct Sampler {
     last_sent: Vec<u64>,
     /// Per flow: (delay sum ns, packets) at the previous sample.
     last_delay: Vec<(u128, u64)>,
+    /// Per flow: the sum and number of the smoothed RTTs sampled inside the
+    /// metrics window (for `srtt_mean_s`, [`Sampler::srtt_mean_s`]).
+    srtt: Vec<(f64, u64)>,
     /// Per sampled link: (arrivals, drops) of the queue at the previous
     /// sample, and counts carried over a window opening (which resets the
     /// queue's counters).
@@ -149,6 +152,15 @@ impl Sampler {
         }
     }
 
+    /// The mean of flow `flow`'s smoothed RTT over the samples taken inside
+    /// the metrics window (after its start), seconds; `None` without such
+    /// samples (no sampling, or a sender without an RTT estimate). Unlike
+    /// `cwnd_mean_pkts`, which the kernel integrates over time, this mean
+    /// depends on `sample_interval`.
+    pub fn srtt_mean_s(&self, flow: usize) -> Option<f64> {
+        self.srtt.get(flow).filter(|m| m.1 > 0).map(|m| m.0 / m.1 as f64)
+    }
+
     /// The sampling interval, if sampling.
     pub fn interval(&self) -> Option<SimTime> {
         self.interval
@@ -227,6 +239,7 @@ impl Sampler {
         self.last_received = vec![0; flows.len()];
         self.last_sent = vec![0; flows.len()];
         self.last_delay = vec![(0, 0); flows.len()];
+        self.srtt = vec![(0.0, 0); flows.len()];
         // Group indices in first-appearance order (the map is only looked up).
         let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for f in flows {
@@ -253,7 +266,7 @@ impl Sampler {
     }
 
     /// Take one sample at `now`.
-    pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &mut [Flow], wlans: &mut [Wlan]) {
+    pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &[Flow], wlans: &mut [Wlan]) {
         if self.times.is_empty() && self.series.is_empty() {
             self.init(links, flows, wlans);
             self.times.reserve_exact(self.expected);
@@ -307,16 +320,17 @@ impl Sampler {
         for acc in self.group_delay.iter_mut() {
             *acc = (0, 0);
         }
-        for (i, f) in flows.iter_mut().enumerate() {
-            let d = f.stats.delivered_total - self.last_delivered[i];
-            let r = f.stats.received_total - self.last_received[i];
-            let snt = f.stats.sent_total - self.last_sent[i];
-            self.last_delivered[i] = f.stats.delivered_total;
-            self.last_received[i] = f.stats.received_total;
-            self.last_sent[i] = f.stats.sent_total;
+        for (i, f) in flows.iter().enumerate() {
+            let c = &f.stats.counts;
+            let d = c.delivered_bytes - self.last_delivered[i];
+            let r = c.received_bytes - self.last_received[i];
+            let snt = c.sent_bytes - self.last_sent[i];
+            self.last_delivered[i] = c.delivered_bytes;
+            self.last_received[i] = c.received_bytes;
+            self.last_sent[i] = c.sent_bytes;
             let (last_sum, last_n) = self.last_delay[i];
-            let (delay_sum, delay_n) = (f.stats.delay_sum_total_ns - last_sum, f.stats.delay_n_total - last_n);
-            self.last_delay[i] = (f.stats.delay_sum_total_ns, f.stats.delay_n_total);
+            let (delay_sum, delay_n) = (c.delay_sum_ns - last_sum, c.delay_n - last_n);
+            self.last_delay[i] = (c.delay_sum_ns, c.delay_n);
             let (g, t, sb) = (per_s(d), per_s(r), per_s(snt));
             let gi = self.group_of[i];
             let acc = &mut self.group_acc[gi];
@@ -349,15 +363,10 @@ impl Sampler {
                     k += 1;
                 }
             }
-            if now > self.warmup && f.stats.counting {
-                if probe.cwnd_pkts.is_finite() {
-                    f.stats.cwnd_sum += probe.cwnd_pkts;
-                    f.stats.probe_samples += 1;
-                }
-                if probe.srtt_s.is_finite() {
-                    f.stats.srtt_sum += probe.srtt_s;
-                    f.stats.srtt_samples += 1;
-                }
+            if now > self.warmup && probe.srtt_s.is_finite() {
+                let m = &mut self.srtt[i];
+                m.0 += probe.srtt_s;
+                m.1 += 1;
             }
         }
         if self.groups {

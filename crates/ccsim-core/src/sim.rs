@@ -358,7 +358,7 @@ impl Simulation {
             l.stats.tx_bytes = bytes;
         }
         for f in &mut self.flows {
-            f.stats.open_window();
+            f.stats.open_window(now);
         }
         for w in &mut self.wlans {
             w.open_window(now);
@@ -396,7 +396,7 @@ impl Simulation {
                 EventKind::Mac { wlan, kind, token } => self.on_mac(wlan, kind, token),
                 EventKind::Sample => {
                     self.sampler
-                        .sample(self.now, &mut self.links, &mut self.flows, &mut self.wlans);
+                        .sample(self.now, &mut self.links, &self.flows, &mut self.wlans);
                     if let Some(iv) = self.sampler.interval() {
                         if self.now < self.duration {
                             self.events.push((self.now + iv).min(self.duration), EventKind::Sample);
@@ -415,6 +415,9 @@ impl Simulation {
             if let Some(tr) = l.trace.as_deref() {
                 l.stats.busy_ns = tr.busy_ns(l.stats.tx_bytes, l.stats.tx_packets, self.warmup, self.duration);
             }
+        }
+        for f in &mut self.flows {
+            f.stats.close_window(self.duration);
         }
         if let Some(t) = self.tracer.as_deref_mut() {
             t.finish(self.duration)?;
@@ -460,6 +463,7 @@ impl Simulation {
             (Endpoint::App, APP_START) => {
                 let (mut ctx, sender, _, app) = flow_ctx!(self, flow, fi);
                 ctx.stats.started_at = Some(ctx.now);
+                ctx.stats.tracks_cwnd = sender.probe_names().contains(&"cwnd_pkts");
                 sender.start(&mut ctx);
                 let bytes = app.start(&mut ctx);
                 if bytes > 0 {
@@ -488,6 +492,9 @@ impl Simulation {
                 let (mut ctx, _, receiver, _) = flow_ctx!(self, flow, fi);
                 receiver.on_timer(&mut ctx, kind, token);
             }
+        }
+        if endpoint != Endpoint::Receiver {
+            self.sender_hook(fi);
         }
         self.flush_outbox();
     }
@@ -911,8 +918,23 @@ impl Simulation {
                 ctx.stats.on_data_received(p.size, p.payload, (ctx.now - p.sent_at).0);
                 receiver.on_packet(&mut ctx, &p);
             }
-            PacketKind::Ack => sender.on_packet(&mut ctx, &p),
+            PacketKind::Ack => {
+                sender.on_packet(&mut ctx, &p);
+                self.sender_hook(fi);
+            }
         }
         self.flush_outbox();
+    }
+
+    /// Hook: a callback of flow `fi`'s sender has run (an ACK, a timer, the
+    /// application). Per-flow statistics observe its congestion window here
+    /// (a time integral: [`FlowStats::note_cwnd`]); a sender without a
+    /// window costs one branch.
+    #[inline]
+    fn sender_hook(&mut self, fi: usize) {
+        let f = &mut self.flows[fi];
+        if f.stats.tracks_cwnd {
+            f.stats.note_cwnd(self.now, f.sender.cwnd_pkts());
+        }
     }
 }
