@@ -366,7 +366,7 @@ fn secs(ns: u64) -> f64 {
 }
 
 fn queue_result(name: &str, queue: &Queue, window_ns: f64) -> QueueResult {
-    let q = &queue.stats;
+    let q = &queue.window_stats();
     QueueResult {
         link: name.to_string(),
         kind: queue.kind().to_string(),

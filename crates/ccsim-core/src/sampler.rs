@@ -73,9 +73,8 @@ pub struct Sampler {
     /// metrics window (for `srtt_mean_s`, [`Sampler::srtt_mean_s`]).
     srtt: Vec<(f64, u64)>,
     /// Per sampled link: (arrivals, drops) of the queue at the previous
-    /// sample, and counts carried over a window opening (which resets the
-    /// queue's counters).
-    last_queue: Vec<QueueMark>,
+    /// sample (the queue's running counters: they only grow).
+    last_queue: Vec<(u64, u64)>,
     /// Group index of each flow; group labels in first-appearance order.
     group_of: Vec<usize>,
     group_names: Vec<String>,
@@ -87,14 +86,6 @@ pub struct Sampler {
     /// Samples the run will take (from its duration), reserved in every
     /// series at the first sample so that sampling never reallocates.
     expected: usize,
-}
-
-#[derive(Copy, Clone, Default)]
-struct QueueMark {
-    arrivals: u64,
-    drops: u64,
-    carried_arrivals: u64,
-    carried_drops: u64,
 }
 
 impl Sampler {
@@ -133,23 +124,6 @@ impl Sampler {
     pub fn with_ifaces(mut self, ifaces: Vec<(usize, usize)>) -> Self {
         self.ifaces = ifaces;
         self
-    }
-
-    /// The metrics window is about to open and reset the queues' counters:
-    /// carry the arrivals and drops counted since the last sample into the
-    /// next interval.
-    pub fn window_opening(&mut self, links: &[Link]) {
-        if self.last_queue.is_empty() {
-            // Nothing sampled yet: counting started at zero with the run.
-            self.last_queue = vec![QueueMark::default(); self.links.len()];
-        }
-        for (m, &li) in self.last_queue.iter_mut().zip(&self.links) {
-            let q = &links[li].queue.stats;
-            m.carried_arrivals += q.arrivals - m.arrivals;
-            m.carried_drops += q.drops - m.drops;
-            m.arrivals = 0;
-            m.drops = 0;
-        }
     }
 
     /// The mean of flow `flow`'s smoothed RTT over the samples taken inside
@@ -216,11 +190,7 @@ impl Sampler {
             let ifc = &wlans[w].ifaces[f];
             self.init_iface(&ifc.name, &ifc.queue);
         }
-        // Counters started at zero with the run; a window that opened before
-        // this first sample has already set up the carried counts.
-        if self.last_queue.is_empty() {
-            self.last_queue = vec![QueueMark::default(); self.links.len()];
-        }
+        self.last_queue = vec![(0, 0); self.links.len()];
         if self.flows {
             for f in flows {
                 let mut names: Vec<String> = FLOW_METRICS.iter().map(|s| s.to_string()).collect();
@@ -280,13 +250,8 @@ impl Sampler {
             links[li].queue.sync(now);
             let q = &links[li].queue;
             let m = &mut self.last_queue[k_link];
-            let arrivals = q.stats.arrivals - m.arrivals + m.carried_arrivals;
-            let drops = q.stats.drops - m.drops + m.carried_drops;
-            *m = QueueMark {
-                arrivals: q.stats.arrivals,
-                drops: q.stats.drops,
-                ..QueueMark::default()
-            };
+            let (arrivals, drops) = (q.stats.arrivals - m.0, q.stats.drops - m.1);
+            *m = (q.stats.arrivals, q.stats.drops);
             // The queue's five series, bounds-checked once.
             let [len_pkts, len_bytes, arr, drp, rate] = &mut self.series[k..k + 5] else {
                 unreachable!("a slice of five")

@@ -346,7 +346,6 @@ impl Simulation {
         for l in &mut self.links {
             l.queue.sync(now);
         }
-        self.sampler.window_opening(&self.links);
         for l in &mut self.links {
             l.queue.open_window(now);
             l.stats = Default::default();
