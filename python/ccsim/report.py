@@ -283,8 +283,7 @@ def report_run(run_dir: str | Path, pdf: bool = False) -> Path:
     run = Path(run_dir)
     result = Result.read(run)
     meta = read_meta(run)
-    scenario = meta.get("scenario") if isinstance(meta.get("scenario"), dict) else None
-    plots = plot_result(result, run / "plots", scenario, pdf)
+    plots = plot_result(result, run / "plots", pdf)
     page = render(run_section(result, meta, plots))
     out = run / REPORT_FILE
     out.write_text(page, encoding="utf-8")
@@ -314,7 +313,7 @@ def sweep_run_metrics(res: SweepResults, ok: pd.DataFrame) -> pd.DataFrame:
     flows = res.flows.groupby("run_id") if not res.flows.empty else None
     for _, run in ok.iterrows():
         rid = run["run_id"]
-        link = run.get("bottleneck_link", "r1->r2")
+        link = run.get("bottleneck_link")
         row: dict[str, Any] = {"run_id": rid, "case_label": run["case_label"]}
         if queues is not None and (rid, link) in queues.index:
             q = queues.loc[(rid, link)]

@@ -141,6 +141,8 @@ pub struct Simulation {
     tracer: Option<Box<Tracer>>,
     /// Wireless LANs.
     pub wlans: Vec<Wlan>,
+    /// The flow groups as configured (for the results' `components`).
+    pub flow_groups: Vec<crate::results::FlowGroupComponent>,
     pub(crate) now: SimTime,
     pub(crate) events: EventQueue,
     pub(crate) arena: PacketArena,
@@ -199,6 +201,7 @@ impl Simulation {
             trace_plan: None,
             tracer: None,
             wlans: Vec::new(),
+            flow_groups: Vec::new(),
             now: SimTime::ZERO,
             events: EventQueue::new(),
             arena: PacketArena::new(),

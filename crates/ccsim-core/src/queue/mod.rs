@@ -286,6 +286,9 @@ pub struct Queue {
     window_start: QueueStats,
     last_change: SimTime,
     counting: bool,
+    /// How the scenario configured this queue (set by the builder for the
+    /// results' `components`).
+    pub config: Option<Box<crate::results::QueueComponent>>,
 }
 
 impl Queue {
@@ -306,6 +309,7 @@ impl Queue {
             window_start: QueueStats::default(),
             last_change: SimTime::ZERO,
             counting: true,
+            config: None,
         }
     }
 
