@@ -120,7 +120,7 @@ def test_report_is_self_contained_and_escaped(run_dir: Path) -> None:
     assert "<test>" not in page
     assert "tcp<b>" not in page
     assert "tcp&lt;b&gt;" in page
-    # What was run, and Table 2's rows.
+    # What was run, and the summary table's rows.
     for text in ("ccsim run", "seed", "Queue length max (packets)", "Utilization (%)", "Loss ratio (%)"):
         assert text in page
     assert page.count("<figure") == len(FIGURES)

@@ -15,8 +15,8 @@ from ccsim.plots import style
 from ccsim.plots.run import Plot
 from ccsim.studies.claims import num
 from ccsim.studies.core import CASE
-from ccsim.studies.mehta.kinds import LABELS, label, look
 from ccsim.studies.mehta.reading import ok_runs
+from ccsim.studies.mehta.setup import LABELS, label, look
 from ccsim.sweep.store import SweepResults
 
 if TYPE_CHECKING:

@@ -16,10 +16,11 @@ from ccsim.studies.core import BOTTLENECK, CASE, StudyData
 from ccsim.studies.figures import mean_over_runs, point_runs
 from ccsim.studies.mehta.draw import _band_text, _bars, _best, _cases, _panels, _period_axis, _reps
 from ccsim.studies.mehta.flash import crowd, flash_rows
-from ccsim.studies.mehta.kinds import CBR, CROWD, FLASH, LONG, MAIN, OTHER, SQUARE, TABLE1, TCP_GROUP, label, look
 from ccsim.studies.mehta.reading import ok_runs, seconds, series, setup
 from ccsim.studies.mehta.restart import main_rows, schedule
+from ccsim.studies.mehta.setup import CBR, CROWD, FLASH, LONG, MAIN, OTHER, SQUARE, TABLE1, TCP_GROUP, label, look
 from ccsim.studies.mehta.square import fair_share_bps, square_rows
+from ccsim.studies.tables import StudyTables
 from ccsim.sweep.store import SweepResults
 
 
@@ -330,7 +331,7 @@ def square_time_figure(res: SweepResults, runs: pd.DataFrame, out: Path, pdf: bo
     )
 
 
-def figures(data: StudyData, out: Path, pdf: bool) -> list[Plot]:
+def figures(data: StudyData, tables: StudyTables, out: Path, pdf: bool) -> list[Plot]:
     """The figures of every part present."""
     plots: list[Plot] = []
     for part, fn in ((MAIN, main_figures), (FLASH, flash_figures), (SQUARE, square_figures)):
