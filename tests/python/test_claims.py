@@ -89,3 +89,15 @@ def test_every_study_uses_the_one_definition(study: str) -> None:
     assert used == []
     claims_source = (_package(study) / "claims.py").read_text(encoding="utf-8")
     assert any(f"{f}(" in claims_source for f in ("judge", "verdict", "exact", "same"))
+
+
+SHARED = ("claims.py", "core.py", "common.py", "tables.py", "figures.py", "report.py", "run.py")
+PAPER_WORDS = (*PACKAGES, "table 2", "table 3", "seed paper", "fig. ")
+
+
+@pytest.mark.parametrize("path", [f"studies/{m}" for m in SHARED] + ["report.py"])
+def test_the_generic_code_names_no_paper(path: str) -> None:
+    """What every study shares, and `ccsim report`, hold no study's paper: the generic report was once
+    shaped around the patel paper's Tables 2 and 3 (issue 14, item 7); a paper's shape is its package's."""
+    text = (Path(studies.__file__).parents[1] / path).read_text(encoding="utf-8").lower()
+    assert [w for w in PAPER_WORDS if w in text] == []

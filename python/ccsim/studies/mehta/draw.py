@@ -36,14 +36,6 @@ def _band(ax: Axes, g: pd.DataFrame, color: str, ls: str, *, name: str, scale: f
         ax.fill_between(g["time_s"], g["ci_low"] * scale, g["ci_high"] * scale, color=color, alpha=0.2, lw=0)
 
 
-def _reps(curves: Sequence[pd.DataFrame]) -> int:
-    return min((int(c["n"].min()) for c in curves if not c.empty), default=0)
-
-
-def _band_text(reps: int) -> str:
-    return f"mean of {reps} replicates with 95% confidence bands (Student t)" if reps > 1 else "one run"
-
-
 def _panels(
     panels: Mapping[str, Mapping[str, tuple[pd.DataFrame, str, str]]],
     *,

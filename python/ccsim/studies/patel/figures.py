@@ -37,7 +37,7 @@ def panels(
     curves = {k: v for k, v in curves.items() if not v.empty}
     if not curves:
         return None
-    reps = min(int(v["n"].min()) for v in curves.values())
+    reps = fg.replicates(curves.values())
     with style.house_style():
         fig = Figure(figsize=(style.WIDTH_IN, 0.9 + 1.05 * len(curves)), layout="constrained")
         axes = fig.subplots(len(curves), 1, sharex=True, sharey=True, squeeze=False)[:, 0]
@@ -55,8 +55,7 @@ def panels(
         axes[-1].set_xlabel("time (s)")
         fig.suptitle(title, x=0.02, ha="left")
         paths = style.save(fig, out / name, pdf)
-    band = f"mean of {reps} replicates with 95% confidence bands (Student t)" if reps > 1 else "one run"
-    return Plot(name, title, f"Sampled every interval; {band}. {note}".strip(), paths)
+    return Plot(name, title, f"Sampled every interval; {fg.band_text(reps)}. {note}".strip(), paths)
 
 
 def figures(data: StudyData, computed: StudyTables, out: Path, pdf: bool) -> list[Plot]:
