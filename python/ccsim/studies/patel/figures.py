@@ -58,6 +58,29 @@ def panels(
     return Plot(name, title, f"Sampled every interval; {fg.band_text(reps)}. {note}".strip(), paths)
 
 
+LOSS = fg.Y("loss_ratio", "loss ratio at R1->R2 (%)", 100)
+UTILIZATION = fg.Y("utilization", "utilization of R1->R2 (%)", 100)
+
+
+def _against_bandwidth(
+    rows: pd.DataFrame, y: fg.Y, *, out: Path, pdf: bool, name: str, title: str, note: str
+) -> Plot | None:
+    """A metric against the bottleneck bandwidth, one line per algorithm with its 95% band (Figure 4's axes)."""
+    return fg.line_ci(
+        rows,
+        BANDWIDTH,
+        y,
+        out=out,
+        name=name,
+        title=title,
+        xlabel="bottleneck bandwidth (Mbps)",
+        pdf=pdf,
+        cases=CASES,
+        labels=LABELS,
+        note=note,
+    )
+
+
 def figures(data: StudyData, computed: StudyTables, out: Path, pdf: bool) -> list[Plot]:
     """Figure 4 (loss against bandwidth), utilization against bandwidth, Figures 5-7 (time series at 5 Mbps)."""
     res = data.main
@@ -74,33 +97,25 @@ def figures(data: StudyData, computed: StudyTables, out: Path, pdf: bool) -> lis
         if c in loss[lo] and c in loss[hi]
     )
     plots.append(
-        fg.line_ci(
+        _against_bandwidth(
             rows,
-            BANDWIDTH,
-            fg.Y("loss_ratio", "loss ratio at R1->R2 (%)", 100),
+            LOSS,
             out=out,
+            pdf=pdf,
             name="fig4_loss_vs_bandwidth",
             title="Fig. 4: loss rate against bandwidth",
-            xlabel="bottleneck bandwidth (Mbps)",
-            pdf=pdf,
-            cases=CASES,
-            labels=LABELS,
             note=f"Packets dropped / offered at R1->R2 (data and the reverse flows' ACKs). {trend}. "
             + differ_text(t, "loss_ratio"),
         )
     )
     plots.append(
-        fg.line_ci(
+        _against_bandwidth(
             rows,
-            BANDWIDTH,
-            fg.Y("utilization", "utilization of R1->R2 (%)", 100),
+            UTILIZATION,
             out=out,
+            pdf=pdf,
             name="table2_utilization_vs_bandwidth",
             title="Table 2's utilization against bandwidth",
-            xlabel="bottleneck bandwidth (Mbps)",
-            pdf=pdf,
-            cases=CASES,
-            labels=LABELS,
             note=f"Busy time of R1->R2 over the run. At {mbps_text(rate)}: "
             f"{means_text(t, 'utilization', rate, 100, '%')}. " + differ_text(t, "utilization"),
         )
@@ -156,27 +171,26 @@ def figures(data: StudyData, computed: StudyTables, out: Path, pdf: bool) -> lis
 def _buffer50_figures(t: StudyTable, out: Path, pdf: bool, rate: str) -> list[Plot | None]:
     """The sensitivity part: loss and utilization against bandwidth with a 50-packet buffer."""
     early = ", ".join(f"{label(c)} {m:.0f}" for c, (m, _) in point(t, "early_drops", rate).items())
-    common = {"xlabel": "bottleneck bandwidth (Mbps)", "pdf": pdf, "cases": CASES, "labels": LABELS, "out": out}
     return [
-        fg.line_ci(
+        _against_bandwidth(
             t.rows,
-            BANDWIDTH,
-            fg.Y("loss_ratio", "loss ratio at R1->R2 (%)", 100),
+            LOSS,
+            out=out,
+            pdf=pdf,
             name="buffer50_loss_vs_bandwidth",
             title="Sensitivity: Fig. 4 with a 50-packet buffer",
             note=f"ns-2's default buffer and AQM parameters, where RED and REM can act (early drops per run at "
             f"{mbps_text(rate)}: {early}). At {mbps_text(rate)}: {means_text(t, 'loss_ratio', rate, 100, '%')}. "
             + differ_text(t, "loss_ratio"),
-            **common,
         ),
-        fg.line_ci(
+        _against_bandwidth(
             t.rows,
-            BANDWIDTH,
-            fg.Y("utilization", "utilization of R1->R2 (%)", 100),
+            UTILIZATION,
+            out=out,
+            pdf=pdf,
             name="buffer50_utilization_vs_bandwidth",
             title="Sensitivity: utilization with a 50-packet buffer",
             note=f"At {mbps_text(rate)}: {means_text(t, 'utilization', rate, 100, '%')}. "
             + differ_text(t, "utilization"),
-            **common,
         ),
     ]
