@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tomllib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -56,6 +59,18 @@ def test_wireless_sweep_files_are_generated(apps: int, access: int) -> None:
     folder = studies_dir() / setup.NAME
     for quick, fname in zip((False, True), setup.wlan_files(apps, access), strict=True):
         assert (folder / fname).read_text() == wlan_gen.wlan_sweep(apps, access, quick)
+
+
+def test_the_package_writes_the_sweep_files(tmp_path: Path) -> None:
+    """`python -m ccsim.studies.vyshnavi FOLDER` (the package's __main__) writes the committed files."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ccsim.studies.vyshnavi", str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    written = sorted(Path(line).name for line in done.stdout.split())
+    expected = sorted(f for a, r in setup.WLAN_NETWORKS for f in setup.wlan_files(a, r))
+    assert written == expected
+    for name in written:
+        assert (tmp_path / name).read_bytes() == (studies_dir() / setup.NAME / name).read_bytes()
 
 
 def test_wireless_network_has_the_papers_links() -> None:
