@@ -51,6 +51,31 @@ sample_interval = "{interval}"
     )
 }
 
+/// Nodes a and b, one 8 Mbit/s link with 10 ms of delay, a 1 s run and
+/// one flow from a to b with `flow_keys`.
+fn two_nodes(warmup: &str, flow_keys: &str) -> String {
+    format!(
+        r#"
+name = "two"
+duration = "1s"
+warmup = "{warmup}"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+a = "a"
+b = "b"
+rate = "8Mbps"
+delay = "10ms"
+[[flows]]
+src = "a"
+dst = "b"
+{flow_keys}
+"#
+    )
+}
+
 #[test]
 fn cwnd_mean_is_independent_of_the_sample_interval() {
     let fine = run(&lossy("10ms"));
@@ -77,32 +102,16 @@ fn cwnd_mean_is_independent_of_the_sample_interval() {
 #[test]
 fn cwnd_mean_agrees_with_a_hand_computed_case() {
     let text = |warmup: &str| {
-        format!(
-            r#"
-name = "hand"
-duration = "1s"
-warmup = "{warmup}"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[links]]
-a = "a"
-b = "b"
-rate = "8Mbps"
-delay = "10ms"
-[[flows]]
-src = "a"
-dst = "b"
-transport = "tcp"
+        two_nodes(
+            warmup,
+            r#"transport = "tcp"
 app = "finite"
 size = 2
 syn = false
 delayed_ack = false
 initial_cwnd = 2
 initial_ssthresh = 100
-cwnd_validation = false
-"#
+cwnd_validation = false"#,
         )
     };
     let out = run(&text("0s"));
@@ -118,23 +127,6 @@ cwnd_validation = false
 /// A transport without a congestion window has no mean window.
 #[test]
 fn no_window_no_mean() {
-    let text = r#"
-name = "udp"
-duration = "1s"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[links]]
-a = "a"
-b = "b"
-rate = "8Mbps"
-delay = "10ms"
-[[flows]]
-src = "a"
-dst = "b"
-app = "cbr"
-rate = "1Mbps"
-"#;
-    assert_eq!(run(text).result.flows[0].cwnd_mean_pkts, None);
+    let text = two_nodes("0s", "app = \"cbr\"\nrate = \"1Mbps\"");
+    assert_eq!(run(&text).result.flows[0].cwnd_mean_pkts, None);
 }

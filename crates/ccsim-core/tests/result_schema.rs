@@ -71,7 +71,11 @@ fn check(text: &str) -> usize {
                     (ColumnKind::Bool, v) => v.is_boolean(),
                     (ColumnKind::Text, v) => v.is_string(),
                 };
-                assert!(ok, "{table}.{}: {v} is not {:?} (nullable {})", c.name, c.kind, c.nullable);
+                assert!(
+                    ok,
+                    "{table}.{}: {v} is not {:?} (nullable {})",
+                    c.name, c.kind, c.nullable
+                );
             }
         }
     }
@@ -80,7 +84,8 @@ fn check(text: &str) -> usize {
 
 #[test]
 fn the_schema_describes_every_table() {
-    let wlan = include_str!("../../../benches/wlan_20_saturated.toml").replace("duration = \"100s\"", "duration = \"2s\"");
+    let wlan =
+        include_str!("../../../benches/wlan_20_saturated.toml").replace("duration = \"100s\"", "duration = \"2s\"");
     let tcp_and_udp = r#"
 name = "schema"
 duration = "3s"

@@ -733,7 +733,10 @@ fn flow_group_components(
             });
             let first = group_of.iter().position(|&x| x == gi);
             crate::results::FlowGroupComponent {
-                group: first.map_or_else(|| g.group.clone().unwrap_or_else(|| format!("g{gi}")), |i| flows[i].group.clone()),
+                group: first.map_or_else(
+                    || g.group.clone().unwrap_or_else(|| format!("g{gi}")),
+                    |i| flows[i].group.clone(),
+                ),
                 key: format!("flows[{gi}]"),
                 flows: group_of.iter().filter(|&&x| x == gi).count(),
                 transport,
