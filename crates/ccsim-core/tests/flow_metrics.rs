@@ -14,18 +14,7 @@ name = "cwnd-mean"
 duration = "12s"
 warmup = "3s"
 seed = 5
-[topology]
-kind = "dumbbell"
-pairs = 3
-[topology.access]
-rate = "100Mbps"
-delay = "2ms"
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-loss = {{ model = "bernoulli", rate = 0.003 }}
-[topology.bottleneck.queue]
-limit = 25
+{topology}
 [[flows]]
 group = "reno"
 transport = "tcp"
@@ -47,7 +36,9 @@ start = "1s"
 [output]
 sample_flows = true
 sample_interval = "{interval}"
-"#
+"#,
+        topology = dumbbell_with(3, ("100Mbps", "2ms"), ("10Mbps", "10ms"), "limit = 25")
+            + "[topology.bottleneck.loss]\nmodel = \"bernoulli\"\nrate = 0.003\n"
     )
 }
 
@@ -81,6 +72,10 @@ fn cwnd_mean_is_independent_of_the_sample_interval() {
     let fine = run(&lossy("10ms"));
     let coarse = run(&lossy("333ms"));
     assert_eq!(fine.result.flows.len(), 3);
+    assert!(
+        fine.result.flows.iter().any(|f| f.lost_packets > 0),
+        "losses change the window"
+    );
     for (a, b) in fine.result.flows.iter().zip(&coarse.result.flows) {
         let (ma, mb) = (a.cwnd_mean_pkts, b.cwnd_mean_pkts);
         assert!(ma.is_some_and(|m| m >= 1.0), "{}: {ma:?}", a.name);

@@ -86,19 +86,11 @@ fn check(text: &str) -> usize {
 fn the_schema_describes_every_table() {
     let wlan =
         include_str!("../../../benches/wlan_20_saturated.toml").replace("duration = \"100s\"", "duration = \"2s\"");
-    let tcp_and_udp = r#"
-name = "schema"
+    let tcp_and_udp = format!(
+        r#"name = "schema"
 duration = "3s"
 warmup = "1s"
-[topology]
-kind = "dumbbell"
-pairs = 2
-[topology.access]
-rate = "100Mbps"
-delay = "1ms"
-[topology.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
+{}
 [[flows]]
 group = "tcp"
 transport = "tcp"
@@ -109,7 +101,9 @@ group = "udp"
 app = "cbr"
 rate = "1Mbps"
 start = "2.999s"
-"#;
+"#,
+        dumbbell(2, "")
+    );
     assert!(check(&wlan) > 0);
-    assert!(check(tcp_and_udp) > 0);
+    assert!(check(&tcp_and_udp) > 0);
 }
