@@ -165,6 +165,13 @@ pub struct TcpConfig {
     /// of new data does (RFC 6298 section 5.3) (default from the profile:
     /// true under `ns3`).
     pub rto_restart_first_partial_ack: Option<bool>,
+    /// How SACK recovery (`recovery = "sack"`) works: "rfc6675" (RFC 6675's
+    /// IsLost, pipe from the scoreboard, NextSeg) or "ns2" (ns-2.35's
+    /// `Agent/TCP/Sack1`, `tcp/tcp-sack1.cc`: a pipe counter, every hole below
+    /// a SACK retransmitted first, the scoreboard kept only between
+    /// cumulative ACKs and dropped at a timeout; [`recovery::SackRecovery`])
+    /// (default from the profile: "ns2" under `ns2`).
+    pub sack_recovery: Option<recovery::SackRecovery>,
     /// Open the connection with a SYN: a header-only segment (seq 0), and
     /// data only once it is acknowledged, one RTT later (ns-2's one-way
     /// `Agent/TCP` with `syn_ 1`; ns-3's handshake) (default from the
@@ -293,6 +300,7 @@ impl Default for TcpConfig {
             rescue_retransmission: None,
             partial_ack_retransmit: None,
             rto_restart_first_partial_ack: None,
+            sack_recovery: None,
             syn: None,
             syn_timeout: None,
             syn_rtt_first_send: None,
@@ -360,6 +368,8 @@ pub struct SenderConfig {
     pub partial_ack_rtx: bool,
     /// SACK recovery: only the first partial ACK restarts the RTO timer (ns-3).
     pub partial_ack_timer_once: bool,
+    /// SACK recovery is ns-2's `Sack1TcpAgent` ([`recovery::SackRecovery::Ns2`]).
+    pub sack1: bool,
     /// ns-2's Reno/NewReno recovery window: cwnd = min(cwnd, wnd) / 2
     /// unrounded at the fast retransmit, partial-ACK deflation beyond the
     /// inflation taken off cwnd, and cwnd opened on the ACK that ends
@@ -635,6 +645,9 @@ impl TcpConfig {
             sub_segment_window: self.sub_segment_window.unwrap_or(profile == Profile::Ns3),
             partial_ack_rtx: self.partial_ack_retransmit.unwrap_or(profile == Profile::Ns3),
             partial_ack_timer_once: self.rto_restart_first_partial_ack.unwrap_or(profile == Profile::Ns3),
+            sack1: self
+                .sack_recovery
+                .map_or(profile == Profile::Ns2, |r| r == recovery::SackRecovery::Ns2),
             ssthresh_from_pipe: self
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns3, |b| b == SsthreshBasis::Pipe),
