@@ -170,7 +170,8 @@ pub struct TcpConfig {
     /// `Agent/TCP/Sack1`, `tcp/tcp-sack1.cc`: a pipe counter, every hole below
     /// a SACK retransmitted first, the scoreboard kept only between
     /// cumulative ACKs and dropped at a timeout; [`recovery::SackRecovery`])
-    /// (default from the profile: "ns2" under `ns2`).
+    /// (default from the profile: "ns2" under `ns2`, except for the
+    /// controllers taken from Linux and BBR, whose SACK ns-2 does not have).
     pub sack_recovery: Option<recovery::SackRecovery>,
     /// Open the connection with a SYN: a header-only segment (seq 0), and
     /// data only once it is acknowledged, one RTT later (ns-2's one-way
@@ -645,9 +646,11 @@ impl TcpConfig {
             sub_segment_window: self.sub_segment_window.unwrap_or(profile == Profile::Ns3),
             partial_ack_rtx: self.partial_ack_retransmit.unwrap_or(profile == Profile::Ns3),
             partial_ack_timer_once: self.rto_restart_first_partial_ack.unwrap_or(profile == Profile::Ns3),
-            sack1: self
-                .sack_recovery
-                .map_or(profile == Profile::Ns2, |r| r == recovery::SackRecovery::Ns2),
+            // ns-2's own agents recover with Sack1; the controllers taken
+            // from Linux (and BBR, which ns-2 lacks) keep RFC 6675.
+            sack1: self.sack_recovery.map_or(profile == Profile::Ns2 && !linux_cc, |r| {
+                r == recovery::SackRecovery::Ns2
+            }),
             ssthresh_from_pipe: self
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns3, |b| b == SsthreshBasis::Pipe),
