@@ -148,6 +148,8 @@ def _queue(p: dict, compat: str | None) -> dict:
         )
     else:
         q["kind"] = kind
+    if kind == "fq_codel" and str(p["fq_queues"]):
+        q["flow_queues"] = [int(x) for x in str(p["fq_queues"]).split(",")]
     return q
 
 

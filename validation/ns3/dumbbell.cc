@@ -80,6 +80,7 @@ struct Params
     std::string trace; // a packet trace of the forward bottleneck (investigations only)
     std::string ccTrace; // the forward senders' congestion state changes (investigations only)
     std::string startList; // start times, s, in flow order, instead of drawn ones (investigations only)
+    std::string fqQueues;  // fq_codel: the flow queues ccsim is given; checked against ns-3's own hash
 };
 
 // Per-direction counters of the bottleneck.
@@ -186,6 +187,20 @@ void
 TraceRto(std::pair<uint32_t, const char*> who, Time before, Time after)
 {
     TraceCc(who, before.GetSeconds(), after.GetSeconds());
+}
+
+// With --cc_trace and fq_codel: the flow queue each forward flow hashes to
+// (`FqCoDelQueueDisc::DoEnqueue`: item->Hash(Perturbation 0) % Flows 1024).
+std::map<uint32_t, uint32_t> g_bucket;
+
+void
+TraceBucket(Ptr<const QueueDiscItem> item)
+{
+    TcpHeader th;
+    if (item->GetPacket()->PeekHeader(th) != 0)
+    {
+        g_bucket.emplace(th.GetDestinationPort() - 5000, item->Hash(0) % 1024);
+    }
 }
 
 struct Sender
@@ -374,6 +389,7 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "run", p.seed);
     cmd.AddValue("sack", "SACK (ns-3 default on)", p.sack);
     cmd.AddValue("trace", "write a packet trace of the forward bottleneck to this file", p.trace);
+    cmd.AddValue("fq_queues", "fq_codel: the forward flows' queues given to ccsim (checked against ns-3's hash)", p.fqQueues);
     cmd.AddValue("start_list", "comma-separated start times (s) of the flows in order, instead of drawn ones", p.startList);
     cmd.AddValue("cc_trace", "write the forward senders' cwnd, ssthresh, state and RTO changes to this file", p.ccTrace);
     // the ns-2-only keys of the shared vocabulary are accepted and ignored
@@ -456,6 +472,10 @@ main(int argc, char* argv[])
     if (!p.ccTrace.empty())
     {
         g_ccTrace.open(p.ccTrace);
+    }
+    if (p.queue == "fq_codel" && (!p.ccTrace.empty() || !p.fqQueues.empty()))
+    {
+        fwd.disc->TraceConnectWithoutContext("Enqueue", MakeCallback(&TraceBucket));
     }
     if (!p.trace.empty())
     {
@@ -637,6 +657,18 @@ main(int argc, char* argv[])
     for (size_t i = 0; i < series.size(); ++i)
         o << (i ? ", " : "") << series[i];
     o << "]}";
+    std::vector<double> given = SplitDelays(p.fqQueues);
+    for (auto [flow, bucket] : g_bucket)
+    {
+        if (g_ccTrace.is_open())
+        {
+            g_ccTrace << "0 " << flow << " bucket 0 " << bucket << "\n";
+        }
+        if (flow < given.size() && given[flow] != bucket)
+        {
+            std::cerr << "fq_queues: flow " << flow << " is in queue " << bucket << ", not " << given[flow] << std::endl;
+        }
+    }
     Simulator::Destroy();
     std::cout << o.str() << std::endl;
     return 0;
