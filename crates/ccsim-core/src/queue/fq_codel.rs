@@ -375,7 +375,7 @@ mod tests {
             packets: Some(100),
             bytes: None,
         };
-        let mut q = FqCodel::from_params(limit.clone(), &params).unwrap();
+        let mut q = FqCodel::from_params(limit, &params).unwrap();
         let mut arena = PacketArena::new();
         let mut rng = stream(3, "fq");
         let mut dropped = Vec::new();
