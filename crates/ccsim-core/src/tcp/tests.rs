@@ -895,7 +895,11 @@ fn ns2_sack1_retransmits_a_hole_below_one_sack() {
     let first_rtx = |r| {
         let h = run_for("sack", &[60, 78], 3, sack_with(r));
         assert_eq!(h.retransmitted(), vec![59, 77], "{r:?}");
-        assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 0), "{r:?}");
+        assert_eq!(
+            (h.stats.counts.fast_retransmits, h.stats.counts.timeouts),
+            (1, 0),
+            "{r:?}"
+        );
         tx_time_of(&h, 77, 1) - tx_time_of(&h, 59, 1)
     };
     let (ns2, rfc) = (first_rtx(SackRecovery::Ns2), first_rtx(SackRecovery::Rfc6675));
@@ -920,7 +924,7 @@ fn ns2_sack1_forgets_the_scoreboard_at_a_timeout() {
         h.drop_tx = vec![(59, 1), (70, 1)];
         h.start(u64::MAX);
         h.run_until(SimTime::from_secs(3));
-        assert_eq!(h.stats.timeouts, 1, "{r:?}");
+        assert_eq!(h.stats.counts.timeouts, 1, "{r:?}");
         h.retransmitted()
     };
     assert_eq!(run(SackRecovery::Ns2), vec![59, 70, 59, 70, 71]);
@@ -936,7 +940,7 @@ fn ns2_sack1_pipe_counter() {
     use super::recovery::SackRecovery;
     let h = run_for("sack", &[60, 62, 64], 3, sack_with(SackRecovery::Ns2));
     assert_eq!(h.retransmitted(), vec![59, 61, 63]);
-    assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 0));
+    assert_eq!((h.stats.counts.fast_retransmits, h.stats.counts.timeouts), (1, 0));
     let fr = tx_time_of(&h, 59, 1);
     let acks_between = h
         .ack_log
