@@ -16,7 +16,7 @@
 //!   sender's inflation for Reno and NewReno; one segment for Tahoe).
 //! - Timeout: ssthresh as above, cwnd = 1 segment (the loss window).
 //! - The ACK that ends fast recovery leaves cwnd at ssthresh (RFC 6582
-//!   section 3.2 step 3), or with `grow_on_recovery_exit` (ns-3, the
+//!   section 3.2 step 3), or with `recovery_exit_growth` (ns-3, the
 //!   default under `compat = "ns3"`) also grows it as any new ACK does:
 //!   `TcpSocketBase::ProcessAck` sets `m_cWnd = m_ssThresh` and then,
 //!   back in `CA_OPEN`, calls `IncreaseWindow` on the same ACK.
@@ -35,7 +35,7 @@ pub struct RenoConfig {
     pub byte_arithmetic: Option<bool>,
     /// Grow cwnd on the ACK that ends fast recovery too (default false;
     /// true under `compat = "ns3"`).
-    pub grow_on_recovery_exit: Option<bool>,
+    pub recovery_exit_growth: Option<bool>,
 }
 
 /// RFC 5681 congestion control.
@@ -63,7 +63,7 @@ impl Reno {
             name,
             w: Window::new(init),
             byte_mss: bytes.then_some(init.mss as f64),
-            grow_on_exit: cfg.grow_on_recovery_exit.unwrap_or(ns3),
+            grow_on_exit: cfg.recovery_exit_growth.unwrap_or(ns3),
         })
     }
 }
