@@ -207,25 +207,27 @@ impl TcpReceiver {
     }
 
     fn send_ack(&mut self, ctx: &mut FlowCtx) {
-        let mut p = Packet {
-            kind: PacketKind::Ack,
-            size: self.header,
-            ack: self.rcv_nxt,
-            wnd: self.window,
-            flags: flags::ACK | if self.ece { flags::ECE } else { 0 },
-            ts_echo: self.last_ts,
-            ..Packet::default()
-        };
-        if self.sack {
-            p.n_sack = self.n_blocks as u8;
-            p.sack[..self.n_blocks].copy_from_slice(&self.blocks[..self.n_blocks]);
-            if self.option_bytes {
-                p.size += sack_option_len(self.n_blocks);
-            }
-        }
         self.pending = 0;
         self.timer_deadline = None;
-        ctx.send(p);
+        ctx.send_with(|| {
+            let mut p = Packet {
+                kind: PacketKind::Ack,
+                size: self.header,
+                ack: self.rcv_nxt,
+                wnd: self.window,
+                flags: flags::ACK | if self.ece { flags::ECE } else { 0 },
+                ts_echo: self.last_ts,
+                ..Packet::default()
+            };
+            if self.sack {
+                p.n_sack = self.n_blocks as u8;
+                p.sack[..self.n_blocks].copy_from_slice(&self.blocks[..self.n_blocks]);
+                if self.option_bytes {
+                    p.size += sack_option_len(self.n_blocks);
+                }
+            }
+            p
+        });
     }
 
     fn arm_timer(&mut self, ctx: &mut FlowCtx, at: SimTime) {
