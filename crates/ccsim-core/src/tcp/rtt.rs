@@ -163,7 +163,7 @@ impl RttEstimator {
 
     /// Recompute the cached rounded SRTT and base RTO from the estimates.
     fn refresh(&mut self) {
-        self.srtt_ns = self.srtt.map(|s| SimTime::from_nanos(s.round() as u64));
+        self.srtt_ns = self.srtt.map(|s| SimTime::from_nanos(crate::time::round(s) as u64));
         self.base_rto = self.compute_base_rto();
     }
 
@@ -259,7 +259,7 @@ impl RttEstimator {
                         (s + (4.0 * self.rttvar).max(g)).max(self.min_rto.0 as f64)
                     }
                 };
-                SimTime::from_nanos(rto.round() as u64).min(self.max_rto)
+                SimTime::from_nanos(crate::time::round(rto) as u64).min(self.max_rto)
             }
         }
     }
