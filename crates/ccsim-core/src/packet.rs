@@ -128,8 +128,7 @@ impl PacketArena {
     /// Store a packet and return its handle; assigns the packet's uid.
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PacketRef {
-        let r = self.alloc_with(|slot| *slot = p);
-        r
+        self.alloc_with(|slot| *slot = p)
     }
 
     /// Store a packet that `fill` writes into its slot (which holds a

@@ -257,7 +257,8 @@ impl Sampler {
             for f in flows {
                 let mut names: Vec<String> = FLOW_METRICS.iter().map(|s| s.to_string()).collect();
                 let probes = f.sender.probe_names();
-                self.flow_probes.push(probes.iter().map(|n| ProbeField::of(n)).collect());
+                self.flow_probes
+                    .push(probes.iter().map(|n| ProbeField::of(n)).collect());
                 names.extend(probes.iter().map(|s| s.to_string()));
                 for m in names {
                     self.series.push(Series {
