@@ -141,6 +141,8 @@ pub struct Simulation {
     tracer: Option<Box<Tracer>>,
     /// Wireless LANs.
     pub wlans: Vec<Wlan>,
+    /// The flow groups as configured (for the results' `components`).
+    pub flow_groups: Vec<crate::results::FlowGroupComponent>,
     pub(crate) now: SimTime,
     pub(crate) events: EventQueue,
     pub(crate) arena: PacketArena,
@@ -199,6 +201,7 @@ impl Simulation {
             trace_plan: None,
             tracer: None,
             wlans: Vec::new(),
+            flow_groups: Vec::new(),
             now: SimTime::ZERO,
             events: EventQueue::new(),
             arena: PacketArena::new(),
@@ -346,7 +349,6 @@ impl Simulation {
         for l in &mut self.links {
             l.queue.sync(now);
         }
-        self.sampler.window_opening(&self.links);
         for l in &mut self.links {
             l.queue.open_window(now);
             l.stats = Default::default();
@@ -358,7 +360,7 @@ impl Simulation {
             l.stats.tx_bytes = bytes;
         }
         for f in &mut self.flows {
-            f.stats.open_window();
+            f.stats.open_window(now);
         }
         for w in &mut self.wlans {
             w.open_window(now);
@@ -401,7 +403,7 @@ impl Simulation {
                 EventKind::Mac { wlan, kind, token } => self.on_mac(wlan, kind, token),
                 EventKind::Sample => {
                     self.sampler
-                        .sample(self.now, &mut self.links, &mut self.flows, &mut self.wlans);
+                        .sample(self.now, &mut self.links, &self.flows, &mut self.wlans);
                     if let Some(iv) = self.sampler.interval() {
                         if self.now < self.duration {
                             self.events.push((self.now + iv).min(self.duration), EventKind::Sample);
@@ -420,6 +422,9 @@ impl Simulation {
             if let Some(tr) = l.trace.as_deref() {
                 l.stats.busy_ns = tr.busy_ns(l.stats.tx_bytes, l.stats.tx_packets, self.warmup, self.duration);
             }
+        }
+        for f in &mut self.flows {
+            f.stats.close_window(self.duration);
         }
         if let Some(t) = self.tracer.as_deref_mut() {
             t.finish(self.duration)?;
@@ -465,6 +470,7 @@ impl Simulation {
             (Endpoint::App, APP_START) => {
                 let (mut ctx, sender, _, app) = flow_ctx!(self, flow, fi);
                 ctx.stats.started_at = Some(ctx.now);
+                ctx.stats.tracks_cwnd = sender.probe_names().contains(&"cwnd_pkts");
                 sender.start(&mut ctx);
                 let bytes = app.start(&mut ctx);
                 if bytes > 0 {
@@ -493,6 +499,9 @@ impl Simulation {
                 let (mut ctx, _, receiver, _) = flow_ctx!(self, flow, fi);
                 receiver.on_timer(&mut ctx, kind, token);
             }
+        }
+        if endpoint != Endpoint::Receiver {
+            self.sender_hook(fi);
         }
         self.flush_outbox();
     }
@@ -916,8 +925,23 @@ impl Simulation {
                 ctx.stats.on_data_received(p.size, p.payload, (ctx.now - p.sent_at).0);
                 receiver.on_packet(&mut ctx, &p);
             }
-            PacketKind::Ack => sender.on_packet(&mut ctx, &p),
+            PacketKind::Ack => {
+                sender.on_packet(&mut ctx, &p);
+                self.sender_hook(fi);
+            }
         }
         self.flush_outbox();
+    }
+
+    /// Hook: a callback of flow `fi`'s sender has run (an ACK, a timer, the
+    /// application). Per-flow statistics observe its congestion window here
+    /// (a time integral: [`FlowStats::note_cwnd`]); a sender without a
+    /// window costs one branch.
+    #[inline]
+    fn sender_hook(&mut self, fi: usize) {
+        let f = &mut self.flows[fi];
+        if f.stats.tracks_cwnd {
+            f.stats.note_cwnd(self.now, f.sender.cwnd_pkts());
+        }
     }
 }
