@@ -16,6 +16,7 @@ use crate::link::Link;
 use crate::queue::Queue;
 use crate::sim::Flow;
 use crate::time::SimTime;
+use crate::transport::SenderProbe;
 use crate::wlan::Wlan;
 
 /// The per-group series, in order: sums over the group's flows of goodput,
@@ -82,10 +83,51 @@ pub struct Sampler {
     /// Per group: delay sum (ns) and packets received in the interval.
     group_delay: Vec<(u128, u64)>,
     scratch: Vec<f64>,
+    /// Per sampled link: whether its discipline has probes (most have
+    /// none, and the call is then skipped).
+    link_probes: Vec<bool>,
+    /// Per flow: which [`SenderProbe`] field each of its probe series
+    /// takes, in the order of its sender's `probe_names` (decided when the
+    /// series are laid out, as the names are).
+    flow_probes: Vec<Vec<ProbeField>>,
     warmup: SimTime,
     /// Samples the run will take (from its duration), reserved in every
     /// series at the first sample so that sampling never reallocates.
     expected: usize,
+}
+
+/// A sender probe's value by name (see [`Sampler::flow_probes`]).
+#[derive(Copy, Clone, Debug)]
+enum ProbeField {
+    Cwnd,
+    Ssthresh,
+    Srtt,
+    Rate,
+    /// A name the probe does not know: NaN.
+    Unknown,
+}
+
+impl ProbeField {
+    fn of(name: &str) -> Self {
+        match name {
+            "cwnd_pkts" => ProbeField::Cwnd,
+            "ssthresh_pkts" => ProbeField::Ssthresh,
+            "srtt_s" => ProbeField::Srtt,
+            "rate_bps" => ProbeField::Rate,
+            _ => ProbeField::Unknown,
+        }
+    }
+
+    #[inline]
+    fn value(self, p: &SenderProbe) -> f64 {
+        match self {
+            ProbeField::Cwnd => p.cwnd_pkts,
+            ProbeField::Ssthresh => p.ssthresh_pkts,
+            ProbeField::Srtt => p.srtt_s,
+            ProbeField::Rate => p.rate_bps,
+            ProbeField::Unknown => f64::NAN,
+        }
+    }
 }
 
 impl Sampler {
@@ -175,7 +217,9 @@ impl Sampler {
                 "drops".into(),
                 "drop_rate".into(),
             ];
-            names.extend(l.queue.disc().probe_names().iter().map(|s| s.to_string()));
+            let probes = l.queue.disc().probe_names();
+            self.link_probes.push(!probes.is_empty());
+            names.extend(probes.iter().map(|s| s.to_string()));
             for m in names {
                 self.series.push(Series {
                     entity_kind: "queue",
@@ -194,7 +238,10 @@ impl Sampler {
         if self.flows {
             for f in flows {
                 let mut names: Vec<String> = FLOW_METRICS.iter().map(|s| s.to_string()).collect();
-                names.extend(f.sender.probe_names().iter().map(|s| s.to_string()));
+                let probes = f.sender.probe_names();
+                self.flow_probes
+                    .push(probes.iter().map(|n| ProbeField::of(n)).collect());
+                names.extend(probes.iter().map(|s| s.to_string()));
                 for m in names {
                     self.series.push(Series {
                         entity_kind: "flow",
@@ -266,11 +313,13 @@ impl Sampler {
                 0.0
             });
             k += 5;
-            self.scratch.clear();
-            q.disc().probe_values(&mut self.scratch);
-            for v in &self.scratch {
-                self.series[k].values.push(*v);
-                k += 1;
+            if self.link_probes[k_link] {
+                self.scratch.clear();
+                q.disc().probe_values(&mut self.scratch);
+                for v in &self.scratch {
+                    self.series[k].values.push(*v);
+                    k += 1;
+                }
             }
         }
         for i in 0..self.ifaces.len() {
@@ -316,15 +365,8 @@ impl Sampler {
                 snd.values.push(sb);
                 delay.values.push(mean_delay_s(delay_sum, delay_n));
                 k += 4;
-                for name in f.sender.probe_names() {
-                    let v = match *name {
-                        "cwnd_pkts" => probe.cwnd_pkts,
-                        "ssthresh_pkts" => probe.ssthresh_pkts,
-                        "srtt_s" => probe.srtt_s,
-                        "rate_bps" => probe.rate_bps,
-                        _ => f64::NAN,
-                    };
-                    self.series[k].values.push(v);
+                for &field in &self.flow_probes[i] {
+                    self.series[k].values.push(field.value(&probe));
                     k += 1;
                 }
             }

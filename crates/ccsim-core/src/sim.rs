@@ -373,14 +373,19 @@ impl Simulation {
         crate::plugin::clear_failure();
         self.schedule_initial();
         let mut events: u64 = 0;
+        // The guards are looked at every 65536 events and at the event
+        // limit: one comparison per event with the next of those counts.
+        let next_check = |events: u64, max: u64| (events | 0xFFFF).saturating_add(1).min(max);
+        let mut check_at = next_check(0, self.guards.max_events);
         while let Some(ev) = self.events.pop() {
             if ev.time > self.duration {
                 break;
             }
             self.now = ev.time;
             events += 1;
-            if events >= self.guards.max_events || events & 0xFFFF == 0 {
+            if events >= check_at {
                 self.check_guards(events, &wall)?;
+                check_at = next_check(events, self.guards.max_events);
             }
             match ev.kind {
                 EventKind::Arrive { link, pkt } => self.on_arrive(link, pkt),

@@ -293,25 +293,27 @@ impl TcpReceiver {
     /// Send an ACK of `ack` (with ECN-Echo if `ece`); it ends the delayed
     /// ACK, as every ACK sent does (ns-3's `SendEmptyPacket`).
     fn send_ack_of(&mut self, ctx: &mut FlowCtx, ack: u64, ece: bool) {
-        let mut p = Packet {
-            kind: PacketKind::Ack,
-            size: self.header,
-            ack,
-            wnd: self.window,
-            flags: flags::ACK | if ece { flags::ECE } else { 0 },
-            ts_echo: self.last_ts,
-            ..Packet::default()
-        };
-        if self.sack {
-            p.n_sack = self.n_blocks as u8;
-            p.sack[..self.n_blocks].copy_from_slice(&self.blocks[..self.n_blocks]);
-            if self.option_bytes {
-                p.size += sack_option_len(self.n_blocks);
-            }
-        }
         self.pending = 0;
         self.timer_deadline = None;
-        ctx.send(p);
+        ctx.send_with(|| {
+            let mut p = Packet {
+                kind: PacketKind::Ack,
+                size: self.header,
+                ack,
+                wnd: self.window,
+                flags: flags::ACK | if ece { flags::ECE } else { 0 },
+                ts_echo: self.last_ts,
+                ..Packet::default()
+            };
+            if self.sack {
+                p.n_sack = self.n_blocks as u8;
+                p.sack[..self.n_blocks].copy_from_slice(&self.blocks[..self.n_blocks]);
+                if self.option_bytes {
+                    p.size += sack_option_len(self.n_blocks);
+                }
+            }
+            p
+        });
     }
 
     fn arm_timer(&mut self, ctx: &mut FlowCtx, at: SimTime) {
