@@ -13,10 +13,10 @@
 //! which nothing was received has no mean: its value is NaN.
 
 use crate::link::Link;
+use crate::medium::Medium;
 use crate::queue::Queue;
 use crate::sim::Flow;
 use crate::time::SimTime;
-use crate::wlan::Wlan;
 
 /// The per-group series, in order: sums over the group's flows of goodput,
 /// throughput and sending rate (bit/s), the number of active flows
@@ -59,7 +59,7 @@ pub struct Sampler {
     /// The series, in a fixed order.
     pub series: Vec<Series>,
     links: Vec<usize>,
-    /// WLAN interface queues sampled: (wlan, interface) indices.
+    /// Queues of media sampled (WLAN interface queues): (medium, queue) indices.
     ifaces: Vec<(usize, usize)>,
     flows: bool,
     groups: bool,
@@ -125,8 +125,8 @@ impl Sampler {
         self
     }
 
-    /// Also sample these WLAN interface queues: (wlan, interface) indices
-    /// (their length and probes).
+    /// Also sample these queues of media (a WLAN's interface queues):
+    /// (medium, queue) indices ([`Medium::queue`]; their length and probes).
     pub fn with_ifaces(mut self, ifaces: Vec<(usize, usize)>) -> Self {
         self.ifaces = ifaces;
         self
@@ -141,7 +141,7 @@ impl Sampler {
             self.last_queue = vec![QueueMark::default(); self.links.len()];
         }
         for (m, &li) in self.last_queue.iter_mut().zip(&self.links) {
-            let q = &links[li].queue.stats;
+            let Some(q) = links[li].queue().map(|q| &q.stats) else { continue };
             m.carried_arrivals += q.arrivals - m.arrivals;
             m.carried_drops += q.drops - m.drops;
             m.arrivals = 0;
@@ -179,9 +179,10 @@ impl Sampler {
         }
     }
 
-    fn init(&mut self, links: &[Link], flows: &[Flow], wlans: &[Wlan]) {
+    fn init(&mut self, links: &[Link], flows: &[Flow], media: &[Box<dyn Medium>]) {
         for &li in &self.links {
             let l = &links[li];
+            let Some(queue) = l.queue() else { continue };
             let mut names: Vec<String> = vec![
                 "len_pkts".into(),
                 "len_bytes".into(),
@@ -189,7 +190,7 @@ impl Sampler {
                 "drops".into(),
                 "drop_rate".into(),
             ];
-            names.extend(l.queue.disc().probe_names().iter().map(|s| s.to_string()));
+            names.extend(queue.disc().probe_names().iter().map(|s| s.to_string()));
             for m in names {
                 self.series.push(Series {
                     entity_kind: "queue",
@@ -200,9 +201,10 @@ impl Sampler {
             }
         }
         for i in 0..self.ifaces.len() {
-            let (w, f) = self.ifaces[i];
-            let ifc = &wlans[w].ifaces[f];
-            self.init_iface(&ifc.name, &ifc.queue);
+            let (m, q) = self.ifaces[i];
+            if let Some((name, queue)) = media[m].queue(q) {
+                self.init_iface(name, queue);
+            }
         }
         // Counters started at zero with the run; a window that opened before
         // this first sample has already set up the carried counts.
@@ -253,9 +255,9 @@ impl Sampler {
     }
 
     /// Take one sample at `now`.
-    pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &mut [Flow], wlans: &mut [Wlan]) {
+    pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &mut [Flow], media: &[Box<dyn Medium>]) {
         if self.times.is_empty() && self.series.is_empty() {
-            self.init(links, flows, wlans);
+            self.init(links, flows, media);
             self.times.reserve_exact(self.expected);
             for s in &mut self.series {
                 s.values.reserve_exact(self.expected);
@@ -264,8 +266,9 @@ impl Sampler {
         self.times.push(now.secs_f64());
         let mut k = 0;
         for (k_link, &li) in self.links.iter().enumerate() {
-            links[li].queue.sync(now);
-            let q = &links[li].queue;
+            let Some(q) = links[li].queue_mut() else { continue };
+            q.sync(now);
+            let q = &*q;
             let m = &mut self.last_queue[k_link];
             let arrivals = q.stats.arrivals - m.arrivals + m.carried_arrivals;
             let drops = q.stats.drops - m.drops + m.carried_drops;
@@ -296,8 +299,10 @@ impl Sampler {
             }
         }
         for i in 0..self.ifaces.len() {
-            let (w, f) = self.ifaces[i];
-            self.sample_iface(&wlans[w].ifaces[f].queue, &mut k);
+            let (m, q) = self.ifaces[i];
+            if let Some((_, queue)) = media[m].queue(q) {
+                self.sample_iface(queue, &mut k);
+            }
         }
         let dt = (now - self.last_t).secs_f64();
         let per_s = |bytes: u64| if dt > 0.0 { bytes as f64 * 8.0 / dt } else { 0.0 };

@@ -10,12 +10,13 @@
 use crate::app::{Application, Finite};
 use crate::compat::Profile;
 use crate::error::{Error, Result};
-use crate::link::{Link, Loss, LossModel};
-use crate::link_trace::LinkTrace;
+use crate::link::{Egress, Link, Loss, LossModel};
+use crate::link_trace::{LinkTrace, TraceMedium};
+use crate::medium::{Medium, Port};
 use crate::meter::TokenBucket;
 use crate::packet::{LinkId, NodeId};
 use crate::params::{ParamError, Params};
-use crate::queue::droptail::{DropTail, Limit};
+use crate::queue::droptail::Limit;
 use crate::queue::{registry as queues, Queue, QueueDisc};
 use crate::rng::stream;
 use crate::routing::{Routes, NO_ROUTE};
@@ -26,7 +27,7 @@ use crate::time::SimTime;
 use crate::transport::registry::{self as transports, TransportArgs};
 use crate::wlan::dcf::DcfParams;
 use crate::wlan::phy::{Phy, Standard, LONG_RETRY_LIMIT, SHORT_RETRY_LIMIT};
-use crate::wlan::{FrameErrors, Medium, Wlan};
+use crate::wlan::{FrameErrors, Wlan};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -65,7 +66,8 @@ struct Builder<'a> {
     names: HashMap<String, NodeId>,
     nodes: Vec<Node>,
     links: Vec<Link>,
-    wlans: Vec<Wlan>,
+    /// The media of the links that are not plain wires (trace-driven links, WLANs).
+    media: Vec<Box<dyn Medium>>,
 }
 
 fn err(file: &str, path: impl Into<String>, msg: impl Into<String>) -> Error {
@@ -286,14 +288,20 @@ impl<'a> Builder<'a> {
         Ok([one(&traces[0])?, one(&traces[1])?])
     }
 
-    /// Make link `id` follow `trace`, if any: it then takes the general
-    /// path (the FIFO fast path fixes departures at the link's rate).
+    /// Make link `id` follow `trace`, if any: its queue is then served by a
+    /// [`TraceMedium`], on the general path (the FIFO fast path fixes
+    /// departures at the link's rate).
     fn set_trace(&mut self, id: LinkId, trace: Option<Box<LinkTrace>>) {
+        let Some(trace) = trace else { return };
+        let medium = self.media.len() as u32;
         let l = &mut self.links[id.0 as usize];
-        if trace.is_some() {
-            l.queue.disable_fast_path();
+        self.media.push(Box::new(TraceMedium::new(id, &l.name, *trace)));
+        let port = Port { medium, port: 0 };
+        let egress = std::mem::replace(&mut l.egress, Egress::Medium { port, queue: None });
+        if let (Egress::Wire(mut q), Egress::Medium { queue, .. }) = (egress, &mut l.egress) {
+            q.disable_fast_path();
+            *queue = Some(q);
         }
-        l.trace = trace;
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -303,7 +311,7 @@ impl<'a> Builder<'a> {
         b: NodeId,
         rate: u64,
         delay: SimTime,
-        queue: Queue,
+        egress: Egress,
         loss: Option<Loss>,
     ) -> LinkId {
         let id = LinkId(self.links.len() as u32);
@@ -315,7 +323,7 @@ impl<'a> Builder<'a> {
             to: b,
             rate_bps: rate,
             delay,
-            queue,
+            egress,
             loss,
             busy_until: SimTime::ZERO,
             free_pending: false,
@@ -323,11 +331,9 @@ impl<'a> Builder<'a> {
             free_t64: 0.0,
             stats: Default::default(),
             notify_reverse: None,
-            medium: None,
             device: Default::default(),
             device_cap: 0,
             framing: 0,
-            trace: None,
         });
         id
     }
@@ -404,9 +410,9 @@ impl<'a> Builder<'a> {
             "r2->r1",
         )?;
         let loss = self.loss(b.loss.as_ref(), "topology.bottleneck.loss", "r1->r2")?;
-        let fwd = self.add_link(r1, r2, fwd_rate, b.delay.0, fwd_q, loss);
+        let fwd = self.add_link(r1, r2, fwd_rate, b.delay.0, Egress::Wire(fwd_q), loss);
         self.set_trace(fwd, fwd_trace);
-        let rev = self.add_link(r2, r1, rev_rate, b.delay.0, rev_q, None);
+        let rev = self.add_link(r2, r1, rev_rate, b.delay.0, Egress::Wire(rev_q), None);
         self.set_trace(rev, rev_trace);
         let a = &t.access;
         for i in 0..n {
@@ -420,7 +426,7 @@ impl<'a> Builder<'a> {
                     "topology.access.queue",
                     &label,
                 )?;
-                self.add_link(x, y, a.rate.0, delay, q, None);
+                self.add_link(x, y, a.rate.0, delay, Egress::Wire(q), None);
             }
         }
         Ok(())
@@ -485,9 +491,9 @@ impl<'a> Builder<'a> {
                 &format!("{p}.loss_ba"),
                 &format!("{nb}->{na}"),
             )?;
-            let ab = self.add_link(a, b, rate_ab, l.delay.0, qab, lab);
+            let ab = self.add_link(a, b, rate_ab, l.delay.0, Egress::Wire(qab), lab);
             self.set_trace(ab, trace_ab);
-            let ba = self.add_link(b, a, rate_ba, l.delay.0, qba, lba);
+            let ba = self.add_link(b, a, rate_ba, l.delay.0, Egress::Wire(qba), lba);
             self.set_trace(ba, trace_ba);
         }
         Ok(())
@@ -514,7 +520,7 @@ impl<'a> Builder<'a> {
         if name.is_empty() || name.contains(':') {
             return Err(self.e(format!("{p}.name"), "a WLAN name must be non-empty and without ':'"));
         }
-        if self.wlans.iter().any(|x| x.name == name) {
+        if self.media.iter().any(|x| x.name() == name) {
             return Err(self.e(format!("{p}.name"), format!("duplicate WLAN name \"{name}\"")));
         }
         let ap = self.node(&w.ap, &format!("{p}.ap"))?;
@@ -598,7 +604,7 @@ impl<'a> Builder<'a> {
             short_limit,
             long_limit,
         };
-        let id = self.wlans.len() as u32;
+        let id = self.media.len() as u32;
         let rate = phy.data_rate_bps;
         let rts_threshold = w.rts_threshold.map(|b| b.0).unwrap_or(u64::MAX);
         let err_rng = stream(self.seed, &format!("wlan-errors:{name}"));
@@ -639,25 +645,15 @@ impl<'a> Builder<'a> {
         for (k, &sta) in stations.iter().enumerate() {
             let si = k as u32 + 1;
             for (a, b, tx, rx) in [(ap, sta, 0, si), (sta, ap, si, 0)] {
-                let unused = Queue::general(
-                    Box::new(DropTail::new(
-                        Limit {
-                            packets: Some(1),
-                            bytes: None,
-                        },
-                        false,
-                    )),
-                    stream(self.seed, "unused"),
-                );
-                let l = self.add_link(a, b, rate, SimTime::ZERO, unused, None);
-                self.links[l.0 as usize].medium = Some(Medium { wlan: id, tx, rx });
-                let f = &mut wlan.ifaces[tx as usize];
-                if f.timer_link.0 == u32::MAX {
-                    f.timer_link = l;
-                }
+                let port = wlan.add_port(LinkId(self.links.len() as u32), tx, rx);
+                let egress = Egress::Medium {
+                    port: Port { medium: id, port },
+                    queue: None,
+                };
+                self.add_link(a, b, rate, SimTime::ZERO, egress, None);
             }
         }
-        self.wlans.push(wlan);
+        self.media.push(Box::new(wlan));
         Ok(())
     }
 
@@ -943,7 +939,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
         names: HashMap::new(),
         nodes: Vec::new(),
         links: Vec::new(),
-        wlans: Vec::new(),
+        media: Vec::new(),
     };
     b.dumbbell(spec)?;
     b.graph(spec)?;
@@ -955,10 +951,11 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
     let (flows, group_of) = add_flows(&b, spec, duration, pairs)?;
     // Duplex pairs are created one after the other (a->b, then b->a).
     for i in (0..b.links.len()).step_by(2) {
-        if b.links[i + 1].queue.wants_reverse() {
+        let wants_reverse = |l: &Link| l.queue().is_some_and(|q| q.wants_reverse());
+        if wants_reverse(&b.links[i + 1]) {
             b.links[i].notify_reverse = Some(LinkId(i as u32 + 1));
         }
-        if b.links[i].queue.wants_reverse() {
+        if wants_reverse(&b.links[i]) {
             b.links[i + 1].notify_reverse = Some(LinkId(i as u32));
         }
     }
@@ -997,13 +994,14 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
             ),
         ));
     } else {
-        // Wireless hops have no queue of their own: their interfaces' queues are sampled instead.
-        let wired = |i: &usize| b.links[*i].medium.is_none();
+        // Wireless hops have no queue of their own: their interfaces' queues
+        // (the queues their media keep) are sampled instead.
+        let wired = |i: &usize| b.links[*i].queue().is_some();
         let ifaces: Vec<(usize, usize)> = b
-            .wlans
+            .media
             .iter()
             .enumerate()
-            .flat_map(|(w, x)| (0..x.ifaces.len()).map(move |f| (w, f)))
+            .flat_map(|(m, x)| (0..).map_while(move |q| x.queue(q).map(|_| (m, q))))
             .collect();
         let (links, ifaces) = match &out.sample_links {
             None => ((0..b.links.len()).filter(wired).collect(), ifaces),
@@ -1013,7 +1011,10 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
                 for (i, nm) in names.iter().enumerate() {
                     if let Some(l) = (0..b.links.len()).filter(wired).find(|&l| &b.links[l].name == nm) {
                         links.push(l);
-                    } else if let Some(&f) = ifaces.iter().find(|&&(w, f)| &b.wlans[w].ifaces[f].name == nm) {
+                    } else if let Some(&f) = ifaces
+                        .iter()
+                        .find(|&&(m, q)| b.media[m].queue(q).is_some_and(|(name, _)| name == nm))
+                    {
                         picked.push(f);
                     } else {
                         return Err(err(
@@ -1061,7 +1062,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
     if let Some(w) = spec.limits.max_wall {
         guards.max_wall_s = w.0.secs_f64();
     }
-    let wlans = std::mem::take(&mut b.wlans);
+    let media = std::mem::take(&mut b.media);
     let mut sim = Simulation::new(
         spec.name.clone(),
         seed,
@@ -1075,7 +1076,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
         guards,
     );
     sim.trace_plan = trace;
-    sim.wlans = wlans;
+    sim.media = media;
     let tie_order = spec.tie_order.unwrap_or(b.compat.tie_order());
     sim.set_tie_order(tie_order);
     sim.set_device_queue(
