@@ -7,6 +7,7 @@
 //! time, application and `web` plan in `apps.rs`; the packet-trace plan in
 //! `trace_plan.rs`.
 
+use crate::app::config::{AppConfig, AppCtx};
 use crate::app::{Application, Finite};
 use crate::compat::Profile;
 use crate::error::{Error, Result};
@@ -34,7 +35,7 @@ use std::collections::HashMap;
 mod apps;
 mod trace_plan;
 
-use apps::{build_app, start_time, web_plan, AppKeys};
+use apps::{app_config, split_keys, start_time, web_plan};
 use trace_plan::trace_plan;
 
 /// Default limit of access-link queues, packets.
@@ -763,10 +764,11 @@ fn add_flows(
             None => duration,
             Some(t) => t.0,
         };
-        let web = if app == "web" {
-            Some(web_plan(b, g, &path, &group, &transport, duration, pairs, global)?)
-        } else {
-            None
+        let (app_keys, rest) = split_keys(&g.params, &transport);
+        let app_cfg = app_config(b, &app, &app_keys, &path)?;
+        let web = match &app_cfg {
+            AppConfig::Web(cfg) => Some(web_plan(b, g, cfg, &path, &group, &transport, duration, pairs, global)?),
+            _ => None,
         };
         let n_flows = web.as_ref().map_or(count, |w| w.flows.len());
         for k in 0..n_flows {
@@ -800,24 +802,6 @@ fn add_flows(
             if stop <= start {
                 return Err(err(file, format!("{path}.stop"), "a flow must stop after it starts"));
             }
-            let mut keys = AppKeys {
-                file,
-                path: &path,
-                keys: g.params.clone(),
-            };
-            let (application, rest): (Box<dyn Application>, Params) = match &web {
-                Some(w) => (
-                    Box::new(Finite {
-                        bytes: w.flows[k].1 * w.mss,
-                        label: "web",
-                    }),
-                    w.rest.clone(),
-                ),
-                None => {
-                    let a = build_app(&app, &mut keys, start, &transport)?;
-                    (a, keys.finish(&app, &transport)?)
-                }
-            };
             let args = TransportArgs {
                 params: &rest,
                 app: &app,
@@ -849,6 +833,15 @@ fn add_flows(
                 };
                 err(file, p, message)
             })?;
+            // The application, from its config and what the built sender says.
+            let mss = sender.segment_payload().unwrap_or(crate::DEFAULT_MSS);
+            let application: Box<dyn Application> = match &web {
+                Some(w) => Box::new(Finite {
+                    bytes: w.flows[k].1 * mss as u64,
+                    label: "web",
+                }),
+                None => app_cfg.build(&AppCtx { mss }),
+            };
             let fairness = g.fairness.unwrap_or(application.greedy());
             flows.push(Flow {
                 name,
