@@ -300,7 +300,9 @@ impl TraceMedium {
         let now = ctx.now;
         let l = &mut ctx.links[link.0 as usize];
         let rate = l.rate_bps;
-        let Some(q) = l.queue_mut().filter(|q| q.len_pkts() > 0) else { return };
+        let Some(q) = l.queue_mut().filter(|q| q.len_pkts() > 0) else {
+            return;
+        };
         let at = self.trace.ready_at(now);
         if at > now {
             l.free_pending = true;

@@ -141,7 +141,9 @@ impl Sampler {
             self.last_queue = vec![QueueMark::default(); self.links.len()];
         }
         for (m, &li) in self.last_queue.iter_mut().zip(&self.links) {
-            let Some(q) = links[li].queue().map(|q| &q.stats) else { continue };
+            let Some(q) = links[li].queue().map(|q| &q.stats) else {
+                continue;
+            };
             m.carried_arrivals += q.arrivals - m.arrivals;
             m.carried_drops += q.drops - m.drops;
             m.arrivals = 0;

@@ -556,11 +556,11 @@ impl Simulation {
         let li = link.0 as usize;
         let now = self.now;
         let l = &mut self.links[li];
-        let q = match &l.egress {
+        let q = match &mut l.egress {
             Egress::Wire(q) => q,
             Egress::Medium { port, .. } => {
-                let Port { medium, port } = *port;
-                self.with_medium(medium, |m, ctx| m.enqueue(port, pkt, ctx));
+                let port = *port;
+                self.enqueue_medium(port, pkt);
                 return;
             }
         };
@@ -661,11 +661,17 @@ impl Simulation {
     fn on_link_free(&mut self, link: LinkId) {
         let l = &mut self.links[link.0 as usize];
         l.free_pending = false;
-        if let Some(Port { medium, port }) = l.port() {
-            self.with_medium(medium, |m, ctx| m.on_link_free(port, ctx));
-            return;
+        match l.port() {
+            None => self.start_tx(link),
+            Some(p) => self.medium_link_free(p),
         }
-        self.start_tx(link);
+    }
+
+    /// A `LinkFree` event of a medium's link (out of line, as `enqueue_medium`).
+    #[inline(never)]
+    fn medium_link_free(&mut self, port: Port) {
+        let Port { medium, port } = port;
+        self.with_medium(medium, |m, ctx| m.on_link_free(port, ctx));
     }
 
     /// The transmitter of wire `link` is free: send the next packet, if any.
@@ -750,6 +756,14 @@ impl Simulation {
             l.free_seq = self.events.reserve();
             l.free_t64 = free64;
         }
+    }
+
+    /// A packet routed over a medium's port enters the medium. Kept out of
+    /// line so that the wire's path stays as small as without media.
+    #[inline(never)]
+    fn enqueue_medium(&mut self, port: Port, pkt: PacketRef) {
+        let Port { medium, port } = port;
+        self.with_medium(medium, |m, ctx| m.enqueue(port, pkt, ctx));
     }
 
     /// The kernel's view for a call into medium `m`; afterwards, account

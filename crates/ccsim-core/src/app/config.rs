@@ -78,7 +78,10 @@ from_value!(Duty, |v| match v.as_f64() {
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Shape(pub f64);
 
-from_value!(Shape, |v| v.as_f64().map(Shape).ok_or_else(|| format!("expected a number > 1, got {v}")));
+from_value!(Shape, |v| v
+    .as_f64()
+    .map(Shape)
+    .ok_or_else(|| format!("expected a number > 1, got {v}")));
 
 /// A distribution's name.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -473,12 +476,9 @@ pub(super) fn parse_bulk(keys: &Params) -> Result<AppConfig, ParamError> {
 
 pub(super) fn parse_finite(keys: &Params) -> Result<AppConfig, ParamError> {
     let c: FiniteConfig = parse(keys)?;
-    c.size.map(AppConfig::Finite).ok_or_else(|| {
-        ParamError::at(
-            "size",
-            "missing key \"size\": bytes (\"1MB\") or packets (an integer)",
-        )
-    })
+    c.size
+        .map(AppConfig::Finite)
+        .ok_or_else(|| ParamError::at("size", "missing key \"size\": bytes (\"1MB\") or packets (an integer)"))
 }
 
 pub(super) fn parse_cbr(keys: &Params) -> Result<AppConfig, ParamError> {
@@ -493,7 +493,12 @@ pub(super) fn parse_poisson(keys: &Params) -> Result<AppConfig, ParamError> {
     let rate = rate(c.rate)?;
     let size = c.packet_size.map_or(PACKET_SIZE, |s| s.0);
     let sizes = dist("size_dist", c.size_dist, c.shape, Dist::Constant)?;
-    Ok(AppConfig::Poisson(rate, size, sizes, schedule(c.period, c.duty, &c.on)?))
+    Ok(AppConfig::Poisson(
+        rate,
+        size,
+        sizes,
+        schedule(c.period, c.duty, &c.on)?,
+    ))
 }
 
 pub(super) fn parse_onoff(keys: &Params) -> Result<AppConfig, ParamError> {
@@ -533,14 +538,23 @@ mod tests {
     #[test]
     fn values_are_checked_with_their_key() {
         let e = AppConfig::parse("cbr", &keys(serde_json::json!({"rate": "1Mbps", "packet_size": 0}))).unwrap_err();
-        assert_eq!(e, ParamError::at("packet_size", "expected a positive size in bytes, got 0"));
+        assert_eq!(
+            e,
+            ParamError::at("packet_size", "expected a positive size in bytes, got 0")
+        );
         let e = AppConfig::parse("poisson", &keys(serde_json::json!({"rate": "1Mbps", "shape": 2}))).unwrap_err();
         assert_eq!(e.path, "shape");
-        let e = AppConfig::parse("cbr", &keys(serde_json::json!({"rate": "1Mbps", "on": [["1s", "2s"], ["1.5s", "3s"]]})))
-            .unwrap_err();
+        let e = AppConfig::parse(
+            "cbr",
+            &keys(serde_json::json!({"rate": "1Mbps", "on": [["1s", "2s"], ["1.5s", "3s"]]})),
+        )
+        .unwrap_err();
         assert_eq!(e, ParamError::at("on[1]", "intervals must be in order and not overlap"));
         let e = AppConfig::parse("onoff", &keys(serde_json::json!({}))).unwrap_err();
-        assert_eq!(e, ParamError::at("rate", "missing key \"rate\" (e.g. rate = \"1Mbps\")"));
+        assert_eq!(
+            e,
+            ParamError::at("rate", "missing key \"rate\" (e.g. rate = \"1Mbps\")")
+        );
     }
 
     #[test]

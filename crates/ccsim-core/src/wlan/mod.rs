@@ -320,7 +320,7 @@ impl Wlan {
             if let Some(t) = next {
                 ctx.events.push(
                     t,
-                        EventKind::Medium {
+                    EventKind::Medium {
                         medium: self.id,
                         kind: EV_CONTEND,
                         token: self.token,
