@@ -3,11 +3,13 @@
 The page needs nothing but itself: the figures are inline PNG (base64 data
 URIs), the style sheet is inline, there is no script and no network access.
 It says what was run (scenario or sweep, parameters, seeds, ccsim version,
-command line, date), gives the summary table per case in the shape of the
-patel seed's Table 2 (queue length max/min/avg, throughput max/min, delay
-max/min, sent, lost, loss ratio, utilization), the ranking per metric (its
-Table 3; for sweeps with significance marks from `ccsim.stats`), and every
-figure with a caption computed from the data. Every name that comes from
+command line, date), gives a summary table per case (the bottleneck queue's
+length max/min/avg, the aggregate throughput's max/min, delay max/min,
+sent, lost, loss ratio, utilization: `SUMMARY_ROWS`), for sweeps the ranking
+of the cases per metric at each grid point with significance marks from
+`ccsim.stats` (`RANK_METRICS`), and every figure with a caption computed
+from the data. No study's paper shapes it: a study's own tables are its
+package's (ccsim.studies.NAME.tables) and its page is ccsim.studies.report. Every name that comes from
 the user (scenario, cases, flows, links, parameters) is escaped.
 """
 
@@ -158,8 +160,8 @@ def fmt(v: object, digits: int = 3) -> str:
     return f"{x:.{digits}g}"
 
 
-# The rows of Table 2: (label, key in case_metrics, digits).
-TABLE2 = (
+# The rows of the summary table: (label, key in summary_values, digits).
+SUMMARY_ROWS = (
     ("Queue length max (packets)", "queue_max_pkts", 4),
     ("Queue length min (packets)", "queue_min_pkts", 4),
     ("Queue length avg (packets)", "queue_avg_pkts", 4),
@@ -174,51 +176,62 @@ TABLE2 = (
 )
 
 
-def case_metrics(result: Result) -> dict[str, float]:
-    """One run's Table 2 values.
+def summary_values(
+    queue: Mapping[str, Any] | None,
+    flows: pd.DataFrame | None,
+    timeseries: pd.DataFrame | None,
+    warmup_s: float,
+    utilization: float,
+) -> dict[str, float]:
+    """One run's values of the summary table (NaN where the run has no such row).
 
-    Queue length: the bottleneck queue's largest, smallest and time-averaged
-    number of packets waiting over the metrics window. Throughput: the
-    largest and smallest sampled aggregate throughput (all flows, per sample
-    interval) inside the window, as the seed's throughput-vs-time figures
-    show. Delay: the largest and smallest one-way delay of any packet
-    received in the window. Sent, lost: data packets of all flows. Loss
-    ratio: lost / sent. Utilization: of the bottleneck link.
+    Queue length: the bottleneck queue's (`queue`: its row of the queue
+    table) largest, smallest and time-averaged number of packets waiting
+    over the metrics window. Throughput: the largest and smallest sampled
+    aggregate throughput (all flows, per sample interval) after the warm-up.
+    Delay: the largest and smallest one-way delay of any packet received in
+    the window. Sent, lost: data packets of all flows. Loss ratio: lost /
+    sent. Utilization: of the bottleneck link (a fraction).
     """
+    out = dict.fromkeys((key for _, key, _ in SUMMARY_ROWS), math.nan)
+    if queue is not None:
+        out |= {
+            "queue_max_pkts": float(queue["max_len_pkts"]),
+            "queue_min_pkts": float(queue["min_len_pkts"]),
+            "queue_avg_pkts": float(queue["avg_len_pkts"]),
+        }
+    if flows is not None and not flows.empty:
+        sent, lost = int(flows["sent_packets"].sum()), int(flows["lost_packets"].sum())
+        out |= {
+            "delay_max_ms": float(flows["delay_max_s"].max()) * 1e3,
+            "delay_min_ms": float(flows["delay_min_s"].min()) * 1e3,
+            "sent_packets": float(sent),
+            "lost_packets": float(lost),
+            "loss_ratio_pct": 100.0 * lost / sent if sent else 0.0,
+        }
+    if timeseries is not None:
+        ts = timeseries
+        tp = ts[(ts["entity_kind"] == "flow") & (ts["metric"] == "throughput_bps") & (ts["time_s"] > warmup_s)]
+        if not tp.empty:
+            agg = tp.groupby("time_s")["value"].sum()
+            out |= {"throughput_max_mbps": float(agg.max()) / MBIT, "throughput_min_mbps": float(agg.min()) / MBIT}
+    out["utilization_pct"] = 100.0 * utilization
+    return out
+
+
+def case_metrics(result: Result) -> dict[str, float]:
+    """One run's values of the summary table (`summary_values` of its bottleneck and flows)."""
     s = result.summary
     link = str(s.get("bottleneck_link", ""))
     q = result.queues.set_index("link").loc[link] if link in set(result.queues["link"]) else None
-    ts = result.timeseries
     warmup = float(result.data.get("warmup_s", 0.0))
-    tp = ts[(ts["entity_kind"] == "flow") & (ts["metric"] == "throughput_bps") & (ts["time_s"] > warmup)]
-    agg = tp.groupby("time_s")["value"].sum() if not tp.empty else pd.Series(dtype=float)
-    flows = result.flows
-    sent = int(flows["sent_packets"].sum())
-    lost = int(flows["lost_packets"].sum())
-    return {
-        "queue_max_pkts": float(q["max_len_pkts"]) if q is not None else math.nan,
-        "queue_min_pkts": float(q["min_len_pkts"]) if q is not None else math.nan,
-        "queue_avg_pkts": float(q["avg_len_pkts"]) if q is not None else math.nan,
-        "throughput_max_mbps": float(agg.max()) / MBIT if len(agg) else math.nan,
-        "throughput_min_mbps": float(agg.min()) / MBIT if len(agg) else math.nan,
-        "delay_max_ms": float(flows["delay_max_s"].max()) * 1e3,
-        "delay_min_ms": float(flows["delay_min_s"].min()) * 1e3,
-        "sent_packets": float(sent),
-        "lost_packets": float(lost),
-        "loss_ratio_pct": 100.0 * lost / sent if sent else 0.0,
-        "utilization_pct": 100.0 * float(s.get("bottleneck_utilization", 0.0)),
-        # For the ranking (not rows of Table 2).
-        "delay_mean_ms": float(np.average(flows["delay_mean_s"].dropna(), weights=None)) * 1e3
-        if flows["delay_mean_s"].notna().any()
-        else math.nan,
-        "throughput_mbps": float(s.get("throughput_bps", 0.0)) / MBIT,
-    }
+    return summary_values(q, result.flows, result.timeseries, warmup, float(s.get("bottleneck_utilization", 0.0)))
 
 
-def table2(cases: Mapping[str, Mapping[str, float]], note: str = "") -> str:
-    """Table 2: one row per metric, one column per case."""
+def summary_table(cases: Mapping[str, Mapping[str, float]], note: str = "") -> str:
+    """The summary table: one row per metric (SUMMARY_ROWS), one column per case."""
     names = list(cases)
-    rows = [[label, *(fmt(cases[c].get(key), digits) for c in names)] for label, key, digits in TABLE2]
+    rows = [[label, *(fmt(cases[c].get(key), digits) for c in names)] for label, key, digits in SUMMARY_ROWS]
     out = table(["Performance metric", *names], rows)
     return out + (f'<p class="note">{esc(note)}</p>' if note else "")
 
@@ -245,7 +258,7 @@ def run_section(result: Result, meta: Mapping[str, Any], plots: Sequence[Plot]) 
     if params:
         meta_html += "<details><summary>Scenario parameters</summary>" + meta_table(params) + "</details>"
     case = f"{result.name} ({kind})" if kind else result.name
-    summary = table2({case: case_metrics(result)}, note=f"Bottleneck {link}; over the metrics window.")
+    summary = summary_table({case: case_metrics(result)}, note=f"Bottleneck {link}; over the metrics window.")
     ranking = '<p class="note">One case: nothing to rank. A sweep (ccsim sweep) compares cases with replicates.</p>'
     figures = [figure_html(i + 1, p) for i, p in enumerate(plots)]
     return Section(
@@ -299,6 +312,7 @@ RANK_METRICS = (
     ("Throughput", "throughput_bps"),
     ("Loss rate", "loss_rate"),
 )
+"""The metrics a sweep's cases are ranked on: (heading, column of the runs table)."""
 MAX_RANK_POINTS = 12
 
 
@@ -308,53 +322,34 @@ def is_sweep(path: Path) -> bool:
 
 
 def sweep_run_metrics(res: SweepResults, ok: pd.DataFrame) -> pd.DataFrame:
-    """Table 2's values for every successful run of a sweep (one row per run_id)."""
+    """The summary table's values (`summary_values`) of every successful run of a sweep (one row per run_id)."""
     rows = []
     queues = res.queues.set_index(["run_id", "link"]) if not res.queues.empty else None
     flows = res.flows.groupby("run_id") if not res.flows.empty else None
     for _, run in ok.iterrows():
         rid = run["run_id"]
         link = run.get("bottleneck_link", "r1->r2")
-        row: dict[str, Any] = {"run_id": rid, "case_label": run["case_label"]}
-        if queues is not None and (rid, link) in queues.index:
-            q = queues.loc[(rid, link)]
-            row |= {
-                "queue_max_pkts": float(q["max_len_pkts"]),
-                "queue_min_pkts": float(q["min_len_pkts"]),
-                "queue_avg_pkts": float(q["avg_len_pkts"]),
-            }
-        if flows is not None and rid in flows.groups:
-            f = flows.get_group(rid)
-            sent, lost = int(f["sent_packets"].sum()), int(f["lost_packets"].sum())
-            row |= {
-                "delay_max_ms": float(f["delay_max_s"].max()) * 1e3,
-                "delay_min_ms": float(f["delay_min_s"].min()) * 1e3,
-                "sent_packets": float(sent),
-                "lost_packets": float(lost),
-                "loss_ratio_pct": 100.0 * lost / sent if sent else 0.0,
-            }
-        row["utilization_pct"] = 100.0 * float(run.get("bottleneck_utilization", math.nan))
+        q = queues.loc[(rid, link)] if queues is not None and (rid, link) in queues.index else None
+        f = flows.get_group(rid) if flows is not None and rid in flows.groups else None
+        ts, warmup = None, 0.0
         if isinstance(run.get("timeseries"), str):
             try:
                 warmup = units.seconds(json.loads(run["scenario"]).get("warmup", 0))
             except (TypeError, ValueError):
                 warmup = 0.0
             ts = pd.read_parquet(res.out_dir / run["timeseries"])
-            tp = ts[(ts["entity_kind"] == "flow") & (ts["metric"] == "throughput_bps") & (ts["time_s"] > warmup)]
-            if not tp.empty:
-                agg = tp.groupby("time_s")["value"].sum()
-                row |= {"throughput_max_mbps": float(agg.max()) / MBIT, "throughput_min_mbps": float(agg.min()) / MBIT}
-        rows.append(row)
+        values = summary_values(q, f, ts, warmup, float(run.get("bottleneck_utilization", math.nan)))
+        rows.append({"run_id": rid, "case_label": run["case_label"], **values})
     return pd.DataFrame(rows)
 
 
 def rank_letter(rank: int) -> str:
-    """1 -> A, 2 -> B, ... (Table 3's letters)."""
+    """1 -> A, 2 -> B, ...: a case's significance rank as a letter (cases that share a letter cannot be told apart)."""
     return chr(ord("A") + rank - 1) if 1 <= rank <= 26 else str(rank)
 
 
 def ranking_tables(ok: pd.DataFrame, parameters: Sequence[str], cases: Sequence[str]) -> tuple[str, list[str]]:
-    """Table 3 per grid point: cases x metrics, significance letters; and sentences on the best case."""
+    """The ranking at each grid point: cases x RANK_METRICS, significance letters; and sentences on the best case."""
     from ccsim import stats  # noqa: PLC0415 (scipy: only for sweeps)
     from ccsim.plots.sweep import metric_axis  # noqa: PLC0415
 
@@ -398,7 +393,7 @@ def ranking_tables(ok: pd.DataFrame, parameters: Sequence[str], cases: Sequence[
         for lab, m in metrics:
             sentences.append(_best_sentence(comps[m], keys, lab, m))
     note = (
-        "Letters: significance rank, as in the seed paper's Table 3 (A = best; 1 + the number of cases "
+        "Letters: significance rank (A = best; 1 + the number of cases "
         "significantly better, so cases that cannot be told apart share a letter). * = significantly better "
         "than at least one other case (Welch's t-test, Holm-corrected over the pairs of the grid point, "
         f"alpha = {comps[metrics[0][1]].alpha:g}). In brackets: the mean over the replicates. "
@@ -490,7 +485,7 @@ def sweep_section(sweep_dir: Path, plots: Sequence[Plot]) -> Section:
         title=str(info.get("name", res.name)),
         subtitle=f"Sweep {info.get('name', res.name)}: {len(res.runs)} runs",
         meta=meta_html,
-        summary=table2(cases, note=note),
+        summary=summary_table(cases, note=note),
         ranking=ranking,
         figures=[figure_html(i + 1, p) for i, p in enumerate(plots)],
     )

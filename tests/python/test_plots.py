@@ -120,7 +120,7 @@ def test_report_is_self_contained_and_escaped(run_dir: Path) -> None:
     assert "<test>" not in page
     assert "tcp<b>" not in page
     assert "tcp&lt;b&gt;" in page
-    # What was run, and Table 2's rows.
+    # What was run, and the summary table's rows.
     for text in ("ccsim run", "seed", "Queue length max (packets)", "Utilization (%)", "Loss ratio (%)"):
         assert text in page
     assert page.count("<figure") == len(FIGURES)
@@ -204,9 +204,21 @@ def test_plot_and_report_of_a_missing_folder_are_errors(tmp_path: Path, capsys: 
 
 
 def test_drawing_leaves_the_users_matplotlib_backend_alone(tmp_path: Path) -> None:
-    """`import ccsim.plots` once switched matplotlib to Agg, changing a notebook's backend."""
+    """`import ccsim.plots` once switched matplotlib to Agg, changing a notebook's backend: importing any
+    module that draws (the plots, the reports, every study's figures), or drawing, leaves it alone."""
+    drawing = [
+        "ccsim.plots",
+        "ccsim.plots.run",
+        "ccsim.plots.sweep",
+        "ccsim.report",
+        "ccsim.studies",
+        "ccsim.studies.report",
+        *(f"ccsim.studies.{s}.figures" for s in ("patel", "bisoy", "vyshnavi", "ramachendra", "mehta")),
+    ]
     code = (
-        "import matplotlib, sys\n"
+        "import importlib, matplotlib, sys\n"
+        f"for m in {drawing!r}: importlib.import_module(m)\n"
+        "assert matplotlib.get_backend() == 'svg', matplotlib.get_backend()\n"
         "from ccsim.plots import style\n"
         "fig, ax = style.figure()\n"
         "ax.plot([0, 1], [0, 1])\n"

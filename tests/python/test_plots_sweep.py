@@ -130,7 +130,7 @@ def test_cli_plot_of_a_sweep_with_x_y_by(sweep_dir: Path, tmp_path: Path, capsys
     assert "error: --y: no metric 'no_such_metric'" in capsys.readouterr().err
 
 
-def test_sweep_report_has_tables_2_and_3(sweep_dir: Path) -> None:
+def test_sweep_report_has_the_summary_and_ranking(sweep_dir: Path) -> None:
     assert main(["report", str(sweep_dir)]) == 0
     page = (sweep_dir / "report.html").read_text()
     images = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
@@ -138,7 +138,7 @@ def test_sweep_report_has_tables_2_and_3(sweep_dir: Path) -> None:
     for b64 in images:
         assert png_size(base64.b64decode(b64)) == style.pixel_size()
     assert not re.search(r'(src|href)="(?!data:|#)', page)
-    # Table 2 per case, escaped case labels, Table 3 per grid point with letters.
+    # The summary per case, escaped case labels, the ranking per grid point with letters.
     assert "Queue length max (packets)" in page
     assert "red &lt;1&gt;" in page
     assert "red <1>" not in page

@@ -260,17 +260,27 @@ def test_a_study_on_a_dask_cluster_equals_the_local_pool(tmp_path: Path) -> None
 
 
 def test_a_rewritten_time_series_is_read_afresh(tmp_path: Path) -> None:
-    """The mehta readings cache time series by file: a run stored again in the same process is not stale."""
+    """The mehta readings cache time series per results object: a run stored again in the same process
+    (a resumed or overwritten sweep, loaded again) is read afresh, even when the file keeps its size and
+    time stamp (a cache keyed by path, modification time and size served the old series)."""
     from ccsim.studies.mehta import reading  # noqa: PLC0415 (a study's private module, only here)
+    from ccsim.sweep.store import SweepResults  # noqa: PLC0415
 
     path = tmp_path / "ts.parquet"
 
-    def write(value: float, stamp: int) -> None:
+    def write(value: float) -> int:
         frame = {"time_s": [1.0], "entity_kind": ["flow"], "entity": ["f.0"], "metric": ["cwnd_pkts"], "value": [value]}
         pd.DataFrame(frame).to_parquet(path)
-        os.utime(path, ns=(stamp, stamp))
+        os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+        return path.stat().st_size
 
-    write(1.0, 1_000_000_000)
-    assert reading._read(str(path)).series("f.0", "cwnd_pkts").iloc[0] == 1.0
-    write(2.0, 2_000_000_000)
-    assert reading._read(str(path)).series("f.0", "cwnd_pkts").iloc[0] == 2.0
+    def loaded() -> SweepResults:
+        runs = pd.DataFrame({"run_id": ["r"], "timeseries": [path.name]})
+        empty = pd.DataFrame()
+        return SweepResults(tmp_path, "s", [], ["c"], runs, empty, empty, empty, empty, empty)
+
+    size = write(1.0)
+    first = loaded()
+    assert reading.series(first, "r").series("f.0", "cwnd_pkts").iloc[0] == 1.0
+    assert write(2.0) == size  # the same size and time stamp: only the content tells the versions apart
+    assert reading.series(loaded(), "r").series("f.0", "cwnd_pkts").iloc[0] == 2.0

@@ -2,7 +2,7 @@
 
 The study runs each replicate once for 150 s and reports the goodput and
 loss rate of "a simulation of length T" (T = 25, ..., 150 s) from the
-cumulative sums of that run's 1 s samples (ccsim.studies.bisoy.cumulative).
+cumulative sums of that run's 1 s samples (ccsim.studies.bisoy.tables.cumulative).
 That is only right if a run does not depend on its own duration and if the
 samples add up to what the run's summary reports; here both are checked
 against separate runs of 25 s and 50 s with the same seed (the paper's first
@@ -21,7 +21,9 @@ import pandas as pd
 import pytest
 
 import ccsim
-from ccsim.studies import bisoy
+from ccsim.studies.bisoy import STUDY
+from ccsim.studies.bisoy.setup import LENGTH
+from ccsim.studies.bisoy.tables import cumulative, lengths, packet_factor
 from ccsim.studies.core import BOTTLENECK
 
 SEED = 7
@@ -30,7 +32,7 @@ FLOWS = 20
 
 def scenario(duration: str) -> dict[str, Any]:
     """The study's base scenario with NLRED at the bottleneck, 20 flows, the given duration."""
-    with (bisoy.STUDY.folder() / "base.toml").open("rb") as f:
+    with (STUDY.folder() / "base.toml").open("rb") as f:
         s = copy.deepcopy(tomllib.load(f))
     s["duration"] = duration
     s["seed"] = SEED
@@ -58,7 +60,7 @@ def bottleneck(result: ccsim.Result) -> pd.Series:
 
 def test_a_cut_run_is_the_shorter_run(runs: dict[int, ccsim.Result]) -> None:
     long = runs[50]
-    cut = bisoy.cumulative(long.timeseries, [25.0, 50.0]).set_index(bisoy.LENGTH)
+    cut = cumulative(long.timeseries, [25.0, 50.0]).set_index(LENGTH)
     for t, short in runs.items():
         row = cut.loc[float(t)]
         q = bottleneck(short)
@@ -87,15 +89,15 @@ def test_the_loss_rate_of_the_cut_is_the_flows_loss_rate(runs: dict[int, ccsim.R
 
 
 def test_lengths_are_the_papers() -> None:
-    assert bisoy.lengths(150.0) == [25.0, 50.0, 75.0, 100.0, 125.0, 150.0]
+    assert lengths(150.0) == [25.0, 50.0, 75.0, 100.0, 125.0, 150.0]
 
 
 def test_a_length_between_samples_is_refused(runs: dict[int, ccsim.Result]) -> None:
     with pytest.raises(ValueError, match="not a sampling time"):
-        bisoy.cumulative(runs[25].timeseries, [12.5])
+        cumulative(runs[25].timeseries, [12.5])
 
 
 def test_goodput_counts_packets_with_their_headers() -> None:
     """The paper's goodput counts packets: ns-2's 512-byte segments (packetSize_) plus 40 header bytes."""
     text = json.dumps(scenario("1s"))
-    assert bisoy.packet_factor(text) == pytest.approx(552 / 512)
+    assert packet_factor(text) == pytest.approx(552 / 512)

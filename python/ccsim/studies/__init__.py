@@ -3,10 +3,13 @@
 A study is a folder `studies/<name>/` holding base scenarios and, for each
 of its parts (a paper's separate experiments), a sweep file (the full run,
 every point at least 5 replicates) and a quick variant (shorter runs, fewer
-points, 2 replicates), plus a module here (`patel.py`, ...) that makes the
+points, 2 replicates), plus a package here (`patel/`, ...) that makes the
 paper's tables and figures from the results and states the paper's claims
-beside what ccsim finds. `reproduce` runs the sweeps (ccsim.sweep), then
-writes into the results folder:
+beside what ccsim finds. Every package has the same modules: `setup` (the
+parts, cases, their names and the paper's constants), `tables`, `figures`,
+`claims` (every verdict from ccsim.studies.claims.judge) and `study` (its
+`STUDY`), exported by its `__init__`. `reproduce` runs the sweeps
+(ccsim.sweep), then writes into the results folder:
 
 - `<part>/`: each part's results store (`results.duckdb`, time series);
 - `<table>.csv`, `<table>_ranking.csv`, `summary.md`, `claims.md`

@@ -66,7 +66,7 @@ class Pair:
     @property
     def significant(self) -> bool:
         """Welch's test at ALPHA (False when it cannot be computed)."""
-        return bool(np.isfinite(self.p) and self.p < ALPHA)
+        return significant(self.p)
 
     @property
     def ratio(self) -> float:
@@ -86,6 +86,11 @@ def values(rows: pd.DataFrame, metric: str, case: str, **point: object) -> np.nd
     """The replicates' values of `metric` (NaN dropped)."""
     x = select(rows, case, **point)[metric].to_numpy(dtype=np.float64, na_value=np.nan)
     return x[np.isfinite(x)]
+
+
+def significant(p: float) -> bool:
+    """Whether a test's p-value is below ALPHA (False when it could not be computed)."""
+    return bool(np.isfinite(p) and p < ALPHA)
 
 
 def half_width(x: np.ndarray) -> float:
@@ -174,6 +179,24 @@ def judge(holds: Sequence[bool], significant: Sequence[bool]) -> str:
 def verdict(holds: bool, significant: bool) -> str:
     """`judge` of a claim that rests on one comparison (AGREES, DIRECTION or DISAGREES)."""
     return judge([holds], [significant])
+
+
+def exact(holds: bool) -> str:
+    """`judge` of a claim about a quantity without spread (fixed by the set-up, the same in every replicate).
+
+    No test is needed: the one comparison counts as significant, so the verdict is AGREES or DISAGREES.
+    """
+    return judge([holds], [True])
+
+
+def same(differ: Sequence[bool]) -> str:
+    """`judge` of a claim that cases do not differ, from whether each comparison it makes is significant.
+
+    A comparison goes the claimed way when it finds no significant difference (equal within the test's
+    power), which is all a test can say, so it counts as decided: AGREES when no pair differs, PARTLY when
+    some do and some do not, DISAGREES when every pair differs.
+    """
+    return judge([not d for d in differ], [True] * len(differ))
 
 
 def across(t: StudyTable | pd.DataFrame, metric: str, case: str, a: dict[str, object], b: dict[str, object]) -> Pair:

@@ -82,11 +82,12 @@ class StudyData:
 
 
 TablesFn = Callable[[StudyData], list[tuple[Table, pd.DataFrame]]]
-FiguresFn = Callable[[StudyData, Path, bool], "list[Plot]"]
+FiguresFn = Callable[[StudyData, "StudyTables", Path, bool], "list[Plot]"]
+"""(results, the computed tables and claims, the figures' folder, whether to write PDF too) -> the figures."""
 ClaimsFn = Callable[[StudyData, "StudyTables"], "list[Claim]"]
 
 
-def _no_figures(data: StudyData, out: Path, pdf: bool) -> list[Plot]:
+def _no_figures(data: StudyData, tables: StudyTables, out: Path, pdf: bool) -> list[Plot]:
     return []
 
 

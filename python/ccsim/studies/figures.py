@@ -8,7 +8,7 @@ run per point; ccsim draws what the replicates say. The helpers return
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -162,6 +162,16 @@ def series(res: SweepResults, run_ids: Sequence[str], entity_kind: str, entity: 
     return mean_over_runs(frames)
 
 
+def replicates(curves: Iterable[pd.DataFrame]) -> int:
+    """The fewest replicates behind a point of any of the curves (from `series`; 0 without a point)."""
+    return min((int(c["n"].min()) for c in curves if not c.empty), default=0)
+
+
+def band_text(reps: int) -> str:
+    """How a time-series figure's lines were made, for its caption."""
+    return f"mean of {reps} replicates with 95% confidence bands (Student t)" if reps > 1 else "one run"
+
+
 def series_plot(
     curves: Mapping[str, pd.DataFrame],
     y: Y,
@@ -178,7 +188,7 @@ def series_plot(
     curves = {k: v for k, v in curves.items() if not v.empty}
     if not curves:
         return None
-    reps = min(int(v["n"].min()) for v in curves.values())
+    reps = replicates(curves.values())
     with style.house_style():
         fig, ax = style.figure()
         for lo, hi in spans:
@@ -197,8 +207,7 @@ def series_plot(
         ax.set_title(title, loc="left")
         style.legend_below(ax, ncol=min(4, len(curves)))
         paths = style.save(fig, out / name, pdf)
-    band = f"mean of {reps} replicates with 95% confidence bands (Student t)" if reps > 1 else "one run"
-    caption = f"Sampled every interval; {band}. {note}".strip()
+    caption = f"Sampled every interval; {band_text(reps)}. {note}".strip()
     return Plot(name, title, caption, paths)
 
 

@@ -168,7 +168,7 @@ def write(
     out = Path(out_dir)
     figs = out / FIGURES_DIR
     figs.mkdir(parents=True, exist_ok=True)
-    plots = study.figures(data, figs, pdf)
+    plots = study.figures(data, result, figs, pdf)
     page = out / REPORT_FILE
     page.write_text(render(study, data, result, plots, command), encoding="utf-8")
     return page, plots

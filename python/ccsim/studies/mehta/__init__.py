@@ -25,10 +25,10 @@ CBR schedule, the crowd's start and size), so the quick variants, which
 compress the schedules, are measured the same way. The measures are ccsim.measures'
 (docs/measures.md), fed from the stored time series.
 
-The modules: `kinds` (the parts, flow groups, kinds and their names), `reading`
-(a run's scenario and time series), `restart`, `flash` and `square` (each
-part's per-run measures), `tables`, `draw` (the figures' helpers), `figures`,
-`claims`, and `study` (STUDY).
+The modules, as every study's: `setup` (the parts, flow groups, kinds and
+their names), `tables`, `figures`, `claims` and `study` (STUDY); and its own:
+`reading` (a run's scenario and time series), `restart`, `flash` and
+`square` (each part's per-run measures), `draw` (the figures' helpers).
 """
 
 from ccsim.studies.mehta.study import STUDY

@@ -21,7 +21,7 @@ from ccsim.studies.claims import (
     pair,
 )
 from ccsim.studies.core import CASE, StudyData
-from ccsim.studies.mehta.kinds import (
+from ccsim.studies.mehta.setup import (
     COMPATIBLE,
     EARLY_FLASH,
     FLASH,

@@ -15,8 +15,8 @@ from ccsim.plots import style
 from ccsim.plots.run import Plot
 from ccsim.studies.claims import num
 from ccsim.studies.core import CASE
-from ccsim.studies.mehta.kinds import LABELS, label, look
 from ccsim.studies.mehta.reading import ok_runs
+from ccsim.studies.mehta.setup import LABELS, label, look
 from ccsim.sweep.store import SweepResults
 
 if TYPE_CHECKING:
@@ -34,14 +34,6 @@ def _band(ax: Axes, g: pd.DataFrame, color: str, ls: str, *, name: str, scale: f
     ax.plot(g["time_s"], g["mean"] * scale, color=color, ls=ls, label=name)
     if int(g["n"].min()) > 1:
         ax.fill_between(g["time_s"], g["ci_low"] * scale, g["ci_high"] * scale, color=color, alpha=0.2, lw=0)
-
-
-def _reps(curves: Sequence[pd.DataFrame]) -> int:
-    return min((int(c["n"].min()) for c in curves if not c.empty), default=0)
-
-
-def _band_text(reps: int) -> str:
-    return f"mean of {reps} replicates with 95% confidence bands (Student t)" if reps > 1 else "one run"
 
 
 def _panels(

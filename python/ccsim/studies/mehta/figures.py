@@ -13,13 +13,14 @@ from ccsim.plots import style
 from ccsim.plots.run import Plot
 from ccsim.studies.claims import num
 from ccsim.studies.core import BOTTLENECK, CASE, StudyData
-from ccsim.studies.figures import mean_over_runs, point_runs
-from ccsim.studies.mehta.draw import _band_text, _bars, _best, _cases, _panels, _period_axis, _reps
+from ccsim.studies.figures import band_text, mean_over_runs, point_runs, replicates
+from ccsim.studies.mehta.draw import _bars, _best, _cases, _panels, _period_axis
 from ccsim.studies.mehta.flash import crowd, flash_rows
-from ccsim.studies.mehta.kinds import CBR, CROWD, FLASH, LONG, MAIN, OTHER, SQUARE, TABLE1, TCP_GROUP, label, look
 from ccsim.studies.mehta.reading import ok_runs, seconds, series, setup
 from ccsim.studies.mehta.restart import main_rows, schedule
+from ccsim.studies.mehta.setup import CBR, CROWD, FLASH, LONG, MAIN, OTHER, SQUARE, TABLE1, TCP_GROUP, label, look
 from ccsim.studies.mehta.square import fair_share_bps, square_rows
+from ccsim.studies.tables import StudyTables
 from ccsim.sweep.store import SweepResults
 
 
@@ -42,7 +43,7 @@ def main_figures(res: SweepResults, out: Path, pdf: bool) -> list[Plot]:
         frames = [series(res, r).binned_drop_rate(BOTTLENECK, width) for r in point_runs(res, case)]
         g = mean_over_runs([f[(f.index > lo) & (f.index <= hi)] for f in frames])
         curves[label(case)] = (g, *look(case))
-    reps = _reps([c for c, _, _ in curves.values()])
+    reps = replicates([c for c, _, _ in curves.values()])
     peak = {k: float(v[0]["mean"].max()) for k, v in curves.items() if not v[0].empty}
     top = max(peak, key=peak.__getitem__) if peak else "-"
     plots.append(
@@ -54,7 +55,7 @@ def main_figures(res: SweepResults, out: Path, pdf: bool) -> list[Plot]:
             title="Figure 6: drop rate after the CBR source restarts",
             caption=(
                 f"Pooled drop rate at the bottleneck's RED queue per {num(width)} s, the kinds of the paper's "
-                f"Table 1; {_band_text(reps)}. The CBR source (shaded while on) restarts at {num(sch.on)} s. "
+                f"Table 1; {band_text(reps)}. The CBR source (shaded while on) restarts at {num(sch.on)} s. "
                 f"Highest peak: {top} ({num(peak.get(top, math.nan))}). Drop rate in the first "
                 f"{num(sch.restart_window[1] - sch.on)} s after the restart: highest "
                 f"{_best(rows, 'restart_drop_rate', cases, lowest=False)}, lowest "
@@ -72,7 +73,7 @@ def main_figures(res: SweepResults, out: Path, pdf: bool) -> list[Plot]:
         cbr = mean_over_runs([series(res, r).binned(CBR, "throughput_bps", width, "group") for r in runs])
         color, _ = look(case)
         panels[label(case)] = {"15 long-lived flows": (long, color, "-"), "CBR source": (cbr, style.GREY, ":")}
-    reps = _reps([c for p in panels.values() for c, _, _ in p.values()])
+    reps = replicates([c for p in panels.values() for c, _, _ in p.values()])
     plots.append(
         _panels(
             panels,
@@ -82,7 +83,7 @@ def main_figures(res: SweepResults, out: Path, pdf: bool) -> list[Plot]:
             title="Aggregate throughput of the long-lived flows against time, per kind",
             caption=(
                 f"Throughput (data arriving at the receivers) of the 15 long-lived flows together and of the CBR "
-                f"source per {num(width)} s; {_band_text(reps)}; the CBR source is on in the shaded spans. "
+                f"source per {num(width)} s; {band_text(reps)}; the CBR source is on in the shaded spans. "
                 f"Fastest to take up the link after the CBR stops at {num(sch.off)} s (f(20)): "
                 f"{_best(rows, 'f20', cases, lowest=False)}; slowest: {_best(rows, 'f20', cases, lowest=True)}."
             ),
@@ -178,7 +179,7 @@ def flash_figures(res: SweepResults, out: Path, pdf: bool) -> list[Plot]:
         web = mean_over_runs([series(res, r).binned(CROWD, "throughput_bps", width, "group") for r in runs])
         color, _ = look(case)
         panels[label(case)] = {"15 long-lived flows": (long, color, "-"), "flash crowd": (web, style.GREY, "--")}
-    reps = _reps([g for p in panels.values() for g, _, _ in p.values()])
+    reps = replicates([g for p in panels.values() for g, _, _ in p.values()])
     plots: list[Plot | None] = [
         _panels(
             panels,
@@ -188,7 +189,7 @@ def flash_figures(res: SweepResults, out: Path, pdf: bool) -> list[Plot]:
             title="Figures 8-14: long-lived flows and a flash crowd, aggregate throughput",
             caption=(
                 f"Throughput of the 15 long-lived flows together and of the {c.count} short flows of the crowd "
-                f"per {num(width)} s; {_band_text(reps)}; the crowd arrives in the shaded span "
+                f"per {num(width)} s; {band_text(reps)}; the crowd arrives in the shaded span "
                 f"({num(c.start)}-{num(c.start + c.span)} s). The crowd's transfers complete soonest (mean FCT) "
                 f"against {_best(rows, 'crowd_fct_mean_s', cases, lowest=True)} and latest against "
                 f"{_best(rows, 'crowd_fct_mean_s', cases, lowest=False)}."
@@ -311,7 +312,7 @@ def square_time_figure(res: SweepResults, runs: pd.DataFrame, out: Path, pdf: bo
                 frames.append(x[(x.index > lo) & (x.index <= hi)])
             lines[name] = (mean_over_runs(frames), color, ls)
         panels[f"7 TCP + 7 {label(case)}"] = lines
-    reps = _reps([g for p in panels.values() for g, _, _ in p.values()])
+    reps = replicates([g for p in panels.values() for g, _, _ in p.values()])
     interval = float(np.diff(series(res, ids[0]).series(TCP_GROUP, "throughput_bps", "group").index[:2])[0])
     return _panels(
         panels,
@@ -322,7 +323,7 @@ def square_time_figure(res: SweepResults, runs: pd.DataFrame, out: Path, pdf: bo
         caption=(
             f"The mean throughput per flow of the TCP group and of the other group per {num(interval)} s, over "
             f"the fair share, in the last {num(hi - lo)} s of the runs with a period of {num(period)} s; "
-            f"{_band_text(reps)}. The CBR source is on in the shaded spans (5 Mbit/s left), off between them "
+            f"{band_text(reps)}. The CBR source is on in the shaded spans (5 Mbit/s left), off between them "
             f"(15 Mbit/s)."
         ),
         pdf=pdf,
@@ -330,7 +331,7 @@ def square_time_figure(res: SweepResults, runs: pd.DataFrame, out: Path, pdf: bo
     )
 
 
-def figures(data: StudyData, out: Path, pdf: bool) -> list[Plot]:
+def figures(data: StudyData, tables: StudyTables, out: Path, pdf: bool) -> list[Plot]:
     """The figures of every part present."""
     plots: list[Plot] = []
     for part, fn in ((MAIN, main_figures), (FLASH, flash_figures), (SQUARE, square_figures)):

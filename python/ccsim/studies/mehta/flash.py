@@ -9,8 +9,8 @@ import pandas as pd
 from ccsim import measures
 from ccsim.studies.common import base_runs
 from ccsim.studies.core import BOTTLENECK
-from ccsim.studies.mehta.kinds import CROWD, LONG
 from ccsim.studies.mehta.reading import Series, Setup, seconds, series, setup
+from ccsim.studies.mehta.setup import CROWD, LONG
 from ccsim.sweep.store import SweepResults
 
 

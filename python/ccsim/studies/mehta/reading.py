@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -92,25 +92,41 @@ def _bin_end(index: pd.Index, width: float) -> np.ndarray:
     return np.round(np.ceil(t / width - 1e-9) * width, 9)
 
 
-@lru_cache(maxsize=256)
-def _read_version(path: str, _mtime_ns: int, _size: int) -> Series:
-    return Series(pd.read_parquet(path))
+CACHED_RUNS = 256
+"""Time series kept per results object (the tables and the figures read the same runs)."""
+_CACHES: dict[int, OrderedDict[str, Series]] = {}
 
 
-def _read(path: str) -> Series:
-    """A time series file, cached by path and version: a run stored again (a resumed or
-    overwritten sweep in the same process) is read afresh."""
-    st = os.stat(path)
-    return _read_version(path, st.st_mtime_ns, st.st_size)
+def _cache_of(res: SweepResults) -> OrderedDict[str, Series]:
+    """The time-series cache of one results object, dropped with it.
+
+    A cache per `SweepResults` rather than per file: a sweep resumed or
+    overwritten in the same process is read again through a new results
+    object (`ccsim.sweep.load`), which starts with an empty cache, so no
+    series is served from a file's earlier version, whatever the file
+    system's timestamps say.
+    """
+    key = id(res)
+    if key not in _CACHES:
+        _CACHES[key] = OrderedDict()
+        weakref.finalize(res, _CACHES.pop, key, None)
+    return _CACHES[key]
 
 
 def series(res: SweepResults, run_id: str) -> Series:
-    """A run's time series (cached: the tables and the figures read the same runs)."""
+    """A run's time series (cached for the life of `res`, at most CACHED_RUNS runs)."""
+    cache = _cache_of(res)
+    if run_id in cache:
+        cache.move_to_end(run_id)
+        return cache[run_id]
     row = res.runs.loc[res.runs.run_id == run_id]
     rel = row["timeseries"].iloc[0]
     if not isinstance(rel, str):
         raise KeyError(f"run {run_id!r} has no time series")
-    return _read(str(res.out_dir / rel))
+    ts = cache[run_id] = Series(pd.read_parquet(res.out_dir / rel))
+    if len(cache) > CACHED_RUNS:
+        cache.popitem(last=False)
+    return ts
 
 
 def ok_runs(res: SweepResults) -> pd.DataFrame:

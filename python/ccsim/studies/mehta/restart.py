@@ -9,8 +9,8 @@ import pandas as pd
 from ccsim import measures
 from ccsim.studies.common import base_runs, bottleneck_link, bottleneck_queue, link_rate_bps
 from ccsim.studies.core import BOTTLENECK
-from ccsim.studies.mehta.kinds import CBR, LONG
 from ccsim.studies.mehta.reading import Series, Setup, seconds, series, setup
+from ccsim.studies.mehta.setup import CBR, LONG
 from ccsim.sweep.store import SweepResults
 
 

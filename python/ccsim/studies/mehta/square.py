@@ -6,8 +6,8 @@ import pandas as pd
 
 from ccsim.studies.common import base_runs, bottleneck_queue
 from ccsim.studies.core import CASE
-from ccsim.studies.mehta.kinds import CBR, OTHER, TCP_GROUP
 from ccsim.studies.mehta.reading import Setup, bits_per_s, seconds, setup
+from ccsim.studies.mehta.setup import CBR, OTHER, TCP_GROUP
 from ccsim.sweep.store import SweepResults
 
 PERIOD = "flows[2].period"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ccsim.studies.core import Part, Study
 from ccsim.studies.mehta.claims import claims
 from ccsim.studies.mehta.figures import figures
-from ccsim.studies.mehta.kinds import FLASH, MAIN, SQUARE
+from ccsim.studies.mehta.setup import FLASH, MAIN, SQUARE
 from ccsim.studies.mehta.tables import tables
 
 STUDY = Study(

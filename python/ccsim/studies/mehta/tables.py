@@ -6,8 +6,8 @@ import pandas as pd
 
 from ccsim.studies.core import StudyData, Table
 from ccsim.studies.mehta.flash import flash_rows
-from ccsim.studies.mehta.kinds import FLASH, MAIN, SQUARE
 from ccsim.studies.mehta.restart import main_rows
+from ccsim.studies.mehta.setup import FLASH, MAIN, SQUARE
 from ccsim.studies.mehta.square import square_rows
 
 

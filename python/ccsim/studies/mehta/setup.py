@@ -1,4 +1,4 @@
-"""The mehta study's parts, flow groups and kinds: their names in the paper, their looks, the readings' constants."""
+"""The mehta study's set-up: parts, flow groups and kinds (names in the paper, looks), the readings' constants."""
 
 from __future__ import annotations
 

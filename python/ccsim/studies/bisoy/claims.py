@@ -1,347 +1,20 @@
-"""The bisoy study (docs/studies/bisoy-aqm.md): DropTail, GRED, NLRED and REM under 20-120 FTP flows.
-
-Two parts: `main` (100 s runs, the flow count swept: the paper's Figures
-2-7, and Figure 10 with GRED and NLRED at max_p 0.1, 0.3 and 0.5) and
-`time` (one flow count, 150 s runs: Figures 8-9, goodput and loss rate of a
-simulation of length T = 25, 50, ..., 150 s).
-
-Figures 8-9 from one run per replicate: a run is deterministic and nothing
-in it depends on its duration, so a run of length T is the first T seconds
-of a longer run with the same seed. The goodput and the loss rate of "a
-simulation of length T" are therefore the cumulative sums of the longer
-run's 1 s samples up to T: the group's goodput (bit/s x interval) summed
-over (0, T] and divided by T, and the bottleneck queue's drops over its
-arrivals summed over (0, T]. tests/python/test_study_bisoy.py checks this
-against separate runs of 25 s and 50 s.
-
-Goodput is the paper's: non-duplicate packets delivered per unit time over
-the link capacity, so packets count with their headers (a delivered 512-byte
-segment, ns-2's packetSize_, is a 552-byte packet): the payload rate times (mss + header) / mss.
-"""
+"""The bisoy study's claims (abstract, Section 4, conclusion) beside what ccsim finds."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
 from ccsim import stats
-from ccsim.plots import style
-from ccsim.plots.run import Plot
 from ccsim.studies import claims as cl
-from ccsim.studies import figures as fg
-from ccsim.studies.common import base_runs, bottleneck_link, bottleneck_queue, link_rate_bps
-from ccsim.studies.core import BOTTLENECK, CASE, Part, Study, StudyData, Table
+from ccsim.studies.bisoy.setup import FLOWS, LENGTH, MAIN_CASES, MAXP, MAXP_CASES, NAMES, SAME_P, TIME_PART
+from ccsim.studies.core import CASE, StudyData
 from ccsim.studies.tables import StudyTables
-
-FLOWS = "flows[0].count"
-LENGTH = "sim_time_s"
-"""The time table's column: the length T of the simulation the row stands for."""
-TIME_PART = "time"
-TIME_STEPS = 6
-"""Figures 8-9 cut each run into this many equal lengths: 25, 50, ..., 150 s of the paper's 150 s."""
-TCP_HEADER = 40
-"""ccsim's default TCP/IP header (crates/ccsim-core/src/tcp/mod.rs DEFAULT_HEADER), used when a flow sets none."""
-
-MAIN_CASES = ("droptail", "gred", "nlred", "rem")
-MAXP_CASES = {"gred": ("gred", "gred_p0.3", "gred_p0.5"), "nlred": ("nlred", "nlred_p0.3", "nlred_p0.5")}
-MAXP = (0.1, 0.3, 0.5)
-NAMES = {
-    "droptail": "DropTail",
-    "gred": "GRED",
-    "nlred": "NLRED",
-    "rem": "REM",
-    "gred_p0.3": "GRED (max_p 0.3)",
-    "gred_p0.5": "GRED (max_p 0.5)",
-    "nlred_p0.3": "NLRED (max_p 0.3)",
-    "nlred_p0.5": "NLRED (max_p 0.5)",
-    "nlred_same_p": "NLRED (0.1 x^2)",
-}
-SAME_P = "nlred_same_p"
-"""NLRED with the curve 0.1 x^2 (max_p 0.1 / 1.5): the paper's Section 2.3 reading, a check of the main one."""
-LOOKS = {
-    # The house style gives REM and NLRED the same colour and marker (slots 2 and 9 of 7 colours):
-    # NLRED, the paper's subject, gets the vermillion slot here so that the two are told apart at a glance.
-    "nlred": style.Look(color=style.OKABE_ITO[4], linestyle="-.", marker="D"),
-}
-LABELS_P01 = {**NAMES, "gred": "GRED (max_p 0.1)", "nlred": "NLRED (max_p 0.1)"}
-
-FLOW_METRICS = {
-    "goodput_norm": "goodput / link capacity (packets)",
-    "avg_queue_pkts": "avg queue (pkts)",
-    "delay_ms": "one-way delay (ms)",
-    "queue_delay_ms": "queueing delay (ms)",
-    "loss_rate": "loss rate",
-    "utilization": "utilization",
-    "jain_index": "Jain's index",
-    "forced_share": "forced drops / drops",
-}
-"""`forced_share` is not in the paper: the share of the bottleneck's drops that were not early (RED's average at or
-above its forced threshold, REM/RED overflow, every DropTail drop); it explains NLRED's losses (docs)."""
-TIME_METRICS = {
-    "goodput_norm": "goodput / link capacity (packets)",
-    "loss_rate": "loss rate (bottleneck drops / arrivals)",
-}
-
-
-# ---------------------------------------------------------------- tables
-
-
-def packet_factor(scenario_json: str) -> float:
-    """(mss + header) / mss of the first flow group: delivered payload bytes -> packet bytes on the wire."""
-    flow = json.loads(scenario_json)["flows"][0]
-    mss = float(flow["mss"])
-    return (mss + float(flow.get("header", TCP_HEADER))) / mss
-
-
-def lengths(duration_s: float, steps: int = TIME_STEPS) -> list[float]:
-    """The simulation lengths of Figures 8-9: `steps` equal steps up to the run's duration."""
-    return [duration_s * k / steps for k in range(1, steps + 1)]
-
-
-def cumulative(
-    ts: pd.DataFrame, ends: Iterable[float], link: str = BOTTLENECK, group: str | None = None
-) -> pd.DataFrame:
-    """What a simulation of length T would report, for each T in `ends`, from one longer run's time series.
-
-    Columns: `sim_time_s` (T), `goodput_bps` (the group's delivered payload
-    over (0, T], x 8 / T), `drops`, `arrivals` and `loss_rate` (drops /
-    arrivals of the queue of `link` over (0, T]). Each T must be a sampling
-    time (the samples cover (t - interval, t]). `group` defaults to the only
-    flow group.
-    """
-    groups = ts[ts.entity_kind == "group"]
-    if group is None:
-        names = sorted({str(e) for e in groups.entity})
-        if len(names) != 1:
-            raise ValueError(f"name the flow group: the run has {names}")
-        group = names[0]
-    good = groups[(groups.entity == group) & (groups.metric == "goodput_bps")].sort_values("time_s")
-    t = good.time_s.to_numpy(dtype=float)
-    if len(t) == 0:
-        raise ValueError(f"no goodput_bps series for group {group!r}")
-    bits = np.cumsum(good.value.to_numpy(dtype=float) * np.diff(np.concatenate([[0.0], t])))
-    queue = ts[(ts.entity_kind == "queue") & (ts.entity == link)]
-    counts = {}
-    for metric in ("drops", "arrivals"):
-        s = queue[queue.metric == metric].sort_values("time_s")
-        if not np.array_equal(s.time_s.to_numpy(dtype=float), t):
-            raise ValueError(f"the {link} queue's {metric} series is not sampled with the goodput")
-        counts[metric] = np.cumsum(s.value.to_numpy(dtype=float))
-    rows = []
-    for end in ends:
-        i = int(np.searchsorted(t, end - 1e-9))
-        if i >= len(t) or abs(t[i] - end) > 1e-9:
-            raise ValueError(f"T = {end} s is not a sampling time of the run")
-        drops, arrivals = counts["drops"][i], counts["arrivals"][i]
-        rows.append(
-            {
-                LENGTH: end,
-                "goodput_bps": bits[i] / end,
-                "drops": drops,
-                "arrivals": arrivals,
-                "loss_rate": drops / arrivals if arrivals else 0.0,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def flow_rows(data: StudyData) -> pd.DataFrame:
-    """One row per run of the main part with the metrics of Figures 2-7 and 10."""
-    res = data.main
-    df = base_runs(res)
-    link = bottleneck_link(res)
-    queue = bottleneck_queue(res)
-    factor = res.runs.set_index("run_id").scenario.map(packet_factor)
-    delay = res.flows.groupby("run_id").delay_mean_s.mean()
-    df["goodput_norm"] = df.goodput_bps * df.run_id.map(factor) / link_rate_bps(df, link)
-    df["avg_queue_pkts"] = df.bottleneck_avg_queue_pkts
-    df["delay_ms"] = df.run_id.map(delay) * 1e3
-    df["queue_delay_ms"] = df.run_id.map(queue.avg_sojourn_s) * 1e3
-    df["utilization"] = df.bottleneck_utilization
-    forced = queue.drops - queue.early_drops
-    df["forced_share"] = df.run_id.map(forced / queue.drops.where(queue.drops > 0))
-    return df
-
-
-def time_rows(data: StudyData) -> pd.DataFrame:
-    """One row per run of the time part and simulation length T (Figures 8-9)."""
-    res = data[TIME_PART]
-    runs = res.runs[res.runs.status == "ok"]
-    link = bottleneck_link(res)
-    frames = []
-    for _, run in runs.iterrows():
-        ts = res.timeseries(run.run_id)
-        duration = float(ts.time_s.max())
-        cut = cumulative(ts, lengths(duration))
-        rate = float(link.rate_bps[run.run_id])
-        cut["goodput_norm"] = cut.goodput_bps * packet_factor(run.scenario) / rate
-        for col in ("run_id", CASE, *res.parameters):
-            cut[col] = run[col]
-        frames.append(cut)
-    cols = ["run_id", CASE, *res.parameters, LENGTH, "goodput_norm", "loss_rate", "goodput_bps", "drops", "arrivals"]
-    return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
-
-
-def tables(data: StudyData) -> list[tuple[Table, pd.DataFrame]]:
-    """Figures 2-7 and 10 against the number of flows; Figures 8-9 against the simulation length."""
-    flows = Table(
-        "flows",
-        "Figures 2-7 (and 10 for the max_p cases): metrics against the number of flows",
-        FLOW_METRICS,
-        rank=tuple(m for m in FLOW_METRICS if m != "forced_share"),
-        higher={"utilization": True, "goodput_norm": True, "jain_index": True},
-    )
-    time = Table(
-        "time",
-        "Figures 8-9: goodput and loss rate of a simulation of length T (s)",
-        TIME_METRICS,
-        rank=tuple(TIME_METRICS),
-        extra_by=(LENGTH,),
-        part=TIME_PART,
-        higher={"goodput_norm": True},
-    )
-    return [(flows, flow_rows(data)), (time, time_rows(data))]
-
-
-# ---------------------------------------------------------------- figures
-
-
-def _best_note(t: pd.DataFrame, metric: str, x: str, *, higher: bool, cases: Sequence[str], unit: str = "") -> str:
-    """'At x = max: best case m, worst case m' (means) for a caption."""
-    at = t[(t[x] == t[x].max()) & t[CASE].isin(cases)]
-    if at.empty:
-        return ""
-    means = at.groupby(CASE)[metric].mean().sort_values(ascending=not higher)
-    u = f" {unit}" if unit else ""
-    first, last = means.index[0], means.index[-1]
-    return (
-        f"At {_short(x)} = {cl.num(float(t[x].max()))}: best {NAMES.get(first, first)} "
-        f"({cl.num(float(means.iloc[0]))}{u}), worst {NAMES.get(last, last)} ({cl.num(float(means.iloc[-1]))}{u})."
-    )
-
-
-def maxp_plot(rows: pd.DataFrame, out: Path, pdf: bool) -> Plot | None:
-    """Figure 10: GRED and NLRED goodput against the flows for max_p 0.1, 0.3, 0.5 (colour: algorithm)."""
-    cases = [c for group in MAXP_CASES.values() for c in group]
-    data = rows[rows[CASE].isin(cases)]
-    if data.empty:
-        return None
-    table = stats.describe(data, [CASE, FLOWS], ["goodput_norm"])
-    name, title = "fig10_goodput_vs_flows_maxp", "Fig. 10: GRED vs NLRED goodput by max_p"
-    with style.house_style():
-        fig, ax = style.figure()
-        for algo, group in MAXP_CASES.items():
-            colour = (LOOKS.get(algo) or style.look(algo)).color
-            for k, case in enumerate(group):
-                g = table[table[CASE] == case].sort_values(FLOWS)
-                if g.empty:
-                    continue
-                xs = g[FLOWS].to_numpy(dtype=float)
-                ax.plot(
-                    xs,
-                    g["mean"],
-                    color=colour,
-                    ls=style.LINESTYLES[k],
-                    marker=style.MARKERS[k],
-                    ms=3,
-                    label=LABELS_P01[case],
-                )
-                ax.fill_between(xs, g["ci_low"], g["ci_high"], color=colour, alpha=0.15, lw=0)
-        ax.set_xlabel("number of flows")
-        ax.set_ylabel(FLOW_METRICS["goodput_norm"])
-        ax.set_title(title, loc="left")
-        style.legend_below(ax, ncol=2)
-        paths = style.save(fig, out / name, pdf)
-    reps = int(table["n"].min())
-    means = data.groupby(CASE).goodput_norm.mean()
-    spread = {a: float(means.reindex(list(g)).max() - means.reindex(list(g)).min()) for a, g in MAXP_CASES.items()}
-    caption = (
-        f"Mean of {reps} or more replicates per point with 95% confidence bands (Student t); colour: algorithm, "
-        f"line style: max_p. Spread of the mean goodput over max_p (averaged over the flow counts): "
-        f"GRED {cl.num(spread['gred'])}, NLRED {cl.num(spread['nlred'])}."
-    )
-    return Plot(name, title, caption, paths)
-
-
-def figures(data: StudyData, out: Path, pdf: bool) -> list[Plot]:
-    """The paper's Figures 2-10 from ccsim's runs, with 95% confidence bands."""
-    rows = flow_rows(data)
-    plots: list[Plot | None] = []
-    against_flows = [
-        ("fig2_goodput_vs_flows", "Fig. 2: goodput vs number of flows", "goodput_norm", True, ""),
-        ("fig3_avg_queue_vs_flows", "Fig. 3: average queue vs number of flows", "avg_queue_pkts", False, "packets"),
-        ("fig4_delay_vs_flows", "Fig. 4: delay vs number of flows", "delay_ms", False, "ms"),
-        ("fig5_loss_vs_flows", "Fig. 5: loss rate vs number of flows", "loss_rate", False, ""),
-        ("fig6_utilization_vs_flows", "Fig. 6: link utilization vs number of flows", "utilization", True, ""),
-        ("fig7_jain_vs_flows", "Fig. 7: Jain's index vs number of flows", "jain_index", True, ""),
-    ]
-    notes = {
-        "delay_ms": "Mean one-way delay of the data packets (propagation 24 ms + transmission + queueing).",
-        "loss_rate": "Data packets lost / sent, all flows.",
-        "goodput_norm": "Non-duplicate packets delivered per second over the link capacity in packets per second.",
-    }
-    for name, title, metric, higher, unit in against_flows:
-        best = _best_note(rows, metric, FLOWS, higher=higher, cases=MAIN_CASES, unit=unit)
-        note = f"{notes.get(metric, '')} {best}".strip()
-        plots.append(
-            fg.line_ci(
-                rows,
-                FLOWS,
-                fg.Y(metric, FLOW_METRICS[metric]),
-                out=out,
-                name=name,
-                title=title,
-                xlabel="number of flows",
-                pdf=pdf,
-                cases=MAIN_CASES,
-                labels=NAMES,
-                note=note,
-                looks=LOOKS,
-            )
-        )
-    if TIME_PART in data.parts:
-        trows = time_rows(data)
-        flows = sorted(set(trows[FLOWS])) if FLOWS in trows else []
-        for n in flows:
-            sub = trows[trows[FLOWS] == n]
-            suffix = f"_n{n}" if len(flows) > 1 else ""
-            for fig, metric, higher, what in (
-                ("fig8_goodput_vs_time", "goodput_norm", True, "goodput"),
-                ("fig9_loss_vs_time", "loss_rate", False, "loss rate"),
-            ):
-                best = _best_note(sub, metric, LENGTH, higher=higher, cases=MAIN_CASES)
-                note = (
-                    f"{n} flows. Each point: a simulation of length T, cut from one longer run per replicate "
-                    f"(the same seed's first T seconds). {best}"
-                )
-                plots.append(
-                    fg.line_ci(
-                        sub,
-                        LENGTH,
-                        fg.Y(metric, TIME_METRICS[metric]),
-                        out=out,
-                        name=fig + suffix,
-                        title=f"Fig. {fig[3]}: {what} vs simulation time ({n} flows)",
-                        xlabel="simulation time (s)",
-                        pdf=pdf,
-                        cases=MAIN_CASES,
-                        labels=NAMES,
-                        note=note,
-                        looks=LOOKS,
-                    )
-                )
-    plots.append(maxp_plot(rows, out, pdf))
-    return [p for p in plots if p is not None]
-
-
-# ---------------------------------------------------------------- claims
 
 WELCH = "Welch"
 ONE_SAMPLE = "one-sample t"
@@ -361,17 +34,17 @@ class Check:
     """the point compared at ('N=20', 'T=25')."""
 
 
-def significant(checks: Sequence[Check]) -> list[bool]:
+def holm_significant(checks: Sequence[Check]) -> list[bool]:
     """Which of a claim's comparisons are significant at ALPHA after Holm's adjustment over all of them."""
     adjusted = stats.holm([c.p for c in checks]) if checks else []
-    return [bool(np.isfinite(p) and p < cl.ALPHA) for p in adjusted]
+    return [cl.significant(p) for p in adjusted]
 
 
-def judge(checks: Sequence[Check], test: str = WELCH) -> tuple[str, str]:
+def decide(checks: Sequence[Check], test: str = WELCH) -> tuple[str, str]:
     """(verdict, significance) of a claim from its comparisons, Holm-adjusted together (`claims.judge`)."""
     if not checks:
         return cl.UNTESTED, "-"
-    sig = significant(checks)
+    sig = holm_significant(checks)
     n = len(checks)
     n_for = sum(c.holds and s for c, s in zip(checks, sig, strict=True))
     n_against = sum((not c.holds) and s for c, s in zip(checks, sig, strict=True))
@@ -389,7 +62,7 @@ def judge(checks: Sequence[Check], test: str = WELCH) -> tuple[str, str]:
 def by_pair(checks: Sequence[Check]) -> str:
     """Where each compared pair goes the claimed way significantly, the opposite way, or neither."""
     groups: dict[str, list[tuple[str, bool, bool]]] = {}
-    for c, s in zip(checks, significant(checks), strict=True):
+    for c, s in zip(checks, holm_significant(checks), strict=True):
         if c.pair:
             groups.setdefault(c.pair, []).append((c.at, c.holds, s))
     parts = []
@@ -456,7 +129,7 @@ def _mean(rows: pd.DataFrame, metric: str, case: str) -> float:
     return float(rows[rows[CASE] == case][metric].mean())
 
 
-def _short(col: str) -> str:
+def short(col: str) -> str:
     return "N" if col == FLOWS else "T" if col == LENGTH else col
 
 
@@ -479,7 +152,7 @@ def beats(
     done = [at for at in points if len(_v(rows, metric, a, at, col))]
     for at in done:
         xa = _v(rows, metric, a, at, col)
-        label = f"{_short(col)}={_num(float(at))}"
+        label = f"{short(col)}={_num(float(at))}"
         for o in others:
             xo = _v(rows, metric, o, at, col)
             if len(xo):
@@ -528,7 +201,7 @@ def claim(text: str, finding: str, checks: Sequence[Check], test: str = WELCH) -
     """A Claim from its comparisons; UNTESTED when the run has none of the points it needs."""
     if not checks:
         return cl.Claim(text, "the run has none of the points this claim needs", cl.UNTESTED, "-")
-    verdict, sig = judge(checks, test)
+    verdict, sig = decide(checks, test)
     pairs = by_pair(checks)
     return cl.Claim(text, f"{pairs}. Means: {finding}" if pairs else finding, verdict, sig)
 
@@ -722,17 +395,3 @@ def claims(data: StudyData, tables: StudyTables) -> list[cl.Claim]:
         out += time_claims(tables.get("time").rows)
     out += maxp_claims(rows, ns)
     return out
-
-
-STUDY = Study(
-    "bisoy-aqm",
-    "Bisoy et al.: DropTail vs GRED vs NLRED vs REM, 20-120 FTP flows (Figures 2-10)",
-    "bisoy-aqm-droptail-gred-nlred-rem-ns2.md",
-    tables,
-    figures=figures,
-    claims=claims,
-    parts=(
-        Part("main", "sweep.toml", "quick.toml", "Figures 2-7 and 10: 100 s runs, 20-120 flows"),
-        Part(TIME_PART, "time.toml", "time-quick.toml", "Figures 8-9: 150 s runs cut at 25, 50, ..., 150 s"),
-    ),
-)

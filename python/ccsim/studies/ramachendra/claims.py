@@ -1,202 +1,16 @@
-"""The ramachendra study (docs/studies/ramachendra-modred.md): RED, WRED, AVQ and ModRED under round robin.
-
-The paper's configurations are (n nodes, load, queue size): n = 16, 32, 64;
-load 25-100%, where "25% load means we have divided the number of nodes
-with 4"; queues of 25, 100 and 250 packets. The sweep runs the number of
-active saturated connections n x load (4 .. 64) and the queue size; the
-tables report every configuration (n, load, queue) with the runs of its
-connection count (`configurations`), so one run stands for every (n, load)
-with the same product. Change NODES and LOADS (and the sweep's counts) for
-another network.
-"""
+"""The ramachendra study's claims beside what ccsim finds."""
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
-from ccsim.plots.run import Plot
-from ccsim.studies import figures as fig
-from ccsim.studies.claims import (
-    ALPHA,
-    UNTESTED,
-    Claim,
-    Pair,
-    across,
-    ci,
-    direction_text,
-    holm_all,
-    judge,
-    pair,
-)
-from ccsim.studies.common import base_runs, bottleneck_queue
-from ccsim.studies.core import CASE, Study, StudyData, Table
+from ccsim.studies.claims import UNTESTED, Claim, Pair, across, ci, direction_text, holm_all, judge, pair, significant
+from ccsim.studies.core import StudyData
+from ccsim.studies.ramachendra.setup import ACTIVE, AQMS, BASELINE_LIMIT, LIMIT, configurations
 from ccsim.studies.tables import StudyTable, StudyTables
 
-AQMS = ("red", "wred", "avq", "modred")
-NODES = (16, 32, 64)
-LOADS = (25, 50, 75, 100)
-ACTIVE = "flows[0].count"
-LIMIT = "topology.bottleneck.queue.limit"
-BASELINE_LIMIT = 100
-"""The paper's baseline: "the RED queue with 100 packets is chosen as a baseline for comparison"."""
-PKT_BITS = 1500 * 8
 
-
-def configurations(active: int) -> list[tuple[int, int]]:
-    """The (nodes, load %) configurations of the paper that `active` connections stand for."""
-    return [(n, load) for n in NODES for load in LOADS if n * load == active * 100]
-
-
-def run_rows(data: StudyData) -> pd.DataFrame:
-    """One row per run: the paper's eight metrics and the utilization."""
-    res = data.main
-    df = base_runs(res)
-    q = bottleneck_queue(res)
-    g = res.flows.groupby("run_id")
-    df["packets_received"] = df.run_id.map(g.received_packets.sum())
-    df["enqueued"] = df.run_id.map(q.enqueued)
-    df["dequeued"] = df.run_id.map(q.dequeued)
-    df["queue_loss_rate"] = df.run_id.map(q.loss_rate)
-    df["avg_time_in_queue_ms"] = df.run_id.map(q.avg_sojourn_s) * 1e3
-    df["packets_sent"] = df.run_id.map(g.sent_packets.sum())
-    df["jitter_ms"] = df.run_id.map(g.jitter_s.mean()) * 1e3
-    df["throughput_mbps"] = df.throughput_bps / 1e6
-    df["utilization"] = df.bottleneck_utilization
-    df["active"] = df[ACTIVE].astype(int)
-    df["queue_pkts"] = df[LIMIT].astype(int)
-    return df
-
-
-def config_rows(runs: pd.DataFrame) -> pd.DataFrame:
-    """Each run once per (nodes, load) it stands for (a run of 16 connections is 16 at 100%, 32 at 50%, ...)."""
-    frames = []
-    for active, rows in runs.groupby("active"):
-        for n, load in configurations(int(active)):
-            frames.append(rows.assign(nodes=n, load_pct=load))
-    if not frames:
-        return runs.assign(nodes=pd.Series(dtype=int), load_pct=pd.Series(dtype=int)).iloc[0:0]
-    return pd.concat(frames, ignore_index=True)
-
-
-METRICS = {
-    "packets_received": "received (pkts)",
-    "enqueued": "enqueued (pkts)",
-    "dequeued": "dequeued (pkts)",
-    "queue_loss_rate": "loss rate",
-    "avg_time_in_queue_ms": "avg time in queue (ms)",
-    "packets_sent": "sent (pkts)",
-    "jitter_ms": "jitter (ms)",
-    "throughput_mbps": "throughput (Mbps)",
-    "utilization": "utilization",
-}
-
-
-def tables(data: StudyData) -> list[tuple[Table, pd.DataFrame]]:
-    """The paper's eight metrics per configuration (nodes, load, queue size), and per active connections."""
-    runs = run_rows(data)
-    by_config = Table(
-        "configurations",
-        "Per configuration (n nodes, load, queue size): packets received, enqueued, dequeued, loss rate, time in "
-        "queue, sent, jitter, throughput (a run of k connections stands for every n x load = k)",
-        METRICS,
-        rank=("throughput_mbps", "queue_loss_rate", "avg_time_in_queue_ms", "jitter_ms"),
-        extra_by=("nodes", "load_pct"),
-    )
-    by_active = Table(
-        "metrics",
-        "Per active connections and queue size (each run once): the same metrics",
-        METRICS,
-        rank=("throughput_mbps", "queue_loss_rate", "avg_time_in_queue_ms"),
-    )
-    return [(by_config, config_rows(runs)), (by_active, runs)]
-
-
-# --- Figures ------------------------------------------------------------------------------------------------
-LINE_FIGURES = (
-    ("fig_throughput_vs_connections", fig.Y("throughput_mbps", "throughput (Mbps)"), True),
-    ("fig_loss_vs_connections", fig.Y("queue_loss_rate", "loss rate (%)", 100.0), False),
-    ("fig_time_in_queue_vs_connections", fig.Y("avg_time_in_queue_ms", "average time in queue (ms)"), False),
-    ("fig_jitter_vs_connections", fig.Y("jitter_ms", "jitter (ms)"), False),
-)
-
-
-def _best_case(rows: pd.DataFrame, metric: str, high: bool) -> str:
-    if rows.empty:
-        return "-"
-    means = rows.groupby(CASE)[metric].mean()
-    return str(means.idxmax() if high else means.idxmin())
-
-
-def _queue_point(runs: pd.DataFrame) -> int:
-    """The connection count of the paper's loss example (64 nodes at 75%), or the largest run."""
-    counts = sorted(runs.active.unique())
-    return 48 if 48 in counts else int(counts[-1])
-
-
-def figures(data: StudyData, out: Path, pdf: bool) -> list[Plot]:
-    """Metrics against the active connections (queue of 100, the paper's baseline) and against the queue size."""
-    runs = run_rows(data)
-    limit = BASELINE_LIMIT if BASELINE_LIMIT in set(runs.queue_pkts) else int(runs.queue_pkts.max())
-    base = runs[runs.queue_pkts == limit]
-    plots: list[Plot | None] = []
-    for name, y, high in LINE_FIGURES:
-        counts = sorted(base.active.unique())
-        at = [f"{c}: {_best_case(base[base.active == c], y.metric, high)}" for c in (counts[0], counts[-1])]
-        note = (
-            f"Queue of {limit} packets. Active connections = n nodes x load (16 = 16 nodes at 100% = 32 at 50% "
-            f"= 64 at 25%). {'Highest' if high else 'Lowest'} mean at " + ", ".join(at) + "."
-        )
-        title = f"{y.label.split(' (')[0].capitalize()} vs connections, queue {limit}"
-        plots.append(
-            fig.line_ci(
-                base,
-                "active",
-                y,
-                out=out,
-                name=name,
-                title=title,
-                xlabel="active connections",
-                pdf=pdf,
-                cases=AQMS,
-                note=note,
-            )
-        )
-    k = _queue_point(runs)
-    at = runs[runs.active == k]
-    configs = ", ".join(f"{n} nodes at {load}%" for n, load in configurations(k)) or f"{k} connections"
-    for name, y in (
-        ("fig_loss_vs_queue_size", fig.Y("queue_loss_rate", "loss rate (%)", 100.0)),
-        ("fig_time_in_queue_vs_queue_size", fig.Y("avg_time_in_queue_ms", "average time in queue (ms)")),
-    ):
-        trend = []
-        for aqm in AQMS:
-            m = at[at[CASE] == aqm].groupby("queue_pkts")[y.metric].mean()
-            if len(m) > 1:
-                trend.append(f"{aqm} {m.iloc[0] * y.scale:.3g} -> {m.iloc[-1] * y.scale:.3g}")
-        note = f"{k} active connections ({configs}). Smallest -> largest queue: " + "; ".join(trend) + "."
-        plots.append(
-            fig.bars_ci(
-                at,
-                "queue_pkts",
-                y,
-                out=out,
-                name=name,
-                title=f"{y.label.split(' (')[0].capitalize()} vs queue size",
-                xlabel="queue size (packets)",
-                pdf=pdf,
-                cases=AQMS,
-                note=note,
-            )
-        )
-    return [p for p in plots if p is not None]
-
-
-# --- Claims -------------------------------------------------------------------------------------------------
 def _points(t: StudyTable) -> list[tuple[int, int]]:
     return sorted({(int(a), int(q)) for a, q in zip(t.rows.active, t.rows.queue_pkts, strict=True)})
 
@@ -223,7 +37,7 @@ def _beats(
         return Claim(claim, "no runs at the claim's points", UNTESTED, "-")
     adj = holm_all(pairs)
     n = len(others)
-    sig = [all(np.isfinite(p) and p < ALPHA for p in adj[i : i + n]) for i in range(0, len(adj), n)]
+    sig = [all(significant(p) for p in adj[i : i + n]) for i in range(0, len(adj), n)]
 
     # the points where ModRED is furthest behind and furthest ahead of the best other
     def gap(i: int) -> tuple[float, Pair]:
@@ -274,7 +88,7 @@ def _queue_trend(
         return Claim(claim, "no runs at the claim's points", UNTESTED, "-")
     adj = holm_all(pairs)
     holds = [(p.mean_a > p.mean_b) if up else (p.mean_a < p.mean_b) for p in pairs]
-    sig = [bool(np.isfinite(p) and p < ALPHA) for p in adj]
+    sig = [significant(p) for p in adj]
     shown = actives[-1]
     detail = "; ".join(
         f"{aqm} {ci(p.mean_b, p.half_b, scale)} -> {ci(p.mean_a, p.half_a, scale)}"
@@ -297,7 +111,7 @@ def _loss_example(t: StudyTable) -> Claim:
     pairs = [across(t, "queue_loss_rate", aqm, {LIMIT: 250, ACTIVE: 48}, {LIMIT: 100, ACTIVE: 48}) for aqm in AQMS]
     adj = holm_all(pairs)
     holds = [p.mean_a < p.mean_b for p in pairs]
-    sig = [bool(np.isfinite(p) and p < ALPHA) for p in adj]
+    sig = [significant(p) for p in adj]
     finding = "; ".join(
         f"{aqm} {ci(p.mean_b, p.half_b, 100)}% -> {ci(p.mean_a, p.half_a, 100)}%"
         for aqm, p in zip(AQMS, pairs, strict=True)
@@ -319,7 +133,7 @@ def _congestion(t: StudyTable) -> Claim:
     pairs = [across(t, "queue_loss_rate", aqm, {ACTIVE: hi, LIMIT: limit}, {ACTIVE: lo, LIMIT: limit}) for aqm in AQMS]
     adj = holm_all(pairs)
     holds = [p.mean_a > p.mean_b for p in pairs]
-    sig = [bool(np.isfinite(p) and p < ALPHA) for p in adj]
+    sig = [significant(p) for p in adj]
     finding = f"queue {limit}, {lo} -> {hi} connections: " + "; ".join(
         f"{aqm} {ci(p.mean_b, p.half_b, 100)}% -> {ci(p.mean_a, p.half_a, 100)}%"
         for aqm, p in zip(AQMS, pairs, strict=True)
@@ -423,18 +237,3 @@ def _claims(result: StudyTables) -> list[Claim]:
         ]
     out += [_loss_example(t), _congestion(t)]
     return out
-
-
-STUDY = Study(
-    "ramachendra-modred",
-    "Ramachendra et al.: RED, WRED, AVQ, ModRED under round robin; n nodes x load x queue size",
-    "ramachendra-modred-round-robin-qualnet.md",
-    tables,
-    figures=figures,
-    claims=claims,
-    missing=(
-        "the wireless networks of the paper's Figures 5.1-5.5 (16-128 nodes; their layout and standard are not "
-        "given): the study runs the text's wired bottleneck",
-        "the 128-node network (Figure 5.5) is not in the text's n = 16, 32, 64",
-    ),
-)
