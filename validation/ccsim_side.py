@@ -148,7 +148,14 @@ def _queue(p: dict, compat: str | None) -> dict:
         )
     else:
         q["kind"] = kind
+        q.update(_flow_queues(p) if kind == "fq_codel" else {})
     return q
+
+
+def _flow_queues(p: dict) -> dict:
+    """fq_codel's `flow_queues` from the twin's `fq_queues` ("": every flow hashed)."""
+    raw = str(p["fq_queues"])
+    return {"flow_queues": [int(x) for x in raw.split(",")]} if raw else {}
 
 
 def _split_shared_starts(p: dict, groups: list[dict], seed: int) -> list[dict]:

@@ -62,6 +62,11 @@ DEFAULTS: dict[str, object] = {
     # "random": each side draws the start times from its own generator;
     # "shared": both take them from `shared_starts` (the same instants).
     "start_times": "random",
+    # fq_codel: the flow queue of each forward flow, "q0,q1,..." ("": hashed).
+    # ns-3's FqCoDelQueueDisc hashes the 5-tuple with Perturbation 0, so the
+    # same flows share a queue in every run (dumbbell.cc --cc_trace prints
+    # the mapping; given one, it checks it); ccsim takes it as `flow_queues`.
+    "fq_queues": "",
 }
 
 # Keys a peer program gets only when a twin sets them to something other
@@ -79,6 +84,7 @@ OPTIONAL = (
     "rio_in_max_th",
     "rio_in_max_p",
     "start_times",
+    "fq_queues",
 )
 
 METRICS = (

@@ -78,6 +78,9 @@ struct Params
     uint32_t window = 20, seed = 1;
     bool sack = true;
     std::string trace; // a packet trace of the forward bottleneck (investigations only)
+    std::string ccTrace; // the forward senders' congestion state changes (investigations only)
+    std::string startList; // start times, s, in flow order, instead of drawn ones (investigations only)
+    std::string fqQueues;  // fq_codel: the flow queues ccsim is given; checked against ns-3's own hash
 };
 
 // Per-direction counters of the bottleneck.
@@ -165,6 +168,39 @@ QueueLen(Link* l, uint32_t, uint32_t now)
     }
     l->qLast = t;
     l->qLen = now;
+}
+
+// The senders' congestion state (--cc_trace=FILE): one line per change,
+// "<time s> <flow> <what> <old> <new>", what = cwnd or ssthresh (bytes), state
+// (TcpSocketState::TcpCongState_t), rto (s).
+std::ofstream g_ccTrace;
+
+template <typename T>
+void
+TraceCc(std::pair<uint32_t, const char*> who, T before, T after)
+{
+    g_ccTrace << std::fixed << std::setprecision(6) << Simulator::Now().GetSeconds() << " " << who.first
+              << " " << who.second << " " << before << " " << after << "\n";
+}
+
+void
+TraceRto(std::pair<uint32_t, const char*> who, Time before, Time after)
+{
+    TraceCc(who, before.GetSeconds(), after.GetSeconds());
+}
+
+// With --cc_trace and fq_codel: the flow queue each forward flow hashes to
+// (`FqCoDelQueueDisc::DoEnqueue`: item->Hash(Perturbation 0) % Flows 1024).
+std::map<uint32_t, uint32_t> g_bucket;
+
+void
+TraceBucket(Ptr<const QueueDiscItem> item)
+{
+    TcpHeader th;
+    if (item->GetPacket()->PeekHeader(th) != 0)
+    {
+        g_bucket.emplace(th.GetDestinationPort() - 5000, item->Hash(0) % 1024);
+    }
 }
 
 struct Sender
@@ -353,6 +389,9 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "run", p.seed);
     cmd.AddValue("sack", "SACK (ns-3 default on)", p.sack);
     cmd.AddValue("trace", "write a packet trace of the forward bottleneck to this file", p.trace);
+    cmd.AddValue("fq_queues", "fq_codel: the forward flows' queues given to ccsim (checked against ns-3's hash)", p.fqQueues);
+    cmd.AddValue("start_list", "comma-separated start times (s) of the flows in order, instead of drawn ones", p.startList);
+    cmd.AddValue("cc_trace", "write the forward senders' cwnd, ssthresh, state and RTO changes to this file", p.ccTrace);
     // the ns-2-only keys of the shared vocabulary are accepted and ignored
     std::string ignored;
     for (const char* k : {"rem_gamma", "rem_phi", "rem_b_ref", "rem_update", "pi_a", "pi_b", "pi_w", "pi_q_ref",
@@ -430,6 +469,14 @@ main(int argc, char* argv[])
     core.Get(1)->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&PhyTx, &rev));
     fwd.disc->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&QueueLen, &fwd));
     rev.disc->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&QueueLen, &rev));
+    if (!p.ccTrace.empty())
+    {
+        g_ccTrace.open(p.ccTrace);
+    }
+    if (p.queue == "fq_codel" && (!p.ccTrace.empty() || !p.fqQueues.empty()))
+    {
+        fwd.disc->TraceConnectWithoutContext("Enqueue", MakeCallback(&TraceBucket));
+    }
     if (!p.trace.empty())
     {
         g_seg = seg;
@@ -449,6 +496,7 @@ main(int argc, char* argv[])
         uint64_t rx0 = 0, rx1 = 0;
         Ptr<Node> from;
         bool reverse;
+        double start = 0;
     };
     std::vector<Flow> flowv;
     uint16_t port = 5000;
@@ -457,7 +505,9 @@ main(int argc, char* argv[])
         bulk.SetAttribute("MaxBytes", UintegerValue(0));
         bulk.SetAttribute("SendSize", UintegerValue(seg));
         ApplicationContainer app = bulk.Install(from);
-        app.Start(Seconds(start->GetValue()));
+        std::vector<double> fixed = SplitDelays(p.startList);
+        double at = fixed.size() > flowv.size() ? fixed[flowv.size()] : start->GetValue();
+        app.Start(Seconds(at));
         PacketSinkHelper sinkh("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
         ApplicationContainer sa = sinkh.Install(to);
         sa.Start(Seconds(0));
@@ -465,6 +515,7 @@ main(int argc, char* argv[])
         f.sink = DynamicCast<PacketSink>(sa.Get(0));
         f.from = from;
         f.reverse = reverse;
+        f.start = at;
         flowv.push_back(f);
         ++port;
     };
@@ -506,6 +557,21 @@ main(int argc, char* argv[])
             s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TxSeg, &senders[k]));
         }
     });
+    // --cc_trace: connected as each sender's socket opens.
+    for (size_t k = 0; k < flowv.size() && !p.ccTrace.empty(); ++k)
+    {
+        if (flowv[k].reverse)
+            continue;
+        Simulator::Schedule(Seconds(flowv[k].start) + NanoSeconds(1), [&, k]() {
+            Ptr<TcpSocketBase> s = DynamicCast<TcpSocketBase>(bulkOf[k]->GetSocket());
+            auto who = [k](const char* what) { return std::make_pair(uint32_t(k), what); };
+            s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&TraceCc<uint32_t>, who("cwnd")));
+            s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&TraceCc<uint32_t>, who("ssthresh")));
+            s->TraceConnectWithoutContext("CongState",
+                                          MakeBoundCallback(&TraceCc<TcpSocketState::TcpCongState_t>, who("state")));
+            s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&TraceRto, who("rto")));
+        });
+    }
 
     // Goodput series: aggregate sink bytes per second over the whole run.
     std::vector<double> series;
@@ -591,6 +657,18 @@ main(int argc, char* argv[])
     for (size_t i = 0; i < series.size(); ++i)
         o << (i ? ", " : "") << series[i];
     o << "]}";
+    std::vector<double> given = SplitDelays(p.fqQueues);
+    for (auto [flow, bucket] : g_bucket)
+    {
+        if (g_ccTrace.is_open())
+        {
+            g_ccTrace << "0 " << flow << " bucket 0 " << bucket << "\n";
+        }
+        if (flow < given.size() && given[flow] != bucket)
+        {
+            std::cerr << "fq_queues: flow " << flow << " is in queue " << bucket << ", not " << given[flow] << std::endl;
+        }
+    }
     Simulator::Destroy();
     std::cout << o.str() << std::endl;
     return 0;

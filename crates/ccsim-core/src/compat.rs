@@ -27,7 +27,11 @@
 //!   [`crate::tcp::linux_agent`]): its scoreboard and rate-halving
 //!   recovery, loss marking on a timeout, an RTT sample from every ACK's
 //!   timestamp in 1 ms ticks, the RTO timer restarted on every ACK, and
-//!   Linux 2.6.22's modules in integers.
+//!   Linux 2.6.22's modules in integers. SACK recovery of ns-2's own agents
+//!   is its `Agent/TCP/Sack1` (`sack_recovery`,
+//!   [`crate::tcp::recovery::SackRecovery::Ns2`]) and TFRC's receiver
+//!   averages its loss history as `Agent/TFRCSink` (`partial_history`,
+//!   [`crate::tfrc::loss_history::PartialHistory::Ns2`]).
 //! - `ns3`: ns-3.44 (`tcp-socket-base.cc`, `red-queue-disc.cc`): the whole
 //!   RTO floored at `MinRto` 1 s, `ClockGranularity` 1 ms as RFC 6298's G,
 //!   initial RTO 1 s, events at the same time in scheduling order; a

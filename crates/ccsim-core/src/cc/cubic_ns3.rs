@@ -28,7 +28,7 @@
 //!   timeout (`CongestionStateSet(CA_LOSS)` -> `CubicReset`) also forgets the
 //!   origin, the Reno estimate, delayMin and HyStart's verdict (W_max stays).
 
-use super::{AckInfo, CaState, CcInit, CongestionControl, CongestionEvent, Window};
+use super::{AckInfo, CcInit, CongestionControl, CongestionEvent, Window};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -51,6 +51,7 @@ pub struct CubicNs3 {
     fast_convergence: bool,
     tcp_friendliness: bool,
     hystart: bool,
+    exit_growth: bool,
     cwnd_cnt: u64,
     last_max: u64,
     origin: u64,
@@ -76,6 +77,7 @@ impl CubicNs3 {
         fast_convergence: bool,
         tcp_friendliness: bool,
         hystart: bool,
+        exit_growth: bool,
     ) -> Self {
         CubicNs3 {
             w: Window::new(init),
@@ -84,6 +86,7 @@ impl CubicNs3 {
             fast_convergence,
             tcp_friendliness,
             hystart,
+            exit_growth,
             cwnd_cnt: 0,
             last_max: 0,
             origin: 0,
@@ -231,11 +234,19 @@ impl CongestionControl for CubicNs3 {
     fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
         // ns-3 calls PktsAcked on every ACK, duplicates included.
         self.pkts_acked(ack);
-        if !ack.may_raise_cwnd() || ack.state == CaState::Recovery {
+        if !(ack.may_raise_cwnd() || self.exit_growth && super::cubic::exit_may_grow(ack)) {
             return;
         }
-        // `IncreaseWindow`: the segments this ACK newly delivered.
-        let mut acked = ack.newly_delivered;
+        // `IncreaseWindow`: the segments this ACK newly delivered, or, on the
+        // ACK that ends fast recovery, every segment its cumulative ACK
+        // covers, SACKed ones included (`ProcessAck` recomputes `segsAcked`
+        // as (ackNumber - oldHeadSequence) / segmentSize there, after
+        // `ExitRecovery` set cwnd = ssthresh).
+        let mut acked = if ack.exited_recovery && self.exit_growth {
+            ack.acked
+        } else {
+            ack.newly_delivered
+        };
         if acked == 0 {
             return;
         }
@@ -287,7 +298,7 @@ mod tests {
     use crate::rng::stream;
 
     fn cubic(cwnd: f64) -> CubicNs3 {
-        CubicNs3::new(&init(cwnd), 0.4, 0.7, true, true, false)
+        CubicNs3::new(&init(cwnd), 0.4, 0.7, true, true, false, true)
     }
 
     #[test]
@@ -321,6 +332,29 @@ mod tests {
         assert_eq!(c.cwnd(), 70.0, "22 segments: not yet");
         c.on_ack(&a, &mut rng);
         assert_eq!(c.cwnd(), 71.0, "23 segments: one more");
+    }
+
+    #[test]
+    fn the_ack_ending_recovery_counts_every_segment_it_covers() {
+        // A loss at 100 (cwnd = ssthresh = 70); the ACK that ends recovery
+        // covers 40 segments, 39 of them SACKed before (newly delivered: 1).
+        // ns-3's `ProcessAck` passes all 40 to `IncreaseWindow`: with delayMin
+        // 100 ms cnt is 23, so cwnd grows by one at once and 17 segments stay
+        // counted towards the next increase.
+        let after_exit = |exit_growth: bool| {
+            let mut rng = stream(1, "t");
+            let mut c = CubicNs3::new(&init(100.0), 0.4, 0.7, true, true, false, exit_growth);
+            c.on_congestion_event(&loss(0, 100.0));
+            c.delay_min = Some(SimTime::from_millis(100));
+            let mut exit = ack(1000, 100);
+            exit.acked = 40;
+            exit.newly_delivered = 1;
+            exit.exited_recovery = true;
+            c.on_ack(&exit, &mut rng);
+            (c.cwnd(), c.cwnd_cnt)
+        };
+        assert_eq!(after_exit(true), (71.0, 17));
+        assert_eq!(after_exit(false), (70.0, 0), "RFC 5681: cwnd stays at ssthresh");
     }
 
     #[test]

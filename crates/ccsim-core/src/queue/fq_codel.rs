@@ -51,6 +51,16 @@ pub struct FqCodelConfig {
     /// Mark ECN-capable packets instead of dropping (Linux default on; ccsim
     /// defaults to off so that drop-based comparisons are like for like).
     pub ecn: bool,
+    /// The flow queue of each flow, by flow id (the scenario's flows in
+    /// order, a group's flows one after another): a packet of flow i joins
+    /// queue `flow_queues[i]`, and flows past the list are hashed. For a
+    /// mapping known from elsewhere, as a packet filter classifies flows
+    /// (ns-3's `QueueDisc::Classify`, Linux `tc filter`): ns-3's
+    /// `FqCoDelQueueDisc::DoEnqueue` hashes the 5-tuple with `Perturbation`
+    /// 0 (`Ipv4QueueDiscItem::Hash`), so the same flows share a queue in
+    /// every run, and the validation twins pass that mapping. Default: none
+    /// (every flow hashed).
+    pub flow_queues: Vec<u32>,
 }
 
 impl Default for FqCodelConfig {
@@ -63,6 +73,7 @@ impl Default for FqCodelConfig {
             quantum: Bytes(1514),
             drop_batch: 64,
             ecn: false,
+            flow_queues: Vec::new(),
         }
     }
 }
@@ -91,6 +102,7 @@ pub struct FqCodel {
     new_flows: VecDeque<usize>,
     old_flows: VecDeque<usize>,
     salt: Option<u64>,
+    flow_queues: Vec<u32>,
     pkts: usize,
     bytes: u64,
     maxpacket: u32,
@@ -115,13 +127,23 @@ impl FqCodel {
         if cfg.drop_batch == 0 {
             return Err(ParamError::at("drop_batch", "must be at least 1"));
         }
-        Ok(FqCodel::new(
-            limit,
-            codel,
-            cfg.flows as usize,
-            cfg.quantum.0,
-            cfg.drop_batch,
-        ))
+        if let Some((i, q)) = cfg.flow_queues.iter().enumerate().find(|(_, &q)| q >= cfg.flows) {
+            return Err(ParamError::at(
+                "flow_queues",
+                format!("flow {i}: queue {q} does not exist (expected 0 to {})", cfg.flows - 1),
+            ));
+        }
+        let mut q = FqCodel::new(limit, codel, cfg.flows as usize, cfg.quantum.0, cfg.drop_batch);
+        q.flow_queues = cfg.flow_queues;
+        Ok(q)
+    }
+
+    /// The flow queue of `flow`: from `flow_queues`, else hashed.
+    fn queue_of(&self, flow: u32, salt: u64) -> usize {
+        match self.flow_queues.get(flow as usize) {
+            Some(&q) => q as usize,
+            None => bucket(flow, salt, self.flows.len()),
+        }
     }
 
     /// An FQ-CoDel queue.
@@ -142,6 +164,7 @@ impl FqCodel {
             new_flows: VecDeque::new(),
             old_flows: VecDeque::new(),
             salt: None,
+            flow_queues: Vec::new(),
             pkts: 0,
             bytes: 0,
             maxpacket: 0,
@@ -194,7 +217,7 @@ impl QueueDisc for FqCodel {
             let p = ctx.arena.get(pkt);
             (p.flow.0, p.size)
         };
-        let i = bucket(flow, salt, self.flows.len());
+        let i = self.queue_of(flow, salt);
         let f = &mut self.flows[i];
         f.q.push(pkt, size);
         if f.list == List::None {
@@ -283,7 +306,7 @@ impl QueueDisc for FqCodel {
 #[cfg(test)]
 impl FqCodel {
     fn deficit_of(&self, flow: u32) -> i64 {
-        let i = bucket(flow, self.salt.unwrap(), self.flows.len());
+        let i = self.queue_of(flow, self.salt.unwrap());
         self.flows[i].deficit
     }
 }
@@ -341,6 +364,31 @@ mod tests {
         let c = q.dequeue(&mut ctx).unwrap();
         assert_eq!(ctx.arena.get(c).flow, FlowId(2));
         assert_eq!(q.old_flows.len(), 1);
+    }
+
+    #[test]
+    fn flow_queues_put_the_listed_flows_in_one_queue() {
+        // Flows 0 and 1 listed into queue 7 share it (one deficit, one FIFO),
+        // flow 2 past the list is hashed.
+        let params: Params = serde_json::from_str(r#"{"flow_queues": [7, 7]}"#).unwrap();
+        let limit = Limit {
+            packets: Some(100),
+            bytes: None,
+        };
+        let mut q = FqCodel::from_params(limit, &params).unwrap();
+        let mut arena = PacketArena::new();
+        let mut rng = stream(3, "fq");
+        let mut dropped = Vec::new();
+        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 1_000_000, &mut dropped);
+        for flow in [0, 1, 2] {
+            let p = pkt(ctx.arena, flow, 1000);
+            q.enqueue(p, &mut ctx);
+        }
+        assert_eq!(q.flows[7].q.len(), 2);
+        assert_eq!(q.new_flows.len(), 2, "queue 7 and flow 2's hashed queue");
+        let bad: Params = serde_json::from_str(r#"{"flow_queues": [7, 1024]}"#).unwrap();
+        let err = FqCodel::from_params(limit, &bad).err().unwrap();
+        assert_eq!(err.path, "flow_queues");
     }
 
     #[test]

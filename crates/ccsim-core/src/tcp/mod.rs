@@ -165,6 +165,14 @@ pub struct TcpConfig {
     /// of new data does (RFC 6298 section 5.3) (default from the profile:
     /// true under `ns3`).
     pub rto_restart_first_partial_ack: Option<bool>,
+    /// How SACK recovery (`recovery = "sack"`) works: "rfc6675" (RFC 6675's
+    /// IsLost, pipe from the scoreboard, NextSeg) or "ns2" (ns-2.35's
+    /// `Agent/TCP/Sack1`, `tcp/tcp-sack1.cc`: a pipe counter, every hole below
+    /// a SACK retransmitted first, the scoreboard kept only between
+    /// cumulative ACKs and dropped at a timeout; [`recovery::SackRecovery`])
+    /// (default from the profile: "ns2" under `ns2`, except for the
+    /// controllers taken from Linux and BBR, whose SACK ns-2 does not have).
+    pub sack_recovery: Option<recovery::SackRecovery>,
     /// Open the connection with a SYN: a header-only segment (seq 0), and
     /// data only once it is acknowledged, one RTT later (ns-2's one-way
     /// `Agent/TCP` with `syn_ 1`; ns-3's handshake) (default from the
@@ -293,6 +301,7 @@ impl Default for TcpConfig {
             rescue_retransmission: None,
             partial_ack_retransmit: None,
             rto_restart_first_partial_ack: None,
+            sack_recovery: None,
             syn: None,
             syn_timeout: None,
             syn_rtt_first_send: None,
@@ -360,6 +369,8 @@ pub struct SenderConfig {
     pub partial_ack_rtx: bool,
     /// SACK recovery: only the first partial ACK restarts the RTO timer (ns-3).
     pub partial_ack_timer_once: bool,
+    /// SACK recovery is ns-2's `Sack1TcpAgent` ([`recovery::SackRecovery::Ns2`]).
+    pub sack1: bool,
     /// ns-2's Reno/NewReno recovery window: cwnd = min(cwnd, wnd) / 2
     /// unrounded at the fast retransmit, partial-ACK deflation beyond the
     /// inflation taken off cwnd, and cwnd opened on the ACK that ends
@@ -635,6 +646,11 @@ impl TcpConfig {
             sub_segment_window: self.sub_segment_window.unwrap_or(profile == Profile::Ns3),
             partial_ack_rtx: self.partial_ack_retransmit.unwrap_or(profile == Profile::Ns3),
             partial_ack_timer_once: self.rto_restart_first_partial_ack.unwrap_or(profile == Profile::Ns3),
+            // ns-2's own agents recover with Sack1; the controllers taken
+            // from Linux (and BBR, which ns-2 lacks) keep RFC 6675.
+            sack1: self.sack_recovery.map_or(profile == Profile::Ns2 && !linux_cc, |r| {
+                r == recovery::SackRecovery::Ns2
+            }),
             ssthresh_from_pipe: self
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns3, |b| b == SsthreshBasis::Pipe),

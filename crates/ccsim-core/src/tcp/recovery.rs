@@ -16,12 +16,13 @@
 //!   acknowledges and adds one back; the retransmission timer is reset on the
 //!   first partial ACK only (the "Impatient" variant the RFC specifies). The
 //!   full ACK sets cwnd = ssthresh (the RFC's option 2, as ns-2).
-//! - **SACK** (RFC 6675 section 5, comparable to ns-2's Sack1): recovery
+//! - **SACK** (RFC 6675 section 5): recovery
 //!   starts on DupThresh duplicate ACKs or when IsLost(HighACK + 1); cwnd =
 //!   ssthresh = FlightSize/2; segments are sent while cwnd - pipe >= 1 as
 //!   NextSeg() chooses (lost holes, new data, other unSACKed segments, one
 //!   rescue retransmission); recovery ends when the cumulative ACK passes
-//!   RecoveryPoint.
+//!   RecoveryPoint. With `sack_recovery = "ns2"` it is ns-2's
+//!   `Agent/TCP/Sack1` instead ([`SackRecovery::Ns2`]).
 //!
 //! Common rules: after a timeout no fast retransmit starts until the ACK
 //! passes what was outstanding at the timeout (RFC 6582 section 3.2 step 1
@@ -38,6 +39,57 @@
 use super::sender::TcpSender;
 use crate::cc::CaState;
 use crate::transport::FlowCtx;
+use serde::Deserialize;
+
+/// How SACK recovery works (key `sack_recovery`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SackRecovery {
+    /// RFC 6675 (section 4's IsLost, SetPipe and NextSeg; section 5).
+    Rfc6675,
+    /// ns-2.35's `Sack1TcpAgent` (`tcp/tcp-sack1.cc`, with
+    /// `ScoreBoardRQ`, `tcp/scoreboard-rq.cc`), the Fall and Floyd (1996)
+    /// SACK sender, with ns-2's defaults (`partial_ack_ 0`, `maxburst_ 0`,
+    /// `singledup_ 1`, `LimTransmitFix_ 0`, `numdupacks_ 3`, read from `ns`):
+    /// - the fast retransmit comes on exactly the third duplicate ACK that
+    ///   changes the scoreboard (`++dupacks_ == numdupacks(cwnd_)`), never
+    ///   from the scoreboard alone, and only once the cumulative ACK has
+    ///   passed `recover_` (`dupack_action`: `highest_ack_ > recover_`;
+    ///   `recover_` is the highest segment sent at the last timeout or fast
+    ///   retransmit and 0 after a recovery ends); on that ACK and on every
+    ///   further duplicate ACK outside recovery nothing else is sent
+    ///   (`send_much` only while `dupacks_ == 0`);
+    /// - the pipe is a counter, `pipe_ = maxseq_ - highest_ack_ -
+    ///   numdupacks` at the fast retransmit (which it does not count), one
+    ///   less on every ACK in recovery, two less on a partial ACK, one more
+    ///   for every segment sent; a segment is sent while `pipe_ < int(cwnd_)`;
+    /// - what is sent: the first hole at or above `h_seqno_` (one past the
+    ///   last retransmission, at least the cumulative ACK) with any SACKed
+    ///   segment above it (`GetNextRetran`: no DupThresh test per hole),
+    ///   else new data; both within the receiver window;
+    /// - a partial ACK restarts the timer and ends its backoff (`newtimer`,
+    ///   `t_backoff_ = 1`); cwnd stays at the halved window through
+    ///   recovery and is not opened by the ACK that ends it (`newack` only);
+    /// - outside recovery the scoreboard is emptied by every new cumulative
+    ///   ACK, whose blocks are not read (`ClearScoreBoard`); only duplicate
+    ///   ACKs fill it;
+    /// - a timeout empties it too and SACK blocks are ignored until the next
+    ///   new cumulative ACK (`timeout_`), so the go-back-N after a timeout
+    ///   resends segments the receiver holds.
+    Ns2,
+}
+
+/// The state of ns-2's `Sack1TcpAgent` ([`SackRecovery::Ns2`]).
+#[derive(Copy, Clone, Debug, Default)]
+pub(super) struct Sack1State {
+    /// ns-2's `pipe_` during recovery.
+    pub pipe: i64,
+    /// ns-2's `timeout_`: a timeout and no new cumulative ACK since.
+    pub after_timeout: bool,
+    /// This duplicate ACK reached the fast-retransmit count outside
+    /// recovery: nothing more is sent on it.
+    pub hold: bool,
+}
 
 /// The loss-recovery variants.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -108,12 +160,21 @@ impl TcpSender {
             exited_recovery: false,
         };
         let variant = self.cfg.recovery;
+        let sack1 = self.sack1();
+        self.s1.hold = false;
         match self.state {
             CaState::Recovery => {
+                if sack1 {
+                    // `--pipe_` on every ACK in fast recovery.
+                    self.s1.pipe -= 1;
+                }
                 if advanced {
                     if self.snd_una >= self.recovery_point || variant == Recovery::Reno {
                         self.exit_recovery(ctx);
                         out.exited_recovery = true;
+                        if sack1 {
+                            self.recover = 0;
+                        }
                     } else if variant == Recovery::NewReno {
                         // RFC 6582 section 3.2 step 5: a partial ACK.
                         let hole = self.snd_una;
@@ -133,6 +194,11 @@ impl TcpSender {
                         out.restart_timer = self.partial_acks == 0;
                         self.partial_acks += 1;
                     } else if variant == Recovery::Sack {
+                        if sack1 {
+                            // `partial_ack_ 0`: `--pipe_` again, `newtimer`, `t_backoff_ = 1`.
+                            self.s1.pipe -= 1;
+                            self.rtt.end_backoff();
+                        }
                         if self.cfg.partial_ack_rtx {
                             self.partial_ack_retransmit(ctx);
                         }
@@ -150,6 +216,11 @@ impl TcpSender {
                 if advanced {
                     self.dupacks = 0;
                     self.lt_sent = 0;
+                    if sack1 {
+                        // A new cumulative ACK outside fast recovery.
+                        self.board.clear();
+                        self.s1.after_timeout = false;
+                    }
                 }
                 if self.state == CaState::Loss && self.snd_una >= self.recovery_point {
                     self.state = CaState::Open;
@@ -157,8 +228,14 @@ impl TcpSender {
                 }
                 if is_dup {
                     self.dupacks += 1;
-                    let head_lost = self.uses_sack() && self.board.is_lost(self.snd_una, self.cfg.dupthresh);
-                    if self.fast_retransmit_allowed() && (self.dupacks >= self.cfg.dupthresh || head_lost) {
+                    let head_lost = self.uses_sack() && !sack1 && self.board.is_lost(self.snd_una, self.cfg.dupthresh);
+                    let count = if sack1 {
+                        self.s1.hold = self.dupacks >= self.cfg.dupthresh;
+                        self.dupacks == self.cfg.dupthresh
+                    } else {
+                        self.dupacks >= self.cfg.dupthresh
+                    };
+                    if self.fast_retransmit_allowed() && (count || head_lost) {
                         if !self.uses_sack() {
                             let head = self.snd_una;
                             self.note_lost(ctx, head);
@@ -208,6 +285,67 @@ impl TcpSender {
         }
     }
 
+    /// SACK recovery is ns-2's `Sack1TcpAgent` ([`SackRecovery::Ns2`]).
+    pub(super) fn sack1(&self) -> bool {
+        self.cfg.sack1 && self.uses_sack()
+    }
+
+    /// Whether this ACK's SACK blocks are read: always under RFC 6675;
+    /// ns-2's `Sack1TcpAgent::recv` reads them in fast recovery and on a
+    /// duplicate ACK (`ack` = snd_una) outside it, unless a timeout came
+    /// and no new cumulative ACK since (`timeout_`).
+    pub(super) fn takes_sack_blocks(&self, ack: u64) -> bool {
+        !self.sack1() || self.state == CaState::Recovery || (ack == self.snd_una && !self.s1.after_timeout)
+    }
+
+    /// A retransmission timeout under ns-2's Sack1: the scoreboard is
+    /// emptied (`ClearScoreBoard`) and SACK blocks are ignored until a new
+    /// cumulative ACK (`timeout_ = TRUE`).
+    pub(super) fn sack1_on_timeout(&mut self) {
+        if self.sack1() {
+            self.board.clear();
+            self.s1.after_timeout = true;
+        }
+    }
+
+    /// Whether `send_much` must send nothing on this ACK: ns-2's Sack1
+    /// calls it outside recovery only while `dupacks_ == 0`, and Limited
+    /// Transmit (`send_one`) only below the fast-retransmit count.
+    pub(super) fn sack1_holds(&self) -> bool {
+        self.s1.hold && self.on_dupack
+    }
+
+    /// One step of ns-2's `Sack1TcpAgent::send_much` in fast recovery: while
+    /// `pipe_ < int(cwnd_)`, the next hole below a SACK (`GetNextRetran`)
+    /// or else new data, within the receiver window; false when nothing
+    /// was sent.
+    pub(super) fn sack1_step(&mut self, ctx: &mut FlowCtx) -> bool {
+        if self.s1.pipe >= self.cc.cwnd().floor() as i64 {
+            self.cwnd_limited = true;
+            return false;
+        }
+        let limit = self.snd_una + self.rwnd;
+        let seq = match self.board.next_hole(self.high_rxt_end) {
+            Some(s) if s < limit => s,
+            Some(_) => return false,
+            None if self.new_data_allowed() => self.snd_max,
+            None => {
+                self.cwnd_limited = false;
+                return false;
+            }
+        };
+        let new = seq == self.snd_max;
+        self.transmit(ctx, seq);
+        if new {
+            self.snd_nxt = self.snd_max;
+        } else {
+            // `MarkRetran`: `h_seqno_` one past it.
+            self.high_rxt_end = self.high_rxt_end.max(seq + 1);
+        }
+        self.s1.pipe += 1;
+        true
+    }
+
     /// The guard against a new fast retransmit for data sent before the
     /// last recovery or timeout. Without SACK: the cumulative ACK must cover
     /// more than `recover` (RFC 6582 section 3.2 step 1, read as ns-2's
@@ -217,7 +355,7 @@ impl TcpSender {
     /// must have reached RecoveryPoint (RFC 6675 section 5.1); such
     /// duplicates SACK nothing new and are not duplicate ACKs there.
     fn fast_retransmit_allowed(&self) -> bool {
-        if self.uses_sack() {
+        if self.uses_sack() && !self.sack1() {
             self.snd_una >= self.recover
         } else {
             self.snd_una > self.recover || self.recover == 0
@@ -283,6 +421,11 @@ impl TcpSender {
             }
             // (`rate_halving` recovers in `linux_agent`, never here.)
             Recovery::Sack | Recovery::RateHalving => {
+                if self.sack1() {
+                    // `pipe_ = maxseq_ - highest_ack_ - numdupacks(cwnd_)`,
+                    // before the retransmission, which it does not count.
+                    self.s1.pipe = (self.snd_max - self.snd_una) as i64 - self.cfg.dupthresh as i64;
+                }
                 self.recover = self.snd_max;
                 self.state = CaState::Recovery;
                 self.transmit(ctx, head);

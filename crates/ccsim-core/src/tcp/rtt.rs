@@ -212,6 +212,12 @@ impl RttEstimator {
         }
     }
 
+    /// End the backoff without a sample (ns-2's `t_backoff_ = 1` on a
+    /// partial ACK in `Sack1TcpAgent::recv`, `tcp/tcp-sack1.cc`).
+    pub fn end_backoff(&mut self) {
+        self.backoff = 0;
+    }
+
     /// Consecutive backoffs since the last valid sample.
     pub fn backoff(&self) -> u32 {
         self.backoff

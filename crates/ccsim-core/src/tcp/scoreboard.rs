@@ -169,6 +169,15 @@ impl Scoreboard {
         newly
     }
 
+    /// The smallest segment at or above `from` (and snd_una) that is not
+    /// SACKed while a segment above it is: ns-2's
+    /// `ScoreBoardRQ::GetNextRetran` (`tcp/scoreboard-rq.cc`, through
+    /// `ReassemblyQueue::nexthole`: a hole with a SACK block above it).
+    pub fn next_hole(&self, from: u64) -> Option<u64> {
+        let high_sacked = self.high_sacked_end()?;
+        (from.max(self.base)..high_sacked).find(|&s| !self.is_sacked(s))
+    }
+
     /// RFC 6675 NextSeg(). `high_rxt_end`: one past HighRxt; `new_data`:
     /// unsent data exists and the receiver window allows it; `rescue`:
     /// rule 4 is allowed (HighACK > RescueRxt); `snd_max`: one past HighData.
@@ -180,20 +189,10 @@ impl Scoreboard {
         rescue: bool,
         snd_max: u64,
     ) -> Option<NextSeg> {
-        let high_sacked = self.high_sacked_end().unwrap_or(self.base);
-        let start = high_rxt_end.max(self.base);
         // The smallest unSACKed segment above HighRxt and below the highest
         // SACKed one (rules 1.a, 1.b). IsLost is monotone, so if it is not
         // lost no larger one is (rule 1.c).
-        let mut candidate = None;
-        let mut s = start;
-        while s < high_sacked {
-            if !self.is_sacked(s) {
-                candidate = Some(s);
-                break;
-            }
-            s += 1;
-        }
+        let candidate = self.next_hole(high_rxt_end);
         if let Some(c) = candidate {
             if self.is_lost(c, dupthresh) {
                 return Some(NextSeg::Lost(c));
@@ -263,6 +262,17 @@ mod tests {
         let b = board(10, &[0, 1, 2, 3, 4, 5, 6, 7]);
         assert_eq!(b.next_seg(8, 3, false, true, 10), Some(NextSeg::Rescue(9)));
         assert_eq!(b.next_seg(8, 3, false, false, 10), None);
+    }
+
+    #[test]
+    fn next_hole_needs_a_sack_above() {
+        let b = board(10, &[2, 3, 6]);
+        assert_eq!(b.next_hole(0), Some(0));
+        assert_eq!(b.next_hole(2), Some(4));
+        assert_eq!(b.next_hole(5), Some(5));
+        // Nothing SACKed above 7.
+        assert_eq!(b.next_hole(7), None);
+        assert_eq!(board(10, &[]).next_hole(0), None);
     }
 
     #[test]

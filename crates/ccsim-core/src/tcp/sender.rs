@@ -110,6 +110,8 @@ pub struct TcpSender {
     pub(super) high_rxt_end: u64,
     /// RFC 6675 RescueRxt (a segment number).
     pub(super) rescue_rxt: Option<u64>,
+    /// ns-2's Sack1 state (`sack_recovery = "ns2"`).
+    pub(super) s1: super::recovery::Sack1State,
     /// Segments sent by Limited Transmit since the last cumulative ACK.
     pub(super) lt_sent: u64,
     /// Consecutive timeouts without progress.
@@ -178,6 +180,7 @@ impl TcpSender {
             partial_acks: 0,
             high_rxt_end: 0,
             rescue_rxt: None,
+            s1: Default::default(),
             lt_sent: 0,
             rto_streak: 0,
             ecn_recover: None,
@@ -425,6 +428,9 @@ impl TcpSender {
             } else {
                 u32::MAX
             };
+        if self.sack1_holds() {
+            return;
+        }
         let mut sent = 0u32;
         loop {
             if sent >= burst {
@@ -436,7 +442,12 @@ impl TcpSender {
                 return;
             }
             if self.state == CaState::Recovery && self.uses_sack() {
-                if !self.sack_recovery_step(ctx) {
+                let sent = if self.cfg.sack1 {
+                    self.sack1_step(ctx)
+                } else {
+                    self.sack_recovery_step(ctx)
+                };
+                if !sent {
                     return;
                 }
                 continue;
@@ -645,6 +656,7 @@ impl TcpSender {
         // go-back-N after the timeout skips what the receiver holds, as Linux.
         self.high_rxt_end = self.snd_una;
         self.rescue_rxt = None;
+        self.sack1_on_timeout();
         self.snd_nxt = self.snd_una;
         self.note_reduction();
         self.send_much(ctx);
@@ -670,7 +682,7 @@ impl TcpSender {
         let mut newly_sacked = 0u64;
         let mut newly_delivered = 0u64;
         let mut sack_rtt: Option<SimTime> = None;
-        if self.uses_sack() {
+        if self.uses_sack() && self.takes_sack_blocks(ack) {
             for &(a, b) in &pkt.sack[..(pkt.n_sack as usize).min(pkt.sack.len())] {
                 let lo = a.max(ack);
                 let hi = b.min(self.snd_max);
@@ -817,8 +829,9 @@ impl TcpSender {
             in_flight: self.in_flight(),
             cwnd_limited: self.cwnd_limited || !self.cfg.cwnd_validation,
             state: self.state,
-            // ns-2 opens cwnd on the ACK that ends fast recovery too.
-            exited_recovery: out.exited_recovery && !self.cfg.ns2_recovery,
+            // ns-2 opens cwnd on the ACK that ends fast recovery too, but
+            // not its Sack1 (`newack` only).
+            exited_recovery: out.exited_recovery && (!self.cfg.ns2_recovery || self.sack1()),
             ece,
             ack: self.snd_una,
             snd_max: self.snd_max,

@@ -875,3 +875,72 @@ fn a_full_size_syn_takes_a_full_segment_time() {
     };
     assert_eq!(first_data(true) - first_data(false), SimTime::from_micros(1168));
 }
+
+/// `sack_recovery` set, the rest as `cfg("sack")`.
+fn sack_with(recovery: super::recovery::SackRecovery) -> impl FnOnce(&mut TcpConfig) {
+    move |c| c.sack_recovery = Some(recovery)
+}
+
+#[test]
+fn ns2_sack1_retransmits_a_hole_below_one_sack() {
+    // Segments 59 and 77 lost, 78 and 79 (the last ones sent) SACKed. ns-2's
+    // `GetNextRetran` resends 77 as soon as the pipe counter allows, with
+    // only two SACKed segments above it; RFC 6675 waits until IsLost(77),
+    // three SACKed above, so until new data sent in recovery is SACKed.
+    use super::recovery::SackRecovery;
+    let first_rtx = |r| {
+        let h = run_for("sack", &[60, 78], 3, sack_with(r));
+        assert_eq!(h.retransmitted(), vec![59, 77], "{r:?}");
+        assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 0), "{r:?}");
+        tx_time_of(&h, 77, 1) - tx_time_of(&h, 59, 1)
+    };
+    let (ns2, rfc) = (first_rtx(SackRecovery::Ns2), first_rtx(SackRecovery::Rfc6675));
+    // The SACK of a segment sent after the fast retransmit comes at least
+    // one RTT (21.2 ms) after it.
+    let rtt = SimTime::from_micros(21_200);
+    assert!(ns2 < rtt, "ns2 {ns2}");
+    assert!(rfc > rtt, "rfc6675 {rfc}");
+}
+
+#[test]
+fn ns2_sack1_forgets_the_scoreboard_at_a_timeout() {
+    // Segments 59 and 70 lost and their retransmissions too: after the
+    // timeout and the ACK of 59 the go-back-N resends 70 and then 71, which
+    // the receiver SACKed long ago (ns-2's `ClearScoreBoard` and
+    // `timeout_`); RFC 6675 with the scoreboard kept skips it.
+    use super::recovery::SackRecovery;
+    let run = |r| {
+        let mut c = cfg("sack");
+        c.sack_recovery = Some(r);
+        let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[60, 71]);
+        h.drop_tx = vec![(59, 1), (70, 1)];
+        h.start(u64::MAX);
+        h.run_until(SimTime::from_secs(3));
+        assert_eq!(h.stats.timeouts, 1, "{r:?}");
+        h.retransmitted()
+    };
+    assert_eq!(run(SackRecovery::Ns2), vec![59, 70, 59, 70, 71]);
+    assert_eq!(run(SackRecovery::Rfc6675), vec![59, 70, 59, 70]);
+}
+
+#[test]
+fn ns2_sack1_pipe_counter() {
+    // Three losses in one window (59, 61, 63; 21 outstanding, cwnd 10.5):
+    // ns-2's pipe starts at 21 - 3 = 18 and falls by one per ACK, so the
+    // second hole goes out only after 9 more duplicate ACKs, and every hole
+    // before any new data; no timeout.
+    use super::recovery::SackRecovery;
+    let h = run_for("sack", &[60, 62, 64], 3, sack_with(SackRecovery::Ns2));
+    assert_eq!(h.retransmitted(), vec![59, 61, 63]);
+    assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 0));
+    let fr = tx_time_of(&h, 59, 1);
+    let acks_between = h
+        .ack_log
+        .iter()
+        .filter(|a| a.0 > fr && a.0 <= tx_time_of(&h, 61, 1))
+        .count();
+    assert_eq!(acks_between, 9);
+    let new_after = h.log.iter().position(|t| t.t > fr && !t.retransmission).unwrap();
+    let rtx_63 = h.log.iter().position(|t| t.seq == 63 && t.retransmission).unwrap();
+    assert!(rtx_63 < new_after);
+}

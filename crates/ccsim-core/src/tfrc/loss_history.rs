@@ -24,7 +24,9 @@
 //! (DF'_0 = DF_0 = 1, DF'_i = DF for i >= 1, see below.) Reading: while fewer
 //! than n intervals exist, ccsim takes the RFC's sums with n replaced by k
 //! (the newest k intervals, weights w_0..w_(k-1)), as Linux's DCCP CCID 3
-//! does; the RFC leaves this case open.
+//! does; the RFC leaves this case open ([`PartialHistory::Dccp`]). ns-2
+//! instead lets I_tot0 run over every interval it has, I_0..I_k, while
+//! k < n ([`PartialHistory::Ns2`]).
 //!
 //! **History discounting** (section 5.5; ns-2's `discount_`, on by default).
 //! When the open interval is more than twice the mean of the closed ones,
@@ -37,7 +39,28 @@
 //! Discounting only matters in I_tot0, since a common factor cancels in the
 //! I_tot1 average.
 
+use serde::Deserialize;
 use std::collections::VecDeque;
+
+/// Which intervals I_tot0 averages while fewer than n are closed (key
+/// `partial_history` of a TFRC flow group).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialHistory {
+    /// The newest k, I_0..I_(k-1), with k closed intervals (n replaced by
+    /// k in RFC 5348 section 5.4's sums; Linux's DCCP CCID 3).
+    #[default]
+    Dccp,
+    /// All k + 1, I_0..I_k: ns-2.35's `TfrcSinkAgent::est_loss_WALI`
+    /// (`tcp/tfrc-sink.cc`) sums `weighted_average1(0, ds, ...)` over
+    /// `ds = sample_count` entries, one more than the closed intervals,
+    /// until the array of `NumSamples_ + 1` is full. So the synthetic first
+    /// interval (and every older one) still counts in I_tot0 after the loss
+    /// that closes I_0 and I_tot0 and I_tot1 average the same closed
+    /// intervals: a new loss event then moves p only through the interval
+    /// it closes, never by dropping the oldest one from I_tot0.
+    Ns2,
+}
 
 /// The weights w_0..w_(n-1) of RFC 5348 section 5.4.
 pub fn weights(n: usize) -> Vec<f64> {
@@ -58,6 +81,7 @@ pub struct LossHistory {
     weights: Vec<f64>,
     discounting: bool,
     min_discount: f64,
+    partial: PartialHistory,
     /// Closed intervals I_1.. (most recent first), at most n.
     closed: VecDeque<f64>,
     /// Their discount factors DF_1..
@@ -75,10 +99,18 @@ impl LossHistory {
             weights: weights(n.max(1)),
             discounting,
             min_discount,
+            partial: PartialHistory::Dccp,
             closed: VecDeque::with_capacity(n.max(1) + 1),
             df: VecDeque::with_capacity(n.max(1) + 1),
             open_start: None,
         }
+    }
+
+    /// The same with `partial` deciding I_tot0 while fewer than n
+    /// intervals are closed.
+    pub fn with_partial(mut self, partial: PartialHistory) -> Self {
+        self.partial = partial;
+        self
     }
 
     /// The number of intervals averaged (n).
@@ -169,12 +201,16 @@ impl LossHistory {
         let k = self.closed.len();
         let df = self.discount(i0);
         let w = &self.weights;
-        // I_tot0: I_0 .. I_(k-1); I_tot1: I_1 .. I_k.
+        // I_tot0: I_0 .. I_(k-1) (ns-2: .. I_k while k < n); I_tot1: I_1 .. I_k.
+        let tot0_end = match self.partial {
+            PartialHistory::Dccp => k,
+            PartialHistory::Ns2 => self.n(),
+        };
         let (mut tot0, mut w0) = (i0 * w[0], w[0]);
         let (mut tot1, mut w1) = (0.0, 0.0);
         for (j, (&iv, &d)) in self.closed.iter().zip(&self.df).enumerate() {
             // iv is I_(j+1).
-            if j + 1 < k {
+            if j + 1 < tot0_end {
                 tot0 += iv * w[j + 1] * d * df;
                 w0 += w[j + 1] * d * df;
             }
@@ -273,6 +309,44 @@ mod tests {
         assert_eq!(h.df[0], 1.0);
         assert!(h.df.iter().skip(1).all(|&d| d == 0.5));
         assert_eq!(h.closed().count(), 8);
+    }
+
+    /// ns-2's partial history: with two closed intervals (a synthetic 2340
+    /// and 145) and an open one of 6277 packets, I_tot0 averages all three
+    /// (ns-2's `weighted_average1(0, ds = 3, ...)`), the closed ones
+    /// discounted by DF = max(0.5, 2 x 1242.5 / 6277) = 0.5, so p does not
+    /// move when the loss closes that interval: (6277 + 0.5 (145 + 2340)) /
+    /// 2 = 3759.75 packets before and after (the numbers of ns-2's run of
+    /// the `tfrc-1-droptail` twin, validation/findings.md). The newest-k
+    /// reading leaves the synthetic interval out of I_tot0 and p jumps.
+    #[test]
+    fn ns2_partial_history_keeps_p_across_a_loss() {
+        let run = |partial| {
+            let mut h = LossHistory::new(8, true, 0.5).with_partial(partial);
+            h.first_loss_event(1000, 2340.0);
+            h.loss_event(1145);
+            let before = h.mean_interval_with(6277.0).unwrap();
+            h.loss_event(1145 + 6277);
+            let after = h.mean_interval_with(1.0).unwrap();
+            (before, after)
+        };
+        let (before, after) = run(PartialHistory::Ns2);
+        assert!((before - 3759.75).abs() < 1e-9, "{before}");
+        assert!((after - 3759.75).abs() < 1e-9, "{after}");
+        let (before, after) = run(PartialHistory::Dccp);
+        // I_tot0 = (6277 + 0.5 x 145) / 1.5; after: (6277 + 0.5 (145 + 2340)) / 2.
+        assert!((before - 6349.5 / 1.5).abs() < 1e-9, "{before}");
+        assert!((after - 3759.75).abs() < 1e-9, "{after}");
+        // With n closed intervals both readings are the RFC's sums.
+        let full = |partial| {
+            let mut h = LossHistory::new(8, true, 0.5).with_partial(partial);
+            h.first_loss_event(0, 100.0);
+            for k in 1..=8 {
+                h.loss_event(100 * k + 7 * k * k);
+            }
+            h.mean_interval_with(150.0)
+        };
+        assert_eq!(full(PartialHistory::Ns2), full(PartialHistory::Dccp));
     }
 
     #[test]

@@ -102,6 +102,12 @@ pub struct TfrcConfig {
     /// section 4.3; 2 under `ns2`: `NoFeedbacktimer_.resched(2*rtt_)` in
     /// `TfrcAgent::recv`).
     pub nofeedback_rtts: Option<f64>,
+    /// Which loss intervals the average with the open interval (I_tot0)
+    /// takes while fewer than `history` are closed: "dccp" (the newest k
+    /// of k closed, Linux's DCCP CCID 3) or "ns2" (all of them, ns-2's
+    /// `TfrcSinkAgent::est_loss_WALI`) (default from the profile: "ns2"
+    /// under `ns2`; [`loss_history::PartialHistory`]).
+    pub partial_history: Option<loss_history::PartialHistory>,
     /// Mark packets ECN-capable; the receiver treats CE as a loss (default false).
     pub ecn: bool,
 }
@@ -125,6 +131,7 @@ impl Default for TfrcConfig {
             rate_update: None,
             equation_rto: None,
             nofeedback_rtts: None,
+            partial_history: None,
             ecn: false,
         }
     }
@@ -210,6 +217,13 @@ pub fn build(args: &TransportArgs) -> Result<Endpoints, ParamError> {
         history: cfg.history as usize,
         discounting: cfg.discounting,
         min_discount: cfg.min_discount,
+        partial_history: cfg
+            .partial_history
+            .unwrap_or(if args.compat == crate::compat::Profile::Ns2 {
+                loss_history::PartialHistory::Ns2
+            } else {
+                loss_history::PartialHistory::Dccp
+            }),
     });
     Ok((Box::new(sender), Box::new(receiver)))
 }

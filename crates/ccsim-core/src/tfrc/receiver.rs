@@ -32,7 +32,7 @@
 //! sequence number received.
 
 use super::equation;
-use super::loss_history::LossHistory;
+use super::loss_history::{LossHistory, PartialHistory};
 use crate::event::Endpoint;
 use crate::packet::{Ecn, Packet, PacketKind};
 use crate::time::SimTime;
@@ -55,6 +55,8 @@ pub struct ReceiverConfig {
     pub discounting: bool,
     /// Smallest discount factor.
     pub min_discount: f64,
+    /// I_tot0 while fewer than `history` intervals are closed.
+    pub partial_history: PartialHistory,
 }
 
 /// A gap in the sequence numbers, waiting for `ndupack` packets above it.
@@ -112,7 +114,7 @@ impl TfrcReceiver {
     /// A receiver with the given settings.
     pub fn new(cfg: ReceiverConfig) -> Self {
         TfrcReceiver {
-            history: LossHistory::new(cfg.history, cfg.discounting, cfg.min_discount),
+            history: LossHistory::new(cfg.history, cfg.discounting, cfg.min_discount).with_partial(cfg.partial_history),
             cfg,
             max_seq: None,
             max_ts: SimTime::ZERO,
@@ -360,6 +362,7 @@ mod tests {
             history: 8,
             discounting: true,
             min_discount: 0.5,
+            partial_history: PartialHistory::Dccp,
         })
     }
 
