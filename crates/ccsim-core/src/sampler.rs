@@ -69,10 +69,12 @@ pub struct Sampler {
     last_sent: Vec<u64>,
     /// Per flow: (delay sum ns, packets) at the previous sample.
     last_delay: Vec<(u128, u64)>,
+    /// Per flow: the sum and number of the smoothed RTTs sampled inside the
+    /// metrics window (for `srtt_mean_s`, [`Sampler::srtt_mean_s`]).
+    srtt: Vec<(f64, u64)>,
     /// Per sampled link: (arrivals, drops) of the queue at the previous
-    /// sample, and counts carried over a window opening (which resets the
-    /// queue's counters).
-    last_queue: Vec<QueueMark>,
+    /// sample (the queue's running counters: they only grow).
+    last_queue: Vec<(u64, u64)>,
     /// Group index of each flow; group labels in first-appearance order.
     group_of: Vec<usize>,
     group_names: Vec<String>,
@@ -84,14 +86,6 @@ pub struct Sampler {
     /// Samples the run will take (from its duration), reserved in every
     /// series at the first sample so that sampling never reallocates.
     expected: usize,
-}
-
-#[derive(Copy, Clone, Default)]
-struct QueueMark {
-    arrivals: u64,
-    drops: u64,
-    carried_arrivals: u64,
-    carried_drops: u64,
 }
 
 impl Sampler {
@@ -132,23 +126,13 @@ impl Sampler {
         self
     }
 
-    /// The metrics window is about to open and reset the queues' counters:
-    /// carry the arrivals and drops counted since the last sample into the
-    /// next interval.
-    pub fn window_opening(&mut self, links: &[Link]) {
-        if self.last_queue.is_empty() {
-            // Nothing sampled yet: counting started at zero with the run.
-            self.last_queue = vec![QueueMark::default(); self.links.len()];
-        }
-        for (m, &li) in self.last_queue.iter_mut().zip(&self.links) {
-            let Some(q) = links[li].queue().map(|q| &q.stats) else {
-                continue;
-            };
-            m.carried_arrivals += q.arrivals - m.arrivals;
-            m.carried_drops += q.drops - m.drops;
-            m.arrivals = 0;
-            m.drops = 0;
-        }
+    /// The mean of flow `flow`'s smoothed RTT over the samples taken inside
+    /// the metrics window (after its start), seconds; `None` without such
+    /// samples (no sampling, or a sender without an RTT estimate). Unlike
+    /// `cwnd_mean_pkts`, which the kernel integrates over time, this mean
+    /// depends on `sample_interval`.
+    pub fn srtt_mean_s(&self, flow: usize) -> Option<f64> {
+        self.srtt.get(flow).filter(|m| m.1 > 0).map(|m| m.0 / m.1 as f64)
     }
 
     /// The sampling interval, if sampling.
@@ -208,11 +192,7 @@ impl Sampler {
                 self.init_iface(name, queue);
             }
         }
-        // Counters started at zero with the run; a window that opened before
-        // this first sample has already set up the carried counts.
-        if self.last_queue.is_empty() {
-            self.last_queue = vec![QueueMark::default(); self.links.len()];
-        }
+        self.last_queue = vec![(0, 0); self.links.len()];
         if self.flows {
             for f in flows {
                 let mut names: Vec<String> = FLOW_METRICS.iter().map(|s| s.to_string()).collect();
@@ -231,6 +211,7 @@ impl Sampler {
         self.last_received = vec![0; flows.len()];
         self.last_sent = vec![0; flows.len()];
         self.last_delay = vec![(0, 0); flows.len()];
+        self.srtt = vec![(0.0, 0); flows.len()];
         // Group indices in first-appearance order (the map is only looked up).
         let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for f in flows {
@@ -257,7 +238,7 @@ impl Sampler {
     }
 
     /// Take one sample at `now`.
-    pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &mut [Flow], media: &[Box<dyn Medium>]) {
+    pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &[Flow], media: &[Box<dyn Medium>]) {
         if self.times.is_empty() && self.series.is_empty() {
             self.init(links, flows, media);
             self.times.reserve_exact(self.expected);
@@ -272,13 +253,8 @@ impl Sampler {
             q.sync(now);
             let q = &*q;
             let m = &mut self.last_queue[k_link];
-            let arrivals = q.stats.arrivals - m.arrivals + m.carried_arrivals;
-            let drops = q.stats.drops - m.drops + m.carried_drops;
-            *m = QueueMark {
-                arrivals: q.stats.arrivals,
-                drops: q.stats.drops,
-                ..QueueMark::default()
-            };
+            let (arrivals, drops) = (q.stats.arrivals - m.0, q.stats.drops - m.1);
+            *m = (q.stats.arrivals, q.stats.drops);
             // The queue's five series, bounds-checked once.
             let [len_pkts, len_bytes, arr, drp, rate] = &mut self.series[k..k + 5] else {
                 unreachable!("a slice of five")
@@ -314,16 +290,17 @@ impl Sampler {
         for acc in self.group_delay.iter_mut() {
             *acc = (0, 0);
         }
-        for (i, f) in flows.iter_mut().enumerate() {
-            let d = f.stats.delivered_total - self.last_delivered[i];
-            let r = f.stats.received_total - self.last_received[i];
-            let snt = f.stats.sent_total - self.last_sent[i];
-            self.last_delivered[i] = f.stats.delivered_total;
-            self.last_received[i] = f.stats.received_total;
-            self.last_sent[i] = f.stats.sent_total;
+        for (i, f) in flows.iter().enumerate() {
+            let c = &f.stats.counts;
+            let d = c.delivered_bytes - self.last_delivered[i];
+            let r = c.received_bytes - self.last_received[i];
+            let snt = c.sent_bytes - self.last_sent[i];
+            self.last_delivered[i] = c.delivered_bytes;
+            self.last_received[i] = c.received_bytes;
+            self.last_sent[i] = c.sent_bytes;
             let (last_sum, last_n) = self.last_delay[i];
-            let (delay_sum, delay_n) = (f.stats.delay_sum_total_ns - last_sum, f.stats.delay_n_total - last_n);
-            self.last_delay[i] = (f.stats.delay_sum_total_ns, f.stats.delay_n_total);
+            let (delay_sum, delay_n) = (c.delay_sum_ns - last_sum, c.delay_n - last_n);
+            self.last_delay[i] = (c.delay_sum_ns, c.delay_n);
             let (g, t, sb) = (per_s(d), per_s(r), per_s(snt));
             let gi = self.group_of[i];
             let acc = &mut self.group_acc[gi];
@@ -356,15 +333,10 @@ impl Sampler {
                     k += 1;
                 }
             }
-            if now > self.warmup && f.stats.counting {
-                if probe.cwnd_pkts.is_finite() {
-                    f.stats.cwnd_sum += probe.cwnd_pkts;
-                    f.stats.probe_samples += 1;
-                }
-                if probe.srtt_s.is_finite() {
-                    f.stats.srtt_sum += probe.srtt_s;
-                    f.stats.srtt_samples += 1;
-                }
+            if now > self.warmup && probe.srtt_s.is_finite() {
+                let m = &mut self.srtt[i];
+                m.0 += probe.srtt_s;
+                m.1 += 1;
             }
         }
         if self.groups {

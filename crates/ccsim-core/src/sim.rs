@@ -142,6 +142,8 @@ pub struct Simulation {
     tracer: Option<Box<Tracer>>,
     /// The media of the links that are not plain wires ([`crate::medium`]).
     pub media: Vec<Box<dyn Medium>>,
+    /// The flow groups as configured (for the results' `components`).
+    pub flow_groups: Vec<crate::results::FlowGroupComponent>,
     pub(crate) now: SimTime,
     pub(crate) events: EventQueue,
     pub(crate) arena: PacketArena,
@@ -200,6 +202,7 @@ impl Simulation {
             trace_plan: None,
             tracer: None,
             media: Vec::new(),
+            flow_groups: Vec::new(),
             now: SimTime::ZERO,
             events: EventQueue::new(),
             arena: PacketArena::new(),
@@ -342,7 +345,6 @@ impl Simulation {
         for q in self.links.iter_mut().filter_map(Link::queue_mut) {
             q.sync(now);
         }
-        self.sampler.window_opening(&self.links);
         for l in &mut self.links {
             l.stats = Default::default();
             l.stats.busy_ns = (l.busy_until.min(end) - now).0;
@@ -355,7 +357,7 @@ impl Simulation {
             l.stats.tx_bytes = bytes;
         }
         for f in &mut self.flows {
-            f.stats.open_window();
+            f.stats.open_window(now);
         }
         for m in &mut self.media {
             m.open_window(now);
@@ -391,8 +393,7 @@ impl Simulation {
                     self.with_medium(medium, |m, ctx| m.on_event(kind, token, ctx))
                 }
                 EventKind::Sample => {
-                    self.sampler
-                        .sample(self.now, &mut self.links, &mut self.flows, &self.media);
+                    self.sampler.sample(self.now, &mut self.links, &self.flows, &self.media);
                     if let Some(iv) = self.sampler.interval() {
                         if self.now < self.duration {
                             self.events.push((self.now + iv).min(self.duration), EventKind::Sample);
@@ -411,6 +412,9 @@ impl Simulation {
         }
         for m in 0..self.media.len() {
             self.with_medium(m as u32, |m, ctx| m.close_window(ctx));
+        }
+        for f in &mut self.flows {
+            f.stats.close_window(self.duration);
         }
         if let Some(t) = self.tracer.as_deref_mut() {
             t.finish(self.duration)?;
@@ -453,6 +457,7 @@ impl Simulation {
             (Endpoint::App, APP_START) => {
                 let (mut ctx, sender, _, app) = flow_ctx!(self, flow, fi);
                 ctx.stats.started_at = Some(ctx.now);
+                ctx.stats.tracks_cwnd = sender.probe_names().contains(&"cwnd_pkts");
                 sender.start(&mut ctx);
                 let bytes = app.start(&mut ctx);
                 if bytes > 0 {
@@ -481,6 +486,9 @@ impl Simulation {
                 let (mut ctx, _, receiver, _) = flow_ctx!(self, flow, fi);
                 receiver.on_timer(&mut ctx, kind, token);
             }
+        }
+        if endpoint != Endpoint::Receiver {
+            self.sender_hook(fi);
         }
         self.flush_outbox();
     }
@@ -833,8 +841,23 @@ impl Simulation {
                 ctx.stats.on_data_received(p.size, p.payload, (ctx.now - p.sent_at).0);
                 receiver.on_packet(&mut ctx, &p);
             }
-            PacketKind::Ack => sender.on_packet(&mut ctx, &p),
+            PacketKind::Ack => {
+                sender.on_packet(&mut ctx, &p);
+                self.sender_hook(fi);
+            }
         }
         self.flush_outbox();
+    }
+
+    /// Hook: a callback of flow `fi`'s sender has run (an ACK, a timer, the
+    /// application). Per-flow statistics observe its congestion window here
+    /// (a time integral: [`FlowStats::note_cwnd`]); a sender without a
+    /// window costs one branch.
+    #[inline]
+    fn sender_hook(&mut self, fi: usize) {
+        let f = &mut self.flows[fi];
+        if f.stats.tracks_cwnd {
+            f.stats.note_cwnd(self.now, f.sender.cwnd_pkts());
+        }
     }
 }

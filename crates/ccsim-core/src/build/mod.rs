@@ -121,7 +121,22 @@ impl<'a> Builder<'a> {
 
     fn queue(&self, spec: Option<&QueueSpec>, default_limit: u64, rate: u64, path: &str, label: &str) -> Result<Queue> {
         let disc = self.queue_disc(spec, default_limit, rate, path)?;
-        Ok(Queue::new(disc, stream(self.seed, &format!("queue:{label}"))))
+        let mut q = Queue::new(disc, stream(self.seed, &format!("queue:{label}")));
+        let bytes = spec.and_then(|s| s.limit_bytes).map(|b| b.0);
+        q.config = Some(Box::new(crate::results::QueueComponent {
+            link: label.to_string(),
+            key: path.to_string(),
+            kind: q.kind().to_string(),
+            compat: spec.and_then(|s| s.compat).unwrap_or(self.compat).name(),
+            limit_pkts: match spec.and_then(|s| s.limit) {
+                Some(l) => Some(l as u64),
+                None if bytes.is_some() => None,
+                None => Some(default_limit),
+            },
+            limit_bytes: bytes,
+            params: spec.map(|s| s.params.clone()).unwrap_or_default(),
+        }));
+        Ok(q)
     }
 
     fn queue_disc(
@@ -694,6 +709,43 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// The flow groups as configured (the results' `components`): `group_of`
+/// gives each flow's group index.
+fn flow_group_components(
+    spec: &ScenarioSpec,
+    flows: &[Flow],
+    group_of: &[usize],
+    compat: crate::compat::Profile,
+) -> Vec<crate::results::FlowGroupComponent> {
+    spec.flows
+        .iter()
+        .enumerate()
+        .map(|(gi, g)| {
+            let transport = g.transport.clone().unwrap_or_else(|| "udp".into());
+            let mut params = g.params.clone();
+            let given_cc = params.remove("cc");
+            let cc = (transport == "tcp").then(|| match given_cc.as_ref().and_then(|v| v.as_str()) {
+                Some(c) => c.to_string(),
+                None => crate::tcp::TcpConfig::default().cc,
+            });
+            let first = group_of.iter().position(|&x| x == gi);
+            crate::results::FlowGroupComponent {
+                group: first.map_or_else(
+                    || g.group.clone().unwrap_or_else(|| format!("g{gi}")),
+                    |i| flows[i].group.clone(),
+                ),
+                key: format!("flows[{gi}]"),
+                flows: group_of.iter().filter(|&&x| x == gi).count(),
+                transport,
+                app: g.app.clone().unwrap_or_default(),
+                cc,
+                compat: g.compat.unwrap_or(compat).name(),
+                params,
+            }
+        })
+        .collect()
+}
+
 fn add_flows(
     b: &Builder,
     spec: &ScenarioSpec,
@@ -1070,6 +1122,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
     );
     sim.trace_plan = trace;
     sim.media = media;
+    sim.flow_groups = flow_group_components(spec, &sim.flows, &group_of, b.compat);
     let tie_order = spec.tie_order.unwrap_or(b.compat.tie_order());
     sim.set_tie_order(tie_order);
     sim.set_device_queue(

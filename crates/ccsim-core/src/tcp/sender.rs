@@ -612,9 +612,7 @@ impl TcpSender {
             self.la_on_timeout(ctx);
             return;
         }
-        if ctx.stats.counting {
-            ctx.stats.timeouts += 1;
-        }
+        ctx.stats.on_timeout();
         // ssthresh is held on a repeated timeout (RFC 5681 section 3.1) and
         // on a timeout during fast recovery, which already reduced it for
         // this loss (Linux `tcp_enter_loss`): FlightSize then counts the
@@ -900,6 +898,10 @@ impl Sender for TcpSender {
             srtt_s: self.rtt.srtt().map_or(f64::NAN, |s| s.secs_f64()),
             rate_bps: self.pacing_rate().unwrap_or(f64::NAN),
         }
+    }
+
+    fn cwnd_pkts(&self) -> f64 {
+        self.effective_cwnd()
     }
 
     fn probe_names(&self) -> &'static [&'static str] {

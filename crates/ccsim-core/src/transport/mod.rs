@@ -138,6 +138,14 @@ pub trait Sender: Send {
     fn probe_names(&self) -> &'static [&'static str] {
         &[]
     }
+    /// The congestion window now, packets (`probe().cwnd_pkts`, which a
+    /// sender may compute more cheaply). For a sender whose `probe_names`
+    /// lists `cwnd_pkts`, the kernel reads it after each of the sender's
+    /// callbacks to integrate the window over time (`cwnd_mean_pkts`,
+    /// [`crate::metrics::FlowStats::note_cwnd`]).
+    fn cwnd_pkts(&self) -> f64 {
+        self.probe().cwnd_pkts
+    }
 }
 
 /// The receiving end of a transport.
