@@ -8,7 +8,7 @@
 //!    packet before anything else happens at that instant (departures before
 //!    arrivals, the convention of queueing theory);
 //! 3. `Arrive`, by packet uid (emission order);
-//! 4. timers (flow, queue and MAC timers), by insertion order;
+//! 4. timers (flow, queue and medium timers), by insertion order;
 //! 5. `Sample`: observation comes after everything else at its instant.
 //!
 //! With the tie order `fifo` (the `ns2` and `ns3` compatibility profiles)
@@ -88,14 +88,14 @@ pub enum EventKind {
         /// The timer's kind.
         kind: u32,
     },
-    /// An event of a wireless LAN's MAC (see [`crate::wlan`]): contention, or
-    /// a transmitter learning the outcome of its attempt.
-    Mac {
-        /// The WLAN.
-        wlan: u32,
-        /// The event's kind, defined by the WLAN module.
+    /// An event of a medium ([`crate::medium`]), e.g. a WLAN's contention,
+    /// or a transmitter learning the outcome of its attempt.
+    Medium {
+        /// The medium (its index in `Simulation::media`).
+        medium: u32,
+        /// The event's kind, defined by the medium.
         kind: u16,
-        /// Token the WLAN compares against to ignore superseded events.
+        /// Defined by the medium (e.g. compared against to ignore superseded events).
         token: u64,
     },
     /// Take a time-series sample.

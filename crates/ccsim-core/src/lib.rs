@@ -17,6 +17,7 @@ pub mod event;
 pub mod histogram;
 pub mod link;
 pub mod link_trace;
+pub mod medium;
 pub mod meter;
 pub mod metrics;
 pub mod packet;

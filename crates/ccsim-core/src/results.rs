@@ -699,7 +699,7 @@ impl Components {
             queues: sim
                 .links
                 .iter()
-                .filter_map(|l| l.queue.config.as_deref())
+                .filter_map(|l| l.queue().and_then(|q| q.config.as_deref()))
                 .cloned()
                 .collect(),
             flow_groups: sim.flow_groups.clone(),
@@ -761,10 +761,11 @@ impl RunResult {
             .collect();
         let started: Vec<bool> = sim.flows.iter().map(|f| f.stats.started_at.is_some()).collect();
         let groups = groups_of(&flows, &started);
-        let wired = || sim.links.iter().filter(|l| l.medium.is_none());
-        let queues: Vec<QueueResult> = wired().map(|l| queue_result(&l.name, &l.queue, window_ns)).collect();
+        // Links with a queue of their own (not a WLAN's ports).
+        let wired = || sim.links.iter().filter_map(|l| l.queue().map(|q| (l, q)));
+        let queues: Vec<QueueResult> = wired().map(|(l, q)| queue_result(&l.name, q, window_ns)).collect();
         let links: Vec<LinkResult> = wired()
-            .map(|l| LinkResult {
+            .map(|(l, _)| LinkResult {
                 link: l.name.clone(),
                 rate_bps: l.rate_bps,
                 delay_s: l.delay.secs_f64(),
@@ -775,7 +776,7 @@ impl RunResult {
             })
             .collect();
         let mut wlans = Vec::new();
-        for w in &sim.wlans {
+        for w in crate::wlan::wlans(&sim.media) {
             let busy = ratio(w.busy_ns as f64, window_ns);
             for f in &w.ifaces {
                 let s = &f.stats;

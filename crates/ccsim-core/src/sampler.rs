@@ -13,11 +13,11 @@
 //! which nothing was received has no mean: its value is NaN.
 
 use crate::link::Link;
+use crate::medium::Medium;
 use crate::queue::Queue;
 use crate::sim::Flow;
 use crate::time::SimTime;
 use crate::transport::SenderProbe;
-use crate::wlan::Wlan;
 
 /// The per-group series, in order: sums over the group's flows of goodput,
 /// throughput and sending rate (bit/s), the number of active flows
@@ -60,7 +60,7 @@ pub struct Sampler {
     /// The series, in a fixed order.
     pub series: Vec<Series>,
     links: Vec<usize>,
-    /// WLAN interface queues sampled: (wlan, interface) indices.
+    /// Queues of media sampled (WLAN interface queues): (medium, queue) indices.
     ifaces: Vec<(usize, usize)>,
     flows: bool,
     groups: bool,
@@ -161,8 +161,8 @@ impl Sampler {
         self
     }
 
-    /// Also sample these WLAN interface queues: (wlan, interface) indices
-    /// (their length and probes).
+    /// Also sample these queues of media (a WLAN's interface queues):
+    /// (medium, queue) indices ([`Medium::queue`]; their length and probes).
     pub fn with_ifaces(mut self, ifaces: Vec<(usize, usize)>) -> Self {
         self.ifaces = ifaces;
         self
@@ -207,9 +207,14 @@ impl Sampler {
         }
     }
 
-    fn init(&mut self, links: &[Link], flows: &[Flow], wlans: &[Wlan]) {
+    fn init(&mut self, links: &[Link], flows: &[Flow], media: &[Box<dyn Medium>]) {
         for &li in &self.links {
             let l = &links[li];
+            // One entry per sampled link, as `sample` indexes it.
+            let Some(queue) = l.queue() else {
+                self.link_probes.push(false);
+                continue;
+            };
             let mut names: Vec<String> = vec![
                 "len_pkts".into(),
                 "len_bytes".into(),
@@ -217,7 +222,7 @@ impl Sampler {
                 "drops".into(),
                 "drop_rate".into(),
             ];
-            let probes = l.queue.disc().probe_names();
+            let probes = queue.disc().probe_names();
             self.link_probes.push(!probes.is_empty());
             names.extend(probes.iter().map(|s| s.to_string()));
             for m in names {
@@ -230,9 +235,10 @@ impl Sampler {
             }
         }
         for i in 0..self.ifaces.len() {
-            let (w, f) = self.ifaces[i];
-            let ifc = &wlans[w].ifaces[f];
-            self.init_iface(&ifc.name, &ifc.queue);
+            let (m, q) = self.ifaces[i];
+            if let Some((name, queue)) = media[m].queue(q) {
+                self.init_iface(name, queue);
+            }
         }
         self.last_queue = vec![(0, 0); self.links.len()];
         if self.flows {
@@ -283,9 +289,9 @@ impl Sampler {
     }
 
     /// Take one sample at `now`.
-    pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &[Flow], wlans: &mut [Wlan]) {
+    pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &[Flow], media: &[Box<dyn Medium>]) {
         if self.times.is_empty() && self.series.is_empty() {
-            self.init(links, flows, wlans);
+            self.init(links, flows, media);
             self.times.reserve_exact(self.expected);
             for s in &mut self.series {
                 s.values.reserve_exact(self.expected);
@@ -294,8 +300,9 @@ impl Sampler {
         self.times.push(now.secs_f64());
         let mut k = 0;
         for (k_link, &li) in self.links.iter().enumerate() {
-            links[li].queue.sync(now);
-            let q = &links[li].queue;
+            let Some(q) = links[li].queue_mut() else { continue };
+            q.sync(now);
+            let q = &*q;
             let m = &mut self.last_queue[k_link];
             let (arrivals, drops) = (q.stats.arrivals - m.0, q.stats.drops - m.1);
             *m = (q.stats.arrivals, q.stats.drops);
@@ -323,8 +330,10 @@ impl Sampler {
             }
         }
         for i in 0..self.ifaces.len() {
-            let (w, f) = self.ifaces[i];
-            self.sample_iface(&wlans[w].ifaces[f].queue, &mut k);
+            let (m, q) = self.ifaces[i];
+            if let Some((_, queue)) = media[m].queue(q) {
+                self.sample_iface(queue, &mut k);
+            }
         }
         let dt = (now - self.last_t).secs_f64();
         let per_s = |bytes: u64| if dt > 0.0 { bytes as f64 * 8.0 / dt } else { 0.0 };

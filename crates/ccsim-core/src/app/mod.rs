@@ -6,6 +6,7 @@
 //! transport now (0 for none) and schedules its next timer through the
 //! [`FlowCtx`].
 
+pub mod config;
 pub mod web;
 
 use crate::event::Endpoint;
@@ -48,33 +49,42 @@ pub struct AppInfo {
     pub name: &'static str,
     /// What it asks of its transport.
     pub demand: Demand,
+    /// Its typed configuration from the group's application keys ([`config`]).
+    pub parse: fn(&crate::params::Params) -> Result<config::AppConfig, crate::params::ParamError>,
 }
 
-/// Every application, by name (the builder constructs them from their keys;
+/// Every application, by name, with its parser (the builder builds each
+/// flow's application from the parsed config, [`config::AppConfig::build`];
 /// `web` is a workload of `finite` transfers).
 pub const APPS: &[AppInfo] = &[
     AppInfo {
         name: "bulk",
+        parse: config::parse_bulk,
         demand: Demand::Backlog,
     },
     AppInfo {
         name: "finite",
+        parse: config::parse_finite,
         demand: Demand::Transfer,
     },
     AppInfo {
         name: "web",
+        parse: config::parse_web,
         demand: Demand::Transfer,
     },
     AppInfo {
         name: "cbr",
+        parse: config::parse_cbr,
         demand: Demand::Messages,
     },
     AppInfo {
         name: "poisson",
+        parse: config::parse_poisson,
         demand: Demand::Messages,
     },
     AppInfo {
         name: "onoff",
+        parse: config::parse_onoff,
         demand: Demand::Messages,
     },
 ];
