@@ -102,15 +102,22 @@ pub enum TieOrder {
     /// By kind: the window's opening, transmitters becoming free, packet
     /// arrivals, timers, samples (departures before arrivals).
     Kind,
-    /// In the order the events were scheduled (ns-2's and ns-3's schedulers).
+    /// In the order the events were scheduled, equal nanoseconds ordered
+    /// first by ns-2's double clock (`common/scheduler.cc`).
     Fifo,
+    /// In the order the events were scheduled on an integer nanosecond
+    /// clock: ns-3's `Time` counts nanoseconds in an `int64_t` and
+    /// `DefaultSimulatorImpl` serves equal times by event uid
+    /// (`scheduler.h` `EventKey::operator<`), so no rounding reorders them.
+    Uid,
 }
 
 impl Profile {
     /// Order of simultaneous events (scenario key `tie_order`).
     pub fn tie_order(self) -> TieOrder {
         match self {
-            Profile::Ns2 | Profile::Ns3 => TieOrder::Fifo,
+            Profile::Ns2 => TieOrder::Fifo,
+            Profile::Ns3 => TieOrder::Uid,
             Profile::Ccsim | Profile::Linux | Profile::Rfc => TieOrder::Kind,
         }
     }
@@ -233,6 +240,7 @@ mod tests {
         assert_eq!(Profile::Ns3.rto_floor(), RtoFloor::Whole);
         assert_eq!(Profile::Ccsim.rto_floor(), RtoFloor::Variance);
         assert_eq!(Profile::Ns2.tie_order(), TieOrder::Fifo);
+        assert_eq!(Profile::Ns3.tie_order(), TieOrder::Uid);
         assert_eq!(Profile::default(), Profile::Ccsim);
     }
 }

@@ -59,6 +59,10 @@ pub struct TcpReceiver {
     max_blocks: usize,
     /// ACKs carrying SACK blocks are longer by the option's bytes.
     option_bytes: bool,
+    /// Option bytes of the SYN-ACK beyond `header` (`syn_option_bytes`).
+    syn_option_bytes: u32,
+    /// The next ACK answers a SYN.
+    syn_ack_due: bool,
     /// Echo timestamps by RFC 1323's rule.
     rfc1323_echo: bool,
     delack: Option<DelAck>,
@@ -89,6 +93,8 @@ impl TcpReceiver {
             sack,
             max_blocks: max_blocks.clamp(1, MAX_SACK_BLOCKS),
             option_bytes: false,
+            syn_option_bytes: 0,
+            syn_ack_due: false,
             rfc1323_echo: false,
             delack,
             rcv_nxt: 0,
@@ -174,6 +180,13 @@ impl TcpReceiver {
         self
     }
 
+    /// The SYN-ACK carries `n` option bytes beyond the header (ns-3's
+    /// window-scale and SACK-permitted options, `syn_option_bytes`).
+    pub fn with_syn_option_bytes(mut self, n: u32) -> Self {
+        self.syn_option_bytes = n;
+        self
+    }
+
     /// Count the SACK option in the size of the ACKs that carry blocks.
     pub fn with_sack_option_bytes(mut self, on: bool) -> Self {
         self.option_bytes = on;
@@ -223,6 +236,10 @@ impl TcpReceiver {
                 p.size += sack_option_len(self.n_blocks);
             }
         }
+        if self.syn_ack_due {
+            p.size += self.syn_option_bytes;
+            self.syn_ack_due = false;
+        }
         self.pending = 0;
         self.timer_deadline = None;
         ctx.send(p);
@@ -251,10 +268,14 @@ pub fn sack_option_len(blocks: usize) -> u32 {
 
 impl Receiver for TcpReceiver {
     fn on_packet(&mut self, ctx: &mut FlowCtx, pkt: &Packet) {
-        if pkt.kind != PacketKind::Data {
+        // A pure ACK (the handshake's third segment, `handshake_ack`)
+        // carries nothing to deliver or acknowledge.
+        if pkt.kind != PacketKind::Data || (pkt.payload == 0 && pkt.flags == flags::ACK) {
             return;
         }
         self.ecn_on_arrival(ctx, pkt);
+        // A SYN, first or resent, is answered by a SYN-ACK.
+        self.syn_ack_due = pkt.flags & flags::SYN != 0;
         let seq = pkt.seq;
         if !self.rfc1323_echo || seq == self.rcv_nxt || (seq < self.rcv_nxt && pkt.ts_val >= self.last_ts) {
             self.last_ts = pkt.ts_val;

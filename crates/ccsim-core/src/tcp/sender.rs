@@ -367,6 +367,8 @@ impl TcpSender {
         }
         let size = if seq == 0 && self.syn_pending && self.cfg.syn_full_size {
             self.cfg.mss + self.cfg.header
+        } else if seq == 0 && self.syn_pending {
+            self.cfg.header + self.cfg.syn_option_bytes
         } else {
             s.payload + self.cfg.header
         };
@@ -811,6 +813,17 @@ impl TcpSender {
         // becomes 0 with `delay_growth_`), so the controller does not see it.
         if self.syn_pending && self.snd_una >= 1 {
             self.syn_pending = false;
+            if self.cfg.handshake_ack {
+                // ns-3's `ProcessSynSent`: `SendEmptyPacket (ACK)`, then data.
+                ctx.send(Packet {
+                    size: self.cfg.header,
+                    seq: self.snd_max,
+                    wnd: self.cfg.window,
+                    ts_val: now,
+                    flags: flags::ACK,
+                    ..Packet::default()
+                });
+            }
             self.cc.on_syn_ack(now, self.snd_max, ack_rtt);
             self.send_much(ctx);
             return;
