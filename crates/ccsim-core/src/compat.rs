@@ -34,10 +34,13 @@
 //!   [`crate::tfrc::loss_history::PartialHistory::Ns2`]).
 //! - `ns3`: ns-3.44 (`tcp-socket-base.cc`, `red-queue-disc.cc`): the whole
 //!   RTO floored at `MinRto` 1 s, `ClockGranularity` 1 ms as RFC 6298's G,
-//!   initial RTO 1 s, events at the same time in scheduling order; a
+//!   initial RTO 1 s, events at the same time in scheduling order on an
+//!   integer nanosecond clock (`TieOrder::Uid`); a
 //!   1-packet device queue below every queue disc and the 2-byte PPP header
 //!   on every transmission (`point-to-point-net-device.cc`); and, in the
-//!   TCP flow groups, the first data segment acknowledged at once, the
+//!   TCP flow groups, the handshake's pure ACK and the SYN's options
+//!   (`handshake_ack`, `syn_option_bytes`), the first data segment
+//!   acknowledged at once, the
 //!   window limiting RFC 6675's pipe in every state, ssthresh from the pipe,
 //!   window validation for CUBIC only, RTT samples from the oldest
 //!   segment an ACK covers, the SYN's own 3 s timeout, a partial ACK in

@@ -213,6 +213,16 @@ pub struct TcpConfig {
     /// SYNs in ns-3's trace (default from the profile: 8 under `ns3` with
     /// SACK, 4 without; 0 elsewhere).
     pub syn_option_bytes: Option<u32>,
+    /// With SACK, an ACK that SACKs new data is a duplicate ACK even when
+    /// it also advances the cumulative ACK (RFC 6675 section 2's
+    /// definition): ns-3's `TcpSocketBase::ProcessAck` sets `isDupack =
+    /// m_sackEnabled ? scoreboardUpdated : ...`, calls `DupAck` (CA_OPEN ->
+    /// CA_DISORDER, the count towards DupThresh kept, not reset), and grows
+    /// cwnd (`IncreaseWindow`) only in CA_OPEN, so the ACK that covers the
+    /// segment before the first hole and SACKs the one after it opens no
+    /// window and counts as the first duplicate (`tcp-socket-base.cc`;
+    /// default from the profile: true under `ns3`).
+    pub sack_dupack: Option<bool>,
     /// Grow cwnd only while the sender is using it (RFC 7661, Linux's
     /// `tcp_is_cwnd_limited`); ns-2 grows it on every new ACK (default from
     /// the profile: false under `ns2`, and under `ns3` for every controller
@@ -323,6 +333,7 @@ impl Default for TcpConfig {
             syn_full_size: None,
             handshake_ack: None,
             syn_option_bytes: None,
+            sack_dupack: None,
             cwnd_validation: None,
             ssthresh_basis: None,
             pipe_window: None,
@@ -373,6 +384,8 @@ pub struct SenderConfig {
     pub handshake_ack: bool,
     /// Option bytes of the SYN beyond `header`.
     pub syn_option_bytes: u32,
+    /// An ACK that SACKs new data is a duplicate ACK even when it advances.
+    pub sack_dupack: bool,
     /// RFC 7661: grow cwnd only when cwnd-limited.
     pub cwnd_validation: bool,
     /// ssthresh from ns-2's window rule instead of FlightSize.
@@ -651,6 +664,7 @@ impl TcpConfig {
                 .syn_full_size
                 .unwrap_or(profile == Profile::Ns2 && self.cc == "vegas"),
             handshake_ack: self.handshake_ack.unwrap_or(profile == Profile::Ns3),
+            sack_dupack: self.sack_dupack.unwrap_or(profile == Profile::Ns3),
             syn_option_bytes: self.syn_option_bytes.unwrap_or(match profile {
                 Profile::Ns3 if sack => 8,
                 Profile::Ns3 => 4,

@@ -779,7 +779,11 @@ impl TcpSender {
             self.newly_lost = newly_lost;
         }
         let advanced = ack > prior_una;
-        let is_dup = !advanced && self.snd_una < self.snd_max && (!self.uses_sack() || newly_sacked > 0);
+        // `sack_dupack` (ns-3): with SACK, new SACK information makes an ACK
+        // a duplicate even when it also advances.
+        let is_dup = (!advanced || self.cfg.sack_dupack && self.uses_sack())
+            && self.snd_una < self.snd_max
+            && (!self.uses_sack() || newly_sacked > 0);
         let out = self.recovery_on_ack(ctx, advanced, is_dup, acked);
         losses += out.losses;
 
@@ -829,11 +833,14 @@ impl TcpSender {
             return;
         }
         self.on_dupack = is_dup;
+        // ns-3 grows cwnd only in CA_OPEN: not on an advancing duplicate
+        // (CA_DISORDER) before fast recovery.
+        let hold = self.cfg.sack_dupack && advanced && is_dup && self.state == CaState::Open;
         let info = AckInfo {
             now,
-            acked,
+            acked: if hold { 0 } else { acked },
             sacked: newly_sacked,
-            newly_delivered,
+            newly_delivered: if hold { 0 } else { newly_delivered },
             acked_bytes,
             rtt: ack_rtt,
             srtt: self.rtt.srtt(),

@@ -913,6 +913,29 @@ fn ns3_answers_the_syn_ack_with_a_pure_ack_before_the_data() {
     assert_eq!(first_on, first_off);
 }
 
+#[test]
+fn ns3_counts_an_advancing_ack_with_new_sacks_as_a_duplicate() {
+    // With delayed ACKs, segment 30 waits for its pair; 31 is lost, so 32
+    // arrives out of order and its ACK both covers 30 and SACKs 32. ns-3
+    // (`ProcessAck`: `isDupack = m_sackEnabled ? scoreboardUpdated`) counts
+    // it as the first duplicate and opens no window on it: one segment
+    // fewer goes out before the fast retransmit.
+    let run = |on: bool| {
+        run_for("sack", &[32], 2, |c| {
+            c.delayed_ack = Some(true);
+            c.sack_dupack = Some(on);
+        })
+    };
+    let (ns3, rfc) = (run(true), run(false));
+    for h in [&ns3, &rfc] {
+        assert_eq!(h.retransmitted(), vec![31]);
+    }
+    let (t_ns3, t_rfc) = (tx_time_of(&ns3, 31, 1), tx_time_of(&rfc, 31, 1));
+    let sent_before = |h: &Harness, t| h.log.iter().filter(|x| x.t < t).count();
+    assert!(t_ns3 <= t_rfc);
+    assert_eq!(sent_before(&ns3, t_ns3) + 1, sent_before(&rfc, t_rfc));
+}
+
 /// `sack_recovery` set, the rest as `cfg("sack")`.
 fn sack_with(recovery: super::recovery::SackRecovery) -> impl FnOnce(&mut TcpConfig) {
     move |c| c.sack_recovery = Some(recovery)
