@@ -102,6 +102,12 @@ def pretty_json(text: str) -> str:
 def version() -> str:
     """The engine's version."""
 
+def result_schema() -> str:
+    """The result tables' column schema as JSON text: {table: [{name, unit, type, nullable}, ...]} (docs/results.md)."""
+
+def parse_scenario(text: str, source: str, fmt: str = "toml") -> str:
+    """The scenario read by the engine's parser into its data model, as JSON text; ScenarioError on a syntax error."""
+
 def parse_time_s(text: str) -> float:
     """A time as scenarios write it ("20ms", "2min") in seconds; ValueError otherwise (the engine's parser)."""
 

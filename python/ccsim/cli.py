@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import ccsim
 from ccsim.paths import DEFAULT_RESULTS, META_FILE, default_results_dir, safe_dirname
-from ccsim.scenario import load
+from ccsim.scenario import ScenarioText, load
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -279,11 +279,11 @@ def cmd_examples(args: argparse.Namespace, stdout: TextIO) -> int:
     return EXIT_OK
 
 
-def check_trace_size(args: argparse.Namespace) -> None:
+def check_trace_size(args: argparse.Namespace, scenario: ScenarioText) -> None:
     """Refuse a packet trace estimated over MAX_TRACE_BYTES unless --allow-large (ScenarioError, one line)."""
-    if args.allow_large or load(args.scenario).trace_name() is None:
+    if args.allow_large or scenario.trace_name() is None:
         return
-    estimate = ccsim.trace_estimate(args.scenario, seed=args.seed)
+    estimate = ccsim.trace_estimate(scenario, seed=args.seed)
     if estimate is None:
         return
     fmt, packets, size = estimate
@@ -298,17 +298,16 @@ def check_trace_size(args: argparse.Namespace) -> None:
 def cmd_run(args: argparse.Namespace, stdout: TextIO) -> int:
     """`ccsim run`."""
     args.scenario = scenario_of(args)
-    check_trace_size(args)
+    scenario = load(args.scenario)  # the file is read once; the engine parses it
+    check_trace_size(args, scenario)
     from ccsim.run_progress import progress_bar  # noqa: PLC0415 (rich, only on a terminal)
 
     with interruptible(), progress_bar(enabled=not (args.quiet or args.json)) as progress:
         # A packet trace goes into the results folder (default results/<name>/, as below).
-        result = ccsim.run(
-            args.scenario, seed=args.seed, max_wall_s=args.max_wall, trace_dir=args.out, progress=progress
-        )
+        result = ccsim.run(scenario, seed=args.seed, max_wall_s=args.max_wall, trace_dir=args.out, progress=progress)
     out_dir = args.out if args.out is not None else default_results_dir(result.name)
     result.write(out_dir)
-    write_meta(out_dir, args, result)
+    write_meta(out_dir, args, result, scenario)
     plots = []
     if args.plots:
         from ccsim.plots import plot_run  # noqa: PLC0415 (matplotlib: only with --plots)
@@ -323,9 +322,9 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO) -> int:
     return EXIT_OK
 
 
-def write_meta(out_dir: Path, args: argparse.Namespace, result: Result) -> None:
+def write_meta(out_dir: Path, args: argparse.Namespace, result: Result, text: ScenarioText) -> None:
     """meta.json: how the run was made (command line, date, scenario); read by `ccsim report`."""
-    scenario = load(args.scenario).parsed()
+    scenario = text.parsed()
     meta = {
         "command": "ccsim " + shlex.join(args.argv),
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -296,8 +296,7 @@ def report_run(run_dir: str | Path, pdf: bool = False) -> Path:
     run = Path(run_dir)
     result = Result.read(run)
     meta = read_meta(run)
-    scenario = meta.get("scenario") if isinstance(meta.get("scenario"), dict) else None
-    plots = plot_result(result, run / "plots", scenario, pdf)
+    plots = plot_result(result, run / "plots", pdf)
     page = render(run_section(result, meta, plots))
     out = run / REPORT_FILE
     out.write_text(page, encoding="utf-8")
@@ -328,7 +327,7 @@ def sweep_run_metrics(res: SweepResults, ok: pd.DataFrame) -> pd.DataFrame:
     flows = res.flows.groupby("run_id") if not res.flows.empty else None
     for _, run in ok.iterrows():
         rid = run["run_id"]
-        link = run.get("bottleneck_link", "r1->r2")
+        link = run.get("bottleneck_link")
         q = queues.loc[(rid, link)] if queues is not None and (rid, link) in queues.index else None
         f = flows.get_group(rid) if flows is not None and rid in flows.groups else None
         ts, warmup = None, 0.0

@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ccsim import _core
 
@@ -25,55 +25,25 @@ if TYPE_CHECKING:
 
 SUMMARY_FILE = "summary.json"
 TABLES = ("flows", "groups", "queues", "links", "wlans")
-# The columns of the wlans table (docs/results.md, `wlans[]` with its `queue` flattened), so that a run
-# without WLANs still writes a table with them; a test checks them against the engine's.
-WLAN_COLUMNS = (
-    "wlan",
-    "interface",
-    "node",
-    "role",
-    "standard",
-    "data_rate_bps",
-    "basic_rate_bps",
-    "tx_attempts",
-    "rts_attempts",
-    "collisions",
-    "collision_rate",
-    "frame_errors",
-    "retries",
-    "delivered_packets",
-    "delivered_bytes",
-    "mac_throughput_bps",
-    "mac_drops",
-    "mac_drops_delivered",
-    "in_service_start",
-    "in_service_end",
-    "airtime_fraction",
-    "channel_busy_fraction",
-    "queue_link",
-    "queue_kind",
-    "queue_arrivals",
-    "queue_enqueued",
-    "queue_dequeued",
-    "queue_drops",
-    "queue_drops_on_arrival",
-    "queue_drops_in_queue",
-    "queue_early_drops",
-    "queue_forced_drops",
-    "queue_marks",
-    "queue_rewrites",
-    "queue_loss_rate",
-    "queue_avg_len_pkts",
-    "queue_avg_len_bytes",
-    "queue_max_len_pkts",
-    "queue_min_len_pkts",
-    "queue_avg_sojourn_s",
-    "queue_max_sojourn_s",
-    "queue_backlog_start_pkts",
-    "queue_backlog_end_pkts",
-)
-# The text columns of the wlans table (the others are numbers), for the empty table of a run without WLANs.
-WLAN_TEXT_COLUMNS = frozenset({"wlan", "interface", "node", "role", "standard", "queue_link", "queue_kind"})
+
+
+def schema() -> dict[str, list[dict[str, Any]]]:
+    """The result tables' column schema, from the engine: {table: [{name, unit, type, nullable}, ...]}.
+
+    Types are "int", "float", "bool" or "text" (docs/results.md); summary.json carries the same as `schema`.
+    """
+    return cast(dict[str, list[dict[str, Any]]], json.loads(_core.result_schema()))
+
+
+def columns(table: str, *, kind: str | None = None) -> tuple[str, ...]:
+    """The columns of `table` in the engine's schema (those of type `kind` only, if given)."""
+    return tuple(c["name"] for c in schema()[table] if kind is None or c["type"] == kind)
+
+
+# The columns of the wlans table (its `queue` flattened), so that a run without WLANs still writes a table
+# with them, and those that hold text (the others are numbers): from the engine's schema.
+WLAN_COLUMNS = columns("wlans")
+WLAN_TEXT_COLUMNS = frozenset(columns("wlans", kind="text"))
 TIMESERIES_FILE = "timeseries.parquet"
 TIMESERIES_COLUMNS = ("time_s", "entity_kind", "entity", "metric", "value")
 DELAYS_FILE = "delays.parquet"
@@ -249,6 +219,20 @@ class Result:
     def summary(self) -> dict[str, Any]:
         """The summary block (goodput_bps, jain_index, loss_rate, bottleneck_utilization, ...)."""
         return dict(self._data["summary"])
+
+    @property
+    def components(self) -> dict[str, Any]:
+        """Every configured component as the engine resolved it: `queues` (one per wired link: its scenario key,
+        kind, profile, limits and parameters) and `flow_groups` (transport, application, congestion control,
+        parameters); {} for results written before the engine reported them (docs/results.md)."""
+        c = self._data.get("components")
+        return dict(c) if isinstance(c, dict) else {}
+
+    @property
+    def schema(self) -> dict[str, list[dict[str, Any]]]:
+        """The tables' column schema (names, units, types), as the run's summary.json carries it."""
+        s = self._data.get("schema")
+        return dict(s) if isinstance(s, dict) else schema()
 
     @property
     def perf(self) -> dict[str, Any]:

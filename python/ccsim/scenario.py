@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ccsim import _core
 from ccsim._core import ScenarioError
-
-ScenarioInput = str | os.PathLike[str] | Mapping[str, Any]
-"""A path to a .toml or .json file, or a scenario as a mapping (the TOML structure)."""
 
 Format = Literal["toml", "json"]
 
@@ -37,10 +34,10 @@ class ScenarioText:
     """Folders searched first for the modules of `python:` algorithms (the scenario file's folder)."""
 
     def parsed(self) -> dict[str, Any] | None:
-        """The scenario as a dict, or None if it does not parse (the engine reports why)."""
+        """The scenario as a dict, read by the engine's parser; None if it does not parse (the run reports why)."""
         try:
-            data = json.loads(self.text) if self.fmt == "json" else tomllib.loads(self.text)
-        except (ValueError, RecursionError):  # RecursionError: nested too deeply for Python's parsers
+            data = json.loads(_core.parse_scenario(self.text, self.source, self.fmt))
+        except (ScenarioError, ValueError, RecursionError):
             return None
         return data if isinstance(data, dict) else None
 
@@ -55,6 +52,10 @@ class ScenarioText:
             return None
         trace = output.get("trace")
         return name if isinstance(trace, str) and trace != "none" else None
+
+
+ScenarioInput = str | os.PathLike[str] | Mapping[str, Any] | ScenarioText
+"""A path to a .toml or .json file, a scenario as a mapping (the TOML structure), or one already read."""
 
 
 def format_of(path: Path) -> Format:
@@ -100,7 +101,9 @@ def from_mapping(scenario: Mapping[str, Any], source: str = DICT_SOURCE) -> Scen
 
 
 def load(scenario: ScenarioInput) -> ScenarioText:
-    """A scenario given as a path or a mapping, as text for the engine."""
+    """A scenario given as a path or a mapping, as text for the engine (a ScenarioText as it is: read once)."""
+    if isinstance(scenario, ScenarioText):
+        return scenario
     if isinstance(scenario, Mapping):
         return from_mapping(scenario)
     if isinstance(scenario, str | os.PathLike):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from params import peer_args
+from params import peer_args, resolve, shared_starts
 
 from peers import run_program
 
@@ -52,4 +52,19 @@ def version() -> str:
 def run(params: dict, seed: int) -> dict:
     if not _build():
         raise RuntimeError("ns-3 is not installed: run validation/peers/install_ns3.sh")
-    return run_program([str(BINARY), *peer_args(params, seed)], "ns-3")
+    return run_program([str(BINARY), *_args(params, seed)], "ns-3")
+
+
+def _args(params: dict, seed: int) -> list[str]:
+    """The program's arguments. `start_times = "shared"` becomes `--start_list`:
+    the instants `shared_starts` gives ccsim and the ns-2 script, reordered from
+    their per-pair order (forward, reverse) to dumbbell.cc's (every forward flow,
+    then every reverse flow)."""
+    p = resolve(params)
+    if p["start_times"] != "shared":
+        return peer_args(params, seed)
+    starts = shared_starts(p, seed)
+    if int(p["two_way"]):
+        starts = starts[0::2] + starts[1::2]
+    rest = {k: v for k, v in params.items() if k != "start_times"}
+    return [*peer_args(rest, seed), "--start_list=" + ",".join(f"{t:.9f}" for t in starts)]

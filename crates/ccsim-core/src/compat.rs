@@ -59,7 +59,7 @@
 use serde::Deserialize;
 
 /// A named bundle of semantics.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Profile {
     /// ccsim's own choices (see the module documentation).
@@ -116,6 +116,14 @@ pub enum TieOrder {
 }
 
 impl Profile {
+    /// The profile's name as a scenario writes it ("ns2").
+    pub fn name(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    }
+
     /// Order of simultaneous events (scenario key `tie_order`).
     pub fn tie_order(self) -> TieOrder {
         match self {

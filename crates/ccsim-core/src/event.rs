@@ -8,7 +8,7 @@
 //!    packet before anything else happens at that instant (departures before
 //!    arrivals, the convention of queueing theory);
 //! 3. `Arrive`, by packet uid (emission order);
-//! 4. timers (flow, queue and MAC timers), by insertion order;
+//! 4. timers (flow, queue and medium timers), by insertion order;
 //! 5. `Sample`: observation comes after everything else at its instant.
 //!
 //! With the tie order `fifo` (the `ns2` and `ns3` compatibility profiles)
@@ -88,14 +88,14 @@ pub enum EventKind {
         /// The timer's kind.
         kind: u32,
     },
-    /// An event of a wireless LAN's MAC (see [`crate::wlan`]): contention, or
-    /// a transmitter learning the outcome of its attempt.
-    Mac {
-        /// The WLAN.
-        wlan: u32,
-        /// The event's kind, defined by the WLAN module.
+    /// An event of a medium ([`crate::medium`]), e.g. a WLAN's contention,
+    /// or a transmitter learning the outcome of its attempt.
+    Medium {
+        /// The medium (its index in `Simulation::media`).
+        medium: u32,
+        /// The event's kind, defined by the medium.
         kind: u16,
-        /// Token the WLAN compares against to ignore superseded events.
+        /// Defined by the medium (e.g. compared against to ignore superseded events).
         token: u64,
     },
     /// Take a time-series sample.
@@ -188,6 +188,11 @@ struct Calendar {
     shift: u32,
     /// Start of the current bucket, ns (a multiple of the width).
     start: u64,
+    /// End of the current bucket (`start + 2^shift`) and of the wheel
+    /// (`start + BUCKETS << shift`, at most [`FAR`]), kept with `start` so
+    /// that a push compares its time with two fields.
+    cur_end: u64,
+    wheel_end: u64,
     /// Index of the current bucket.
     cur: usize,
     /// Events in the wheel (lists and current bucket).
@@ -217,6 +222,8 @@ impl Default for Calendar {
             current: Vec::new(),
             shift: 16,
             start: 0,
+            cur_end: 1 << 16,
+            wheel_end: ((BUCKETS as u64) << 16).min(FAR),
             cur: 0,
             in_wheel: 0,
             overflow: BinaryHeap::new(),
@@ -227,9 +234,12 @@ impl Default for Calendar {
 }
 
 impl Calendar {
+    /// Start the current bucket at `start` (a multiple of the width).
     #[inline]
-    fn end(&self) -> u64 {
-        self.start.saturating_add((BUCKETS as u64) << self.shift)
+    fn set_start(&mut self, start: u64) {
+        self.start = start;
+        self.cur_end = start + (1 << self.shift);
+        self.wheel_end = start.saturating_add((BUCKETS as u64) << self.shift).min(FAR);
     }
 
     #[inline]
@@ -237,10 +247,24 @@ impl Calendar {
         self.in_wheel + self.overflow.len()
     }
 
-    #[inline]
+    /// Schedule `e`: the common case (a later bucket of the wheel) inline,
+    /// the others out of line.
+    #[inline(always)]
     fn push(&mut self, e: Event) {
         let t = e.time.0;
-        if t >= self.end() || t >= FAR {
+        if t >= self.cur_end && t < self.wheel_end {
+            self.in_wheel += 1;
+            let i = ((t >> self.shift) as usize) & (BUCKETS - 1);
+            self.file(i, e);
+        } else {
+            self.push_near_or_far(e);
+        }
+    }
+
+    /// Schedule `e` into the current bucket or the overflow heap.
+    #[inline(never)]
+    fn push_near_or_far(&mut self, e: Event) {
+        if e.time.0 >= self.wheel_end {
             self.overflow.push(e);
             return;
         }
@@ -248,14 +272,9 @@ impl Calendar {
         // Times before the current bucket's start (none in practice: events
         // are scheduled at the current time or later) are the earliest: the
         // current bucket is theirs too.
-        if t < self.start + (1 << self.shift) {
-            let k = e.key();
-            let at = self.current.partition_point(|x| x.key() > k);
-            self.current.insert(at, e);
-        } else {
-            let i = ((t >> self.shift) as usize) & (BUCKETS - 1);
-            self.file(i, e);
-        }
+        let k = e.key();
+        let at = self.current.partition_point(|x| x.key() > k);
+        self.current.insert(at, e);
     }
 
     /// Put `e` on bucket `i`'s list.
@@ -315,7 +334,7 @@ impl Calendar {
     /// Move to the next bucket, taking the overflow's events that the
     /// wheel's new end reaches.
     fn advance(&mut self) {
-        self.start += 1 << self.shift;
+        self.set_start(self.start + (1 << self.shift));
         self.cur = (self.cur + 1) & (BUCKETS - 1);
         self.take_overflow();
         self.open_current();
@@ -323,7 +342,7 @@ impl Calendar {
 
     /// The wheel is empty: start it at the bucket of time `t`.
     fn jump(&mut self, t: u64) {
-        self.start = (t >> self.shift) << self.shift;
+        self.set_start((t >> self.shift) << self.shift);
         self.cur = ((t >> self.shift) as usize) & (BUCKETS - 1);
         self.take_overflow();
         self.open_current();
@@ -343,12 +362,12 @@ impl Calendar {
     }
 
     fn take_overflow(&mut self) {
-        let end = self.end().min(FAR);
+        let end = self.wheel_end;
         while self.overflow.peek().is_some_and(|e| e.time.0 < end) {
             let e = self.overflow.pop().expect("peeked");
             self.in_wheel += 1;
             // (The current bucket is sorted by `open_current`, which follows.)
-            if e.time.0 < self.start + (1 << self.shift) {
+            if e.time.0 < self.cur_end {
                 self.current.push(e);
             } else {
                 let i = ((e.time.0 >> self.shift) as usize) & (BUCKETS - 1);

@@ -17,6 +17,7 @@ pub mod event;
 pub mod histogram;
 pub mod link;
 pub mod link_trace;
+pub mod medium;
 pub mod meter;
 pub mod metrics;
 pub mod packet;
@@ -65,6 +66,10 @@ pub struct RunOutput {
     pub result: RunResult,
     /// Time series.
     pub timeseries: TimeSeries,
+    /// Every configured component (queues, flow groups): summary.json's
+    /// `components`. Kept beside `result`, whose serialization is the
+    /// tables' and the summary's.
+    pub components: results::Components,
 }
 
 /// Build a simulation from a JSON-model scenario value.
@@ -129,12 +134,17 @@ pub fn run_value_in(
         other => other,
     })?;
     let result = RunResult::collect(&sim);
+    let components = results::Components::collect(&sim);
     let timeseries = TimeSeries {
         delays: results::DelayHistogram::collect(&sim),
         time_s: std::mem::take(&mut sim.sampler.times),
         series: std::mem::take(&mut sim.sampler.series),
     };
-    Ok(RunOutput { result, timeseries })
+    Ok(RunOutput {
+        result,
+        timeseries,
+        components,
+    })
 }
 
 /// Run a scenario from TOML text; `file` labels error messages.

@@ -3,6 +3,7 @@
 //! decides the order. Serialization and propagation are separate, so a link
 //! holds many packets in flight.
 
+use crate::medium::Port;
 use crate::metrics::LinkStats;
 use crate::packet::{LinkId, NodeId, Packet, PacketKind};
 use crate::queue::Queue;
@@ -105,8 +106,8 @@ pub struct Link {
     pub rate_bps: u64,
     /// Propagation delay.
     pub delay: SimTime,
-    /// The egress queue.
-    pub queue: Queue,
+    /// What sends its packets: a wire fed by the link's queue, or a medium.
+    pub egress: Egress,
     /// Random loss, if any.
     pub loss: Option<Loss>,
     /// The transmitter is busy until this time.
@@ -123,10 +124,6 @@ pub struct Link {
     /// The opposite direction of the same duplex pair, if its queue wants to
     /// see packets arriving over this link (ModRED's ACK rewriting).
     pub notify_reverse: Option<LinkId>,
-    /// For a hop over a wireless LAN: the shared channel and the interfaces
-    /// at both ends. Packets routed over such a link go to the WLAN's
-    /// interface queue and MAC, not to this link's own queue (unused).
-    pub medium: Option<crate::wlan::Medium>,
     /// The device's transmit queue below the queue disc (`device_queue`):
     /// packets taken out of the disc while the transmitter is busy, in
     /// the order they will be sent.
@@ -135,8 +132,52 @@ pub struct Link {
     pub device_cap: u32,
     /// Link-layer framing bytes each transmission adds (`framing_bytes`).
     pub framing: u32,
-    /// A trace-driven transmitter ([`crate::link_trace`]): packets leave at
-    /// the trace's delivery opportunities instead of at `rate_bps` (which
-    /// is then the trace's nominal rate). Such links take the general path.
-    pub trace: Option<Box<crate::link_trace::LinkTrace>>,
+}
+
+/// What sends a link's packets.
+pub enum Egress {
+    /// A wire: the link's queue feeds its transmitter at `rate_bps`. The
+    /// kernel handles it inline (the common case: no dispatch per packet).
+    Wire(Queue),
+    /// A port of a medium ([`crate::medium`]), which the kernel calls
+    /// through the [`crate::medium::Medium`] trait.
+    Medium {
+        /// The medium and the port.
+        port: Port,
+        /// The link's own queue, which the medium serves (a trace-driven
+        /// link's), or `None` when the medium keeps its queues itself (a
+        /// WLAN's interface queues, shared by a node's ports).
+        queue: Option<Queue>,
+    },
+}
+
+impl Link {
+    /// The link's own queue: a wire's, or the one its medium serves; `None`
+    /// for a port of a medium that keeps its queues itself (those links are
+    /// left out of the `queues` and `links` tables and of packet traces).
+    #[inline]
+    pub fn queue(&self) -> Option<&Queue> {
+        match &self.egress {
+            Egress::Wire(q) => Some(q),
+            Egress::Medium { queue, .. } => queue.as_ref(),
+        }
+    }
+
+    /// The link's own queue, mutably.
+    #[inline]
+    pub fn queue_mut(&mut self) -> Option<&mut Queue> {
+        match &mut self.egress {
+            Egress::Wire(q) => Some(q),
+            Egress::Medium { queue, .. } => queue.as_mut(),
+        }
+    }
+
+    /// The medium port, if the link is not a plain wire.
+    #[inline]
+    pub fn port(&self) -> Option<Port> {
+        match &self.egress {
+            Egress::Wire(_) => None,
+            Egress::Medium { port, .. } => Some(*port),
+        }
+    }
 }

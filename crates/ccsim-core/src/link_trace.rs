@@ -35,6 +35,9 @@
 
 use std::sync::Arc;
 
+use crate::event::{ns_as_secs, EventKind};
+use crate::medium::{Medium, MediumCtx};
+use crate::packet::{LinkId, PacketRef};
 use crate::time::SimTime;
 
 /// Bytes one delivery opportunity carries (Mahimahi's `LinkQueue::PACKET_SIZE`).
@@ -257,6 +260,126 @@ impl LinkTrace {
             }
             self.begin_next();
         }
+    }
+}
+
+/// The egress of a trace-driven link: the link's own queue (in
+/// [`crate::link::Egress::Medium`]) served at the trace's delivery
+/// opportunities, as a [`Medium`] with one port. The link's `rate_bps` is
+/// the trace's nominal rate; its `busy_until` and `free_pending` are the
+/// transmitter's state, as on a wire.
+pub struct TraceMedium {
+    /// "trace:<link name>".
+    name: String,
+    /// The link.
+    link: LinkId,
+    trace: LinkTrace,
+}
+
+impl TraceMedium {
+    /// The egress of `link` following `trace`.
+    pub fn new(link: LinkId, link_name: &str, trace: LinkTrace) -> Self {
+        TraceMedium {
+            name: format!("trace:{link_name}"),
+            link,
+            trace,
+        }
+    }
+
+    /// The trace's state.
+    pub fn trace(&self) -> &LinkTrace {
+        &self.trace
+    }
+
+    /// The transmitter may send: the head of the queue leaves at the
+    /// opportunity that carries its last byte, if the current opportunity
+    /// (or one due now) has bytes left; otherwise wake up at the next
+    /// opportunity.
+    fn start_tx(&mut self, ctx: &mut MediumCtx) {
+        let link = self.link;
+        let now = ctx.now;
+        let l = &mut ctx.links[link.0 as usize];
+        let rate = l.rate_bps;
+        let Some(q) = l.queue_mut().filter(|q| q.len_pkts() > 0) else {
+            return;
+        };
+        let at = self.trace.ready_at(now);
+        if at > now {
+            l.free_pending = true;
+            ctx.events.push(at, EventKind::LinkFree { link });
+            return;
+        }
+        let next = q.dequeue(now, ctx.arena, rate, ctx.dropped);
+        if !ctx.dropped.is_empty() {
+            ctx.drops(link);
+        }
+        let Some(p) = next else { return };
+        ctx.trace_dequeue(link, p);
+        let size = ctx.arena.get(p).size;
+        let done = self.trace.send(now, size);
+        let l = &mut ctx.links[link.0 as usize];
+        l.busy_until = done;
+        if now >= ctx.warmup {
+            l.stats.tx_bytes += size as u64;
+            l.stats.tx_packets += 1;
+        }
+        *ctx.hops += 1;
+        let arrive = done + l.delay;
+        ctx.events
+            .push_arrival(arrive, ns_as_secs(arrive), link, p, ctx.arena.get(p).uid);
+        if l.queue().is_some_and(|q| q.len_pkts() > 0) {
+            l.free_pending = true;
+            ctx.events.push(done, EventKind::LinkFree { link });
+        }
+    }
+}
+
+impl Medium for TraceMedium {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A packet enters the link's queue. If the transmitter is idle, the
+    /// opportunities up to now went by with the queue empty and are
+    /// wasted; the packet waits for the next one.
+    fn enqueue(&mut self, _port: u32, pkt: PacketRef, ctx: &mut MediumCtx) {
+        let link = self.link;
+        let now = ctx.now;
+        ctx.trace_enqueue(link, pkt);
+        let l = &mut ctx.links[link.0 as usize];
+        let idle = !l.free_pending && l.busy_until <= now;
+        let rate = l.rate_bps;
+        let Some(q) = l.queue_mut() else { return };
+        q.enqueue(pkt, now, ctx.arena, rate, ctx.dropped);
+        ctx.drops(link);
+        let l = &mut ctx.links[link.0 as usize];
+        if idle {
+            self.trace.idle_until(now);
+            self.start_tx(ctx);
+        } else if !l.free_pending {
+            // A packet still in transmission (it spans opportunities): the
+            // next one may start when it has left.
+            l.free_pending = true;
+            let at = l.busy_until;
+            ctx.events.push(at, EventKind::LinkFree { link });
+        }
+    }
+
+    fn on_link_free(&mut self, _port: u32, ctx: &mut MediumCtx) {
+        self.start_tx(ctx);
+    }
+
+    /// The link's utilization is the share of the window's opportunities
+    /// its packets used ([`LinkTrace::busy_ns`]).
+    fn close_window(&mut self, ctx: &mut MediumCtx) {
+        let l = &mut ctx.links[self.link.0 as usize];
+        l.stats.busy_ns = self
+            .trace
+            .busy_ns(l.stats.tx_bytes, l.stats.tx_packets, ctx.warmup, ctx.end);
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 

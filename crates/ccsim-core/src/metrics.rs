@@ -1,14 +1,21 @@
 //! Per-flow and per-link counters, kept apart from the algorithms that cause
-//! them. Counters only count inside the metrics window [warmup, duration];
-//! the kernel opens and closes the window.
+//! them.
+//!
+//! A flow's counters only grow, from the flow's creation to the end of the
+//! run ([`FlowCounters`]); the metrics window [warmup, duration] is a
+//! snapshot of them when it opens ([`FlowStats::open_window`]) and a
+//! difference when it closes ([`FlowStats::window`]), so that an observer
+//! reading them mid-run (the sampler's per-interval rates) never sees a
+//! reset. Only the delay distribution and the jitter, which are not sums,
+//! are recorded inside the window alone.
 
 use crate::time::SimTime;
 
-/// Counters of one flow.
-#[derive(Clone, Debug, Default)]
-pub struct FlowStats {
-    /// Counting is on (inside the window).
-    pub counting: bool,
+/// The counters of one flow that only grow. The fields are running totals
+/// since the flow was created; [`FlowStats::window`] gives their values over
+/// the metrics window.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct FlowCounters {
     /// Data packets emitted (first transmissions and retransmissions).
     pub sent_packets: u64,
     /// Data bytes emitted (wire size).
@@ -31,85 +38,177 @@ pub struct FlowStats {
     pub acks_sent: u64,
     /// Acknowledgement packets dropped in the network.
     pub acks_lost: u64,
-    /// One-way delays of data packets received, ns (bounded memory).
+    /// Sum of the one-way delays of the data packets received, ns.
+    pub delay_sum_ns: u128,
+    /// Number of terms in `delay_sum_ns`.
+    pub delay_n: u64,
+    /// Time integral of the congestion window, packet-nanoseconds, over the
+    /// time in which the sender had a window (see [`FlowStats::note_cwnd`]).
+    pub cwnd_pkt_ns: f64,
+    /// The time, ns, that `cwnd_pkt_ns` covers.
+    pub cwnd_ns: u64,
+}
+
+impl FlowCounters {
+    /// The counts between `start` (a snapshot of the same flow) and `self`.
+    pub fn since(&self, start: &FlowCounters) -> FlowCounters {
+        FlowCounters {
+            sent_packets: self.sent_packets - start.sent_packets,
+            sent_bytes: self.sent_bytes - start.sent_bytes,
+            retransmits: self.retransmits - start.retransmits,
+            timeouts: self.timeouts - start.timeouts,
+            fast_retransmits: self.fast_retransmits - start.fast_retransmits,
+            received_packets: self.received_packets - start.received_packets,
+            received_bytes: self.received_bytes - start.received_bytes,
+            delivered_bytes: self.delivered_bytes - start.delivered_bytes,
+            lost_packets: self.lost_packets - start.lost_packets,
+            acks_sent: self.acks_sent - start.acks_sent,
+            acks_lost: self.acks_lost - start.acks_lost,
+            delay_sum_ns: self.delay_sum_ns - start.delay_sum_ns,
+            delay_n: self.delay_n - start.delay_n,
+            cwnd_pkt_ns: self.cwnd_pkt_ns - start.cwnd_pkt_ns,
+            cwnd_ns: self.cwnd_ns - start.cwnd_ns,
+        }
+    }
+
+    /// The time-weighted mean congestion window, packets; `None` when the
+    /// sender had no window during the time covered.
+    pub fn cwnd_mean_pkts(&self) -> Option<f64> {
+        (self.cwnd_ns > 0).then(|| self.cwnd_pkt_ns / self.cwnd_ns as f64)
+    }
+}
+
+/// The statistics of one flow: its running counters, their snapshot at the
+/// window's start, and the delay distribution inside the window.
+#[derive(Clone, Debug)]
+pub struct FlowStats {
+    /// Running totals since the flow was created (they only grow).
+    pub counts: FlowCounters,
+    /// `counts` when the metrics window opened (zero before it opens).
+    pub window_start: FlowCounters,
+    /// The window is open: delays and jitter are recorded.
+    pub window_open: bool,
+    /// One-way delays of data packets received in the window, ns (bounded memory).
     pub delays_ns: crate::histogram::Histogram,
-    /// Sum of |d_i - d_{i-1}| over consecutive received data packets, ns.
+    /// Sum of |d_i - d_{i-1}| over consecutive data packets received in the window, ns.
     pub jitter_sum_ns: u128,
     /// Number of terms in `jitter_sum_ns`.
     pub jitter_n: u64,
     last_delay_ns: Option<u64>,
+    /// The congestion window is integrated over time ([`FlowStats::note_cwnd`]):
+    /// set when the flow starts, for senders that have a window.
+    pub tracks_cwnd: bool,
+    /// The congestion window since `cwnd_since` (NaN: none yet).
+    cwnd_last: f64,
+    cwnd_since: SimTime,
     /// Data packets in the network now (emitted, not yet received or dropped).
     pub in_flight: u64,
     /// `in_flight` when the window opened.
     pub in_flight_start: u64,
-    /// Payload bytes delivered since the flow started (not windowed; for completion).
-    pub delivered_total: u64,
-    /// Data bytes received since the flow started (not windowed; for time series).
-    pub received_total: u64,
-    /// Data bytes (wire size) sent since the flow started, retransmissions
-    /// included (not windowed; for the `send_bps` time series).
-    pub sent_total: u64,
-    /// Sum of the one-way delays of all data packets received since the flow
-    /// started, ns (not windowed; for the `delay_s` time series).
-    pub delay_sum_total_ns: u128,
-    /// Number of terms in `delay_sum_total_ns`.
-    pub delay_n_total: u64,
     /// For finite flows: bytes the application wants delivered.
     pub target_bytes: Option<u64>,
     /// When the flow started.
     pub started_at: Option<SimTime>,
     /// When the last byte of a finite flow was delivered.
     pub completed_at: Option<SimTime>,
-    /// Sums of sampled sender state, for means: (cwnd, srtt, samples).
-    pub cwnd_sum: f64,
-    /// Sum of sampled smoothed RTTs, seconds.
-    pub srtt_sum: f64,
-    /// Number of congestion-window samples in `cwnd_sum`.
-    pub probe_samples: u64,
-    /// Number of smoothed-RTT samples in `srtt_sum` (rate-based transports
-    /// have an RTT but no window).
-    pub srtt_samples: u64,
+}
+
+impl Default for FlowStats {
+    fn default() -> Self {
+        FlowStats {
+            counts: FlowCounters::default(),
+            window_start: FlowCounters::default(),
+            window_open: false,
+            delays_ns: Default::default(),
+            jitter_sum_ns: 0,
+            jitter_n: 0,
+            last_delay_ns: None,
+            tracks_cwnd: false,
+            cwnd_last: f64::NAN,
+            cwnd_since: SimTime::ZERO,
+            in_flight: 0,
+            in_flight_start: 0,
+            target_bytes: None,
+            started_at: None,
+            completed_at: None,
+        }
+    }
 }
 
 impl FlowStats {
-    /// Reset the windowed counters when the window opens.
-    pub fn open_window(&mut self) {
-        *self = FlowStats {
-            counting: true,
-            in_flight: self.in_flight,
-            in_flight_start: self.in_flight,
-            delivered_total: self.delivered_total,
-            received_total: self.received_total,
-            sent_total: self.sent_total,
-            delay_sum_total_ns: self.delay_sum_total_ns,
-            delay_n_total: self.delay_n_total,
-            target_bytes: self.target_bytes,
-            started_at: self.started_at,
-            completed_at: self.completed_at,
-            ..FlowStats::default()
-        };
+    /// The window opens at `now`: snapshot the counters (the congestion
+    /// window's integral brought up to `now` first) and start recording
+    /// delays.
+    pub fn open_window(&mut self, now: SimTime) {
+        self.integrate_cwnd(now);
+        self.window_start = self.counts;
+        self.in_flight_start = self.in_flight;
+        self.window_open = true;
+    }
+
+    /// The window closes at `now` (the end of the run): bring the
+    /// congestion window's integral up to `now`.
+    pub fn close_window(&mut self, now: SimTime) {
+        self.integrate_cwnd(now);
+        self.window_open = false;
+    }
+
+    /// The counters over the metrics window (opened and closed).
+    pub fn window(&self) -> FlowCounters {
+        self.counts.since(&self.window_start)
+    }
+
+    /// The sender's congestion window is `cwnd` packets at `now` (NaN: it has
+    /// none). The window is piecewise constant between the sender's
+    /// callbacks, so the kernel calls this after each of them (ACK arrivals
+    /// and timers) and the integral is exact: the time since the last change
+    /// is added at the old value. A call with an unchanged value does
+    /// nothing.
+    #[inline]
+    pub fn note_cwnd(&mut self, now: SimTime, cwnd: f64) {
+        if cwnd.to_bits() == self.cwnd_last.to_bits() {
+            return;
+        }
+        self.integrate_cwnd(now);
+        self.cwnd_last = cwnd;
+    }
+
+    /// Add the window's area since the last change (if it had one) and
+    /// start the next piece at `now`.
+    fn integrate_cwnd(&mut self, now: SimTime) {
+        if self.cwnd_last.is_finite() {
+            let dt = (now - self.cwnd_since).0;
+            self.counts.cwnd_pkt_ns += self.cwnd_last * dt as f64;
+            self.counts.cwnd_ns += dt;
+        }
+        self.cwnd_since = now;
     }
 
     /// A data packet left the sender.
     #[inline]
     pub fn on_data_sent(&mut self, size: u32, _payload: u32, retransmission: bool) {
         self.in_flight += 1;
-        self.sent_total += size as u64;
-        if self.counting {
-            self.sent_packets += 1;
-            self.sent_bytes += size as u64;
-            if retransmission {
-                self.retransmits += 1;
-            }
-        }
+        self.counts.sent_packets += 1;
+        self.counts.sent_bytes += size as u64;
+        self.counts.retransmits += retransmission as u64;
     }
 
     /// An acknowledgement left the receiver.
     #[inline]
     pub fn on_ack_sent(&mut self) {
-        if self.counting {
-            self.acks_sent += 1;
-        }
+        self.counts.acks_sent += 1;
+    }
+
+    /// The sender's retransmission timer expired.
+    #[inline]
+    pub fn on_timeout(&mut self) {
+        self.counts.timeouts += 1;
+    }
+
+    /// The sender entered fast retransmit / recovery.
+    #[inline]
+    pub fn on_fast_retransmit(&mut self) {
+        self.counts.fast_retransmits += 1;
     }
 
     /// A data packet arrived at the receiver after `delay_ns`. A packet
@@ -118,17 +217,14 @@ impl FlowStats {
     #[inline]
     pub fn on_data_received(&mut self, size: u32, payload: u32, delay_ns: u64) {
         self.in_flight -= 1;
-        self.received_total += size as u64;
-        if self.counting {
-            self.received_packets += 1;
-            self.received_bytes += size as u64;
-        }
+        self.counts.received_packets += 1;
+        self.counts.received_bytes += size as u64;
         if payload == 0 {
             return;
         }
-        self.delay_sum_total_ns += delay_ns as u128;
-        self.delay_n_total += 1;
-        if self.counting {
+        self.counts.delay_sum_ns += delay_ns as u128;
+        self.counts.delay_n += 1;
+        if self.window_open {
             self.delays_ns.record(delay_ns);
             if let Some(last) = self.last_delay_ns {
                 self.jitter_sum_ns += last.abs_diff(delay_ns) as u128;
@@ -142,28 +238,21 @@ impl FlowStats {
     #[inline]
     pub fn on_data_lost(&mut self) {
         self.in_flight -= 1;
-        if self.counting {
-            self.lost_packets += 1;
-        }
+        self.counts.lost_packets += 1;
     }
 
     /// An acknowledgement was dropped in the network.
     #[inline]
     pub fn on_ack_lost(&mut self) {
-        if self.counting {
-            self.acks_lost += 1;
-        }
+        self.counts.acks_lost += 1;
     }
 
     /// The receiver delivered `bytes` of new payload to the application.
     #[inline]
     pub fn on_delivered(&mut self, bytes: u64, now: SimTime) {
-        self.delivered_total += bytes;
-        if self.counting {
-            self.delivered_bytes += bytes;
-        }
+        self.counts.delivered_bytes += bytes;
         if let Some(t) = self.target_bytes {
-            if self.completed_at.is_none() && self.delivered_total >= t {
+            if self.completed_at.is_none() && self.counts.delivered_bytes >= t {
                 self.completed_at = Some(now);
             }
         }
@@ -199,6 +288,52 @@ pub fn jain_index(xs: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// cwnd 10 over [1 s, 2 s), 20 over [2 s, 5 s): 70 packet-seconds over
+    /// 4 s; the window [3 s, 5 s] sees 20 throughout; NaN (no window)
+    /// adds no time.
+    #[test]
+    fn cwnd_integral_is_time_weighted() {
+        let s = |x: f64| SimTime((x * 1e9) as u64);
+        let mut f = FlowStats::default();
+        f.note_cwnd(s(0.5), f64::NAN);
+        f.note_cwnd(s(1.0), 10.0);
+        f.note_cwnd(s(1.5), 10.0);
+        f.note_cwnd(s(2.0), 20.0);
+        f.note_cwnd(s(3.0), 20.0);
+        f.close_window(s(5.0));
+        assert_eq!(f.counts.cwnd_ns, 4_000_000_000);
+        assert!((f.counts.cwnd_mean_pkts().unwrap() - 17.5).abs() < 1e-12);
+        let mut g = FlowStats::default();
+        g.note_cwnd(s(1.0), 10.0);
+        g.note_cwnd(s(2.0), 20.0);
+        g.open_window(s(3.0));
+        g.note_cwnd(s(4.0), 20.0);
+        g.close_window(s(5.0));
+        assert!((g.window().cwnd_mean_pkts().unwrap() - 20.0).abs() < 1e-12);
+        assert_eq!(FlowStats::default().window().cwnd_mean_pkts(), None);
+    }
+
+    /// Counters keep growing through the window's opening; the window's
+    /// values are the difference.
+    #[test]
+    fn window_is_a_difference() {
+        let mut f = FlowStats::default();
+        f.on_data_sent(1000, 960, false);
+        f.on_data_received(1000, 960, 5);
+        f.open_window(SimTime(10));
+        f.on_data_sent(1000, 960, true);
+        f.on_data_sent(1000, 960, false);
+        f.on_data_lost();
+        assert_eq!(f.counts.sent_packets, 3);
+        let w = f.window();
+        assert_eq!(
+            (w.sent_packets, w.retransmits, w.lost_packets, w.received_packets),
+            (2, 1, 1, 0)
+        );
+        assert_eq!((f.in_flight_start, f.in_flight), (0, 1));
+        assert!(f.delays_ns.is_empty());
+    }
 
     #[test]
     fn jain() {

@@ -127,16 +127,28 @@ impl PacketArena {
 
     /// Store a packet and return its handle; assigns the packet's uid.
     #[inline]
-    pub fn alloc(&mut self, mut p: Packet) -> PacketRef {
-        p.uid = self.next_uid;
+    pub fn alloc(&mut self, p: Packet) -> PacketRef {
+        self.alloc_with(|slot| *slot = p)
+    }
+
+    /// Store a packet that `fill` writes into its slot (which holds a
+    /// stale packet: `fill` overwrites it whole), and return its handle;
+    /// assigns the packet's uid. Building the packet in its slot saves
+    /// copying it there.
+    #[inline(always)]
+    pub fn alloc_with(&mut self, fill: impl FnOnce(&mut Packet)) -> PacketRef {
+        let i = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                self.slots.push(Packet::default());
+                (self.slots.len() - 1) as u32
+            }
+        };
+        let slot = &mut self.slots[i as usize];
+        fill(slot);
+        slot.uid = self.next_uid;
         self.next_uid += 1;
-        if let Some(i) = self.free.pop() {
-            self.slots[i as usize] = p;
-            PacketRef(i)
-        } else {
-            self.slots.push(p);
-            PacketRef((self.slots.len() - 1) as u32)
-        }
+        PacketRef(i)
     }
 
     /// Release a packet's slot.

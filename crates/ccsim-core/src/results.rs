@@ -68,9 +68,13 @@ pub struct FlowResult {
     pub timeouts: u64,
     /// Fast retransmits.
     pub fast_retransmits: u64,
-    /// Mean sampled congestion window, packets (window-based transports).
+    /// Time-weighted mean congestion window over the metrics window from the
+    /// flow's start, packets (window-based transports): the window's time
+    /// integral, kept exactly by the kernel after each of the sender's
+    /// callbacks, divided by the time; independent of `sample_interval`.
     pub cwnd_mean_pkts: Option<f64>,
-    /// Mean sampled smoothed RTT, s.
+    /// Mean of the smoothed RTT sampled every `sample_interval` inside the
+    /// metrics window, s (none without sampling).
     pub srtt_mean_s: Option<f64>,
     /// Flow completion time of finite flows, s.
     pub fct_s: Option<f64>,
@@ -362,7 +366,7 @@ fn secs(ns: u64) -> f64 {
 }
 
 fn queue_result(name: &str, queue: &Queue, window_ns: f64) -> QueueResult {
-    let q = &queue.stats;
+    let q = &queue.window_stats();
     QueueResult {
         link: name.to_string(),
         kind: queue.kind().to_string(),
@@ -457,6 +461,252 @@ pub fn groups_of(flows: &[FlowResult], started: &[bool]) -> Vec<GroupResult> {
         .collect()
 }
 
+/// A column's type in the tables' files (CSV, Parquet): an optional
+/// number is a float column whose missing values are NaN (docs/results.md).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColumnKind {
+    /// A whole number.
+    Int,
+    /// A real number.
+    Float,
+    /// True or false.
+    Bool,
+    /// Text.
+    Text,
+}
+
+/// One column of a result table: its name, unit (empty: none) and type;
+/// `nullable` when a row may have no value.
+#[derive(Clone, Debug, Serialize)]
+pub struct ColumnSpec {
+    /// The column's name (the JSON key of the row).
+    pub name: std::borrow::Cow<'static, str>,
+    /// Its unit ("s", "bit/s", "packets", ...; empty for names and labels).
+    pub unit: &'static str,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: ColumnKind,
+    /// A row may have no value (JSON null).
+    pub nullable: bool,
+}
+
+const fn col(name: &'static str, unit: &'static str, kind: ColumnKind, nullable: bool) -> ColumnSpec {
+    ColumnSpec {
+        name: std::borrow::Cow::Borrowed(name),
+        unit,
+        kind,
+        nullable,
+    }
+}
+
+/// The columns of `flows`.
+pub const FLOWS_COLUMNS: &[ColumnSpec] = &[
+    col("name", "", ColumnKind::Text, false),
+    col("group", "", ColumnKind::Text, false),
+    col("src", "", ColumnKind::Text, false),
+    col("dst", "", ColumnKind::Text, false),
+    col("transport", "", ColumnKind::Text, false),
+    col("app", "", ColumnKind::Text, false),
+    col("start_s", "s", ColumnKind::Float, false),
+    col("sent_packets", "packets", ColumnKind::Int, false),
+    col("sent_bytes", "bytes", ColumnKind::Int, false),
+    col("received_packets", "packets", ColumnKind::Int, false),
+    col("delivered_bytes", "bytes", ColumnKind::Int, false),
+    col("goodput_bps", "bit/s", ColumnKind::Float, false),
+    col("throughput_bps", "bit/s", ColumnKind::Float, false),
+    col("lost_packets", "packets", ColumnKind::Int, false),
+    col("loss_rate", "fraction", ColumnKind::Float, false),
+    col("in_flight_start", "packets", ColumnKind::Int, false),
+    col("in_flight_end", "packets", ColumnKind::Int, false),
+    col("acks_sent", "packets", ColumnKind::Int, false),
+    col("acks_lost", "packets", ColumnKind::Int, false),
+    col("delay_mean_s", "s", ColumnKind::Float, true),
+    col("delay_min_s", "s", ColumnKind::Float, true),
+    col("delay_max_s", "s", ColumnKind::Float, true),
+    col("delay_p99_s", "s", ColumnKind::Float, true),
+    col("jitter_s", "s", ColumnKind::Float, true),
+    col("retransmits", "packets", ColumnKind::Int, false),
+    col("timeouts", "count", ColumnKind::Int, false),
+    col("fast_retransmits", "count", ColumnKind::Int, false),
+    col("cwnd_mean_pkts", "packets", ColumnKind::Float, true),
+    col("srtt_mean_s", "s", ColumnKind::Float, true),
+    col("fct_s", "s", ColumnKind::Float, true),
+    col("fairness", "bool", ColumnKind::Bool, false),
+];
+/// The columns of `groups`.
+pub const GROUPS_COLUMNS: &[ColumnSpec] = &[
+    col("group", "", ColumnKind::Text, false),
+    col("transport", "", ColumnKind::Text, false),
+    col("app", "", ColumnKind::Text, false),
+    col("flows", "count", ColumnKind::Int, false),
+    col("started", "count", ColumnKind::Int, false),
+    col("completed", "count", ColumnKind::Int, false),
+    col("goodput_bps", "bit/s", ColumnKind::Float, false),
+    col("throughput_bps", "bit/s", ColumnKind::Float, false),
+    col("goodput_per_flow_bps", "bit/s", ColumnKind::Float, false),
+    col("sent_packets", "packets", ColumnKind::Int, false),
+    col("lost_packets", "packets", ColumnKind::Int, false),
+    col("loss_rate", "fraction", ColumnKind::Float, false),
+    col("jain_index", "1/n..1", ColumnKind::Float, false),
+    col("fct_mean_s", "s", ColumnKind::Float, true),
+    col("fct_p50_s", "s", ColumnKind::Float, true),
+    col("fct_p90_s", "s", ColumnKind::Float, true),
+    col("fct_p99_s", "s", ColumnKind::Float, true),
+    col("fct_max_s", "s", ColumnKind::Float, true),
+];
+/// The columns of `queues`.
+pub const QUEUES_COLUMNS: &[ColumnSpec] = &[
+    col("link", "", ColumnKind::Text, false),
+    col("kind", "", ColumnKind::Text, false),
+    col("arrivals", "packets", ColumnKind::Int, false),
+    col("enqueued", "packets", ColumnKind::Int, false),
+    col("dequeued", "packets", ColumnKind::Int, false),
+    col("drops", "packets", ColumnKind::Int, false),
+    col("drops_on_arrival", "packets", ColumnKind::Int, false),
+    col("drops_in_queue", "packets", ColumnKind::Int, false),
+    col("early_drops", "packets", ColumnKind::Int, false),
+    col("forced_drops", "packets", ColumnKind::Int, false),
+    col("marks", "packets", ColumnKind::Int, false),
+    col("rewrites", "packets", ColumnKind::Int, false),
+    col("loss_rate", "fraction", ColumnKind::Float, false),
+    col("avg_len_pkts", "packets", ColumnKind::Float, false),
+    col("avg_len_bytes", "bytes", ColumnKind::Float, false),
+    col("max_len_pkts", "packets", ColumnKind::Int, false),
+    col("min_len_pkts", "packets", ColumnKind::Int, false),
+    col("avg_sojourn_s", "s", ColumnKind::Float, false),
+    col("max_sojourn_s", "s", ColumnKind::Float, false),
+    col("backlog_start_pkts", "packets", ColumnKind::Int, false),
+    col("backlog_end_pkts", "packets", ColumnKind::Int, false),
+];
+/// The columns of `links`.
+pub const LINKS_COLUMNS: &[ColumnSpec] = &[
+    col("link", "", ColumnKind::Text, false),
+    col("rate_bps", "bit/s", ColumnKind::Int, false),
+    col("delay_s", "s", ColumnKind::Float, false),
+    col("tx_bytes", "bytes", ColumnKind::Int, false),
+    col("tx_packets", "packets", ColumnKind::Int, false),
+    col("utilization", "fraction", ColumnKind::Float, false),
+    col("lost_packets", "packets", ColumnKind::Int, false),
+];
+/// The columns of `wlans`.
+pub const WLANS_COLUMNS: &[ColumnSpec] = &[
+    col("wlan", "", ColumnKind::Text, false),
+    col("interface", "", ColumnKind::Text, false),
+    col("node", "", ColumnKind::Text, false),
+    col("role", "", ColumnKind::Text, false),
+    col("standard", "", ColumnKind::Text, false),
+    col("data_rate_bps", "bit/s", ColumnKind::Int, false),
+    col("basic_rate_bps", "bit/s", ColumnKind::Int, false),
+    col("tx_attempts", "frames", ColumnKind::Int, false),
+    col("rts_attempts", "frames", ColumnKind::Int, false),
+    col("collisions", "frames", ColumnKind::Int, false),
+    col("collision_rate", "fraction", ColumnKind::Float, false),
+    col("frame_errors", "frames", ColumnKind::Int, false),
+    col("retries", "frames", ColumnKind::Int, false),
+    col("delivered_packets", "packets", ColumnKind::Int, false),
+    col("delivered_bytes", "bytes", ColumnKind::Int, false),
+    col("mac_throughput_bps", "bit/s", ColumnKind::Float, false),
+    col("mac_drops", "packets", ColumnKind::Int, false),
+    col("mac_drops_delivered", "frames", ColumnKind::Int, false),
+    col("in_service_start", "packets", ColumnKind::Int, false),
+    col("in_service_end", "packets", ColumnKind::Int, false),
+    col("airtime_fraction", "fraction", ColumnKind::Float, false),
+    col("channel_busy_fraction", "fraction", ColumnKind::Float, false),
+];
+
+/// The column schema of every table (names, units, types), as summary.json's
+/// `schema` and `ccsim._core.result_schema()` give it: the tables in the
+/// order of the files, the columns in the order of the rows' keys; a WLAN
+/// interface's `queue` is spread into `queue_<column>` columns.
+pub fn schema() -> Vec<(&'static str, Vec<ColumnSpec>)> {
+    let mut wlans = WLANS_COLUMNS.to_vec();
+    wlans.extend(QUEUES_COLUMNS.iter().map(|c| ColumnSpec {
+        name: format!("queue_{}", c.name).into(),
+        ..c.clone()
+    }));
+    vec![
+        ("flows", FLOWS_COLUMNS.to_vec()),
+        ("groups", GROUPS_COLUMNS.to_vec()),
+        ("queues", QUEUES_COLUMNS.to_vec()),
+        ("links", LINKS_COLUMNS.to_vec()),
+        ("wlans", wlans),
+    ]
+}
+
+/// One queue as the engine configured it (the results' `components`): the
+/// scenario key it came from (or that would give it: the queue was
+/// defaulted when the key is absent from the scenario), the resolved
+/// discipline, profile and limits, and the discipline's own parameters as
+/// given (its defaults are the ones docs/algorithms.md lists).
+#[derive(Clone, Debug, Serialize)]
+pub struct QueueComponent {
+    /// The link ("a->b").
+    pub link: String,
+    /// The scenario key ("topology.bottleneck.queue", "links[2].queue_ab").
+    pub key: String,
+    /// The discipline (`kind`, "droptail" when not given).
+    pub kind: String,
+    /// The compatibility profile in force for it.
+    pub compat: String,
+    /// Limit on waiting packets (the link's default when not given), or none.
+    pub limit_pkts: Option<u64>,
+    /// Limit on waiting bytes, or none.
+    pub limit_bytes: Option<u64>,
+    /// The discipline's own parameters as given (every key but `kind`,
+    /// `compat`, `limit` and `limit_bytes`).
+    pub params: crate::params::Params,
+}
+
+/// One flow group as the engine configured it (the results' `components`).
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowGroupComponent {
+    /// The group's label (`group`, or "g<index>").
+    pub group: String,
+    /// The scenario key ("flows[0]").
+    pub key: String,
+    /// Its flows (for a `web` group: the transfers it made).
+    pub flows: usize,
+    /// The transport ("udp" when not given).
+    pub transport: String,
+    /// The application.
+    pub app: String,
+    /// The congestion controller of a TCP group (the engine's default when
+    /// not given); none for other transports.
+    pub cc: Option<String>,
+    /// The compatibility profile in force for it.
+    pub compat: String,
+    /// The group's other keys as given (the transport's, the controller's and
+    /// the application's parameters).
+    pub params: crate::params::Params,
+}
+
+/// Every configured component of a run: written into summary.json as
+/// `components`, so that readers (labels, reports) never resolve the
+/// scenario themselves.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Components {
+    /// The queue of every wired link, in link order.
+    pub queues: Vec<QueueComponent>,
+    /// Every flow group, in the scenario's order.
+    pub flow_groups: Vec<FlowGroupComponent>,
+}
+
+impl Components {
+    /// The components of a built simulation.
+    pub fn collect(sim: &Simulation) -> Components {
+        Components {
+            queues: sim
+                .links
+                .iter()
+                .filter_map(|l| l.queue().and_then(|q| q.config.as_deref()))
+                .cloned()
+                .collect(),
+            flow_groups: sim.flow_groups.clone(),
+        }
+    }
+}
+
 impl RunResult {
     /// Collect the results of a finished simulation.
     pub fn collect(sim: &Simulation) -> RunResult {
@@ -466,8 +716,10 @@ impl RunResult {
         let flows: Vec<FlowResult> = sim
             .flows
             .iter()
-            .map(|f| {
+            .enumerate()
+            .map(|(i, f)| {
                 let s = &f.stats;
+                let w = s.window();
                 let d = &s.delays_ns;
                 FlowResult {
                     name: f.name.clone(),
@@ -477,28 +729,28 @@ impl RunResult {
                     transport: f.sender.name().to_string(),
                     app: f.app.name().to_string(),
                     start_s: f.start.secs_f64(),
-                    sent_packets: s.sent_packets,
-                    sent_bytes: s.sent_bytes,
-                    received_packets: s.received_packets,
-                    delivered_bytes: s.delivered_bytes,
-                    goodput_bps: ratio(s.delivered_bytes as f64 * 8.0, window),
-                    throughput_bps: ratio(s.received_bytes as f64 * 8.0, window),
-                    lost_packets: s.lost_packets,
-                    loss_rate: ratio(s.lost_packets as f64, s.sent_packets as f64),
+                    sent_packets: w.sent_packets,
+                    sent_bytes: w.sent_bytes,
+                    received_packets: w.received_packets,
+                    delivered_bytes: w.delivered_bytes,
+                    goodput_bps: ratio(w.delivered_bytes as f64 * 8.0, window),
+                    throughput_bps: ratio(w.received_bytes as f64 * 8.0, window),
+                    lost_packets: w.lost_packets,
+                    loss_rate: ratio(w.lost_packets as f64, w.sent_packets as f64),
                     in_flight_start: s.in_flight_start,
                     in_flight_end: s.in_flight,
-                    acks_sent: s.acks_sent,
-                    acks_lost: s.acks_lost,
+                    acks_sent: w.acks_sent,
+                    acks_lost: w.acks_lost,
                     delay_mean_s: d.mean().map(|m| m * 1e-9),
                     delay_min_s: d.min().map(secs),
                     delay_max_s: d.max().map(secs),
                     delay_p99_s: d.quantile(0.99).map(secs),
                     jitter_s: (s.jitter_n > 0).then(|| s.jitter_sum_ns as f64 / s.jitter_n as f64 * 1e-9),
-                    retransmits: s.retransmits,
-                    timeouts: s.timeouts,
-                    fast_retransmits: s.fast_retransmits,
-                    cwnd_mean_pkts: (s.probe_samples > 0).then(|| s.cwnd_sum / s.probe_samples as f64),
-                    srtt_mean_s: (s.srtt_samples > 0).then(|| s.srtt_sum / s.srtt_samples as f64),
+                    retransmits: w.retransmits,
+                    timeouts: w.timeouts,
+                    fast_retransmits: w.fast_retransmits,
+                    cwnd_mean_pkts: w.cwnd_mean_pkts(),
+                    srtt_mean_s: sim.sampler.srtt_mean_s(i),
                     fct_s: match (s.completed_at, s.started_at) {
                         (Some(c), Some(st)) => Some((c - st).secs_f64()),
                         _ => None,
@@ -509,10 +761,11 @@ impl RunResult {
             .collect();
         let started: Vec<bool> = sim.flows.iter().map(|f| f.stats.started_at.is_some()).collect();
         let groups = groups_of(&flows, &started);
-        let wired = || sim.links.iter().filter(|l| l.medium.is_none());
-        let queues: Vec<QueueResult> = wired().map(|l| queue_result(&l.name, &l.queue, window_ns)).collect();
+        // Links with a queue of their own (not a WLAN's ports).
+        let wired = || sim.links.iter().filter_map(|l| l.queue().map(|q| (l, q)));
+        let queues: Vec<QueueResult> = wired().map(|(l, q)| queue_result(&l.name, q, window_ns)).collect();
         let links: Vec<LinkResult> = wired()
-            .map(|l| LinkResult {
+            .map(|(l, _)| LinkResult {
                 link: l.name.clone(),
                 rate_bps: l.rate_bps,
                 delay_s: l.delay.secs_f64(),
@@ -523,7 +776,7 @@ impl RunResult {
             })
             .collect();
         let mut wlans = Vec::new();
-        for w in &sim.wlans {
+        for w in crate::wlan::wlans(&sim.media) {
             let busy = ratio(w.busy_ns as f64, window_ns);
             for f in &w.ifaces {
                 let s = &f.stats;

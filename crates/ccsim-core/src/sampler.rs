@@ -13,10 +13,11 @@
 //! which nothing was received has no mean: its value is NaN.
 
 use crate::link::Link;
+use crate::medium::Medium;
 use crate::queue::Queue;
 use crate::sim::Flow;
 use crate::time::SimTime;
-use crate::wlan::Wlan;
+use crate::transport::SenderProbe;
 
 /// The per-group series, in order: sums over the group's flows of goodput,
 /// throughput and sending rate (bit/s), the number of active flows
@@ -59,7 +60,7 @@ pub struct Sampler {
     /// The series, in a fixed order.
     pub series: Vec<Series>,
     links: Vec<usize>,
-    /// WLAN interface queues sampled: (wlan, interface) indices.
+    /// Queues of media sampled (WLAN interface queues): (medium, queue) indices.
     ifaces: Vec<(usize, usize)>,
     flows: bool,
     groups: bool,
@@ -69,10 +70,12 @@ pub struct Sampler {
     last_sent: Vec<u64>,
     /// Per flow: (delay sum ns, packets) at the previous sample.
     last_delay: Vec<(u128, u64)>,
+    /// Per flow: the sum and number of the smoothed RTTs sampled inside the
+    /// metrics window (for `srtt_mean_s`, [`Sampler::srtt_mean_s`]).
+    srtt: Vec<(f64, u64)>,
     /// Per sampled link: (arrivals, drops) of the queue at the previous
-    /// sample, and counts carried over a window opening (which resets the
-    /// queue's counters).
-    last_queue: Vec<QueueMark>,
+    /// sample (the queue's running counters: they only grow).
+    last_queue: Vec<(u64, u64)>,
     /// Group index of each flow; group labels in first-appearance order.
     group_of: Vec<usize>,
     group_names: Vec<String>,
@@ -80,18 +83,51 @@ pub struct Sampler {
     /// Per group: delay sum (ns) and packets received in the interval.
     group_delay: Vec<(u128, u64)>,
     scratch: Vec<f64>,
+    /// Per sampled link: whether its discipline has probes (most have
+    /// none, and the call is then skipped).
+    link_probes: Vec<bool>,
+    /// Per flow: which [`SenderProbe`] field each of its probe series
+    /// takes, in the order of its sender's `probe_names` (decided when the
+    /// series are laid out, as the names are).
+    flow_probes: Vec<Vec<ProbeField>>,
     warmup: SimTime,
     /// Samples the run will take (from its duration), reserved in every
     /// series at the first sample so that sampling never reallocates.
     expected: usize,
 }
 
-#[derive(Copy, Clone, Default)]
-struct QueueMark {
-    arrivals: u64,
-    drops: u64,
-    carried_arrivals: u64,
-    carried_drops: u64,
+/// A sender probe's value by name (see [`Sampler::flow_probes`]).
+#[derive(Copy, Clone, Debug)]
+enum ProbeField {
+    Cwnd,
+    Ssthresh,
+    Srtt,
+    Rate,
+    /// A name the probe does not know: NaN.
+    Unknown,
+}
+
+impl ProbeField {
+    fn of(name: &str) -> Self {
+        match name {
+            "cwnd_pkts" => ProbeField::Cwnd,
+            "ssthresh_pkts" => ProbeField::Ssthresh,
+            "srtt_s" => ProbeField::Srtt,
+            "rate_bps" => ProbeField::Rate,
+            _ => ProbeField::Unknown,
+        }
+    }
+
+    #[inline]
+    fn value(self, p: &SenderProbe) -> f64 {
+        match self {
+            ProbeField::Cwnd => p.cwnd_pkts,
+            ProbeField::Ssthresh => p.ssthresh_pkts,
+            ProbeField::Srtt => p.srtt_s,
+            ProbeField::Rate => p.rate_bps,
+            ProbeField::Unknown => f64::NAN,
+        }
+    }
 }
 
 impl Sampler {
@@ -125,28 +161,20 @@ impl Sampler {
         self
     }
 
-    /// Also sample these WLAN interface queues: (wlan, interface) indices
-    /// (their length and probes).
+    /// Also sample these queues of media (a WLAN's interface queues):
+    /// (medium, queue) indices ([`Medium::queue`]; their length and probes).
     pub fn with_ifaces(mut self, ifaces: Vec<(usize, usize)>) -> Self {
         self.ifaces = ifaces;
         self
     }
 
-    /// The metrics window is about to open and reset the queues' counters:
-    /// carry the arrivals and drops counted since the last sample into the
-    /// next interval.
-    pub fn window_opening(&mut self, links: &[Link]) {
-        if self.last_queue.is_empty() {
-            // Nothing sampled yet: counting started at zero with the run.
-            self.last_queue = vec![QueueMark::default(); self.links.len()];
-        }
-        for (m, &li) in self.last_queue.iter_mut().zip(&self.links) {
-            let q = &links[li].queue.stats;
-            m.carried_arrivals += q.arrivals - m.arrivals;
-            m.carried_drops += q.drops - m.drops;
-            m.arrivals = 0;
-            m.drops = 0;
-        }
+    /// The mean of flow `flow`'s smoothed RTT over the samples taken inside
+    /// the metrics window (after its start), seconds; `None` without such
+    /// samples (no sampling, or a sender without an RTT estimate). Unlike
+    /// `cwnd_mean_pkts`, which the kernel integrates over time, this mean
+    /// depends on `sample_interval`.
+    pub fn srtt_mean_s(&self, flow: usize) -> Option<f64> {
+        self.srtt.get(flow).filter(|m| m.1 > 0).map(|m| m.0 / m.1 as f64)
     }
 
     /// The sampling interval, if sampling.
@@ -179,9 +207,14 @@ impl Sampler {
         }
     }
 
-    fn init(&mut self, links: &[Link], flows: &[Flow], wlans: &[Wlan]) {
+    fn init(&mut self, links: &[Link], flows: &[Flow], media: &[Box<dyn Medium>]) {
         for &li in &self.links {
             let l = &links[li];
+            // One entry per sampled link, as `sample` indexes it.
+            let Some(queue) = l.queue() else {
+                self.link_probes.push(false);
+                continue;
+            };
             let mut names: Vec<String> = vec![
                 "len_pkts".into(),
                 "len_bytes".into(),
@@ -189,7 +222,9 @@ impl Sampler {
                 "drops".into(),
                 "drop_rate".into(),
             ];
-            names.extend(l.queue.disc().probe_names().iter().map(|s| s.to_string()));
+            let probes = queue.disc().probe_names();
+            self.link_probes.push(!probes.is_empty());
+            names.extend(probes.iter().map(|s| s.to_string()));
             for m in names {
                 self.series.push(Series {
                     entity_kind: "queue",
@@ -200,19 +235,19 @@ impl Sampler {
             }
         }
         for i in 0..self.ifaces.len() {
-            let (w, f) = self.ifaces[i];
-            let ifc = &wlans[w].ifaces[f];
-            self.init_iface(&ifc.name, &ifc.queue);
+            let (m, q) = self.ifaces[i];
+            if let Some((name, queue)) = media[m].queue(q) {
+                self.init_iface(name, queue);
+            }
         }
-        // Counters started at zero with the run; a window that opened before
-        // this first sample has already set up the carried counts.
-        if self.last_queue.is_empty() {
-            self.last_queue = vec![QueueMark::default(); self.links.len()];
-        }
+        self.last_queue = vec![(0, 0); self.links.len()];
         if self.flows {
             for f in flows {
                 let mut names: Vec<String> = FLOW_METRICS.iter().map(|s| s.to_string()).collect();
-                names.extend(f.sender.probe_names().iter().map(|s| s.to_string()));
+                let probes = f.sender.probe_names();
+                self.flow_probes
+                    .push(probes.iter().map(|n| ProbeField::of(n)).collect());
+                names.extend(probes.iter().map(|s| s.to_string()));
                 for m in names {
                     self.series.push(Series {
                         entity_kind: "flow",
@@ -227,6 +262,7 @@ impl Sampler {
         self.last_received = vec![0; flows.len()];
         self.last_sent = vec![0; flows.len()];
         self.last_delay = vec![(0, 0); flows.len()];
+        self.srtt = vec![(0.0, 0); flows.len()];
         // Group indices in first-appearance order (the map is only looked up).
         let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for f in flows {
@@ -253,9 +289,9 @@ impl Sampler {
     }
 
     /// Take one sample at `now`.
-    pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &mut [Flow], wlans: &mut [Wlan]) {
+    pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &[Flow], media: &[Box<dyn Medium>]) {
         if self.times.is_empty() && self.series.is_empty() {
-            self.init(links, flows, wlans);
+            self.init(links, flows, media);
             self.times.reserve_exact(self.expected);
             for s in &mut self.series {
                 s.values.reserve_exact(self.expected);
@@ -264,16 +300,12 @@ impl Sampler {
         self.times.push(now.secs_f64());
         let mut k = 0;
         for (k_link, &li) in self.links.iter().enumerate() {
-            links[li].queue.sync(now);
-            let q = &links[li].queue;
+            let Some(q) = links[li].queue_mut() else { continue };
+            q.sync(now);
+            let q = &*q;
             let m = &mut self.last_queue[k_link];
-            let arrivals = q.stats.arrivals - m.arrivals + m.carried_arrivals;
-            let drops = q.stats.drops - m.drops + m.carried_drops;
-            *m = QueueMark {
-                arrivals: q.stats.arrivals,
-                drops: q.stats.drops,
-                ..QueueMark::default()
-            };
+            let (arrivals, drops) = (q.stats.arrivals - m.0, q.stats.drops - m.1);
+            *m = (q.stats.arrivals, q.stats.drops);
             // The queue's five series, bounds-checked once.
             let [len_pkts, len_bytes, arr, drp, rate] = &mut self.series[k..k + 5] else {
                 unreachable!("a slice of five")
@@ -288,16 +320,20 @@ impl Sampler {
                 0.0
             });
             k += 5;
-            self.scratch.clear();
-            q.disc().probe_values(&mut self.scratch);
-            for v in &self.scratch {
-                self.series[k].values.push(*v);
-                k += 1;
+            if self.link_probes[k_link] {
+                self.scratch.clear();
+                q.disc().probe_values(&mut self.scratch);
+                for v in &self.scratch {
+                    self.series[k].values.push(*v);
+                    k += 1;
+                }
             }
         }
         for i in 0..self.ifaces.len() {
-            let (w, f) = self.ifaces[i];
-            self.sample_iface(&wlans[w].ifaces[f].queue, &mut k);
+            let (m, q) = self.ifaces[i];
+            if let Some((_, queue)) = media[m].queue(q) {
+                self.sample_iface(queue, &mut k);
+            }
         }
         let dt = (now - self.last_t).secs_f64();
         let per_s = |bytes: u64| if dt > 0.0 { bytes as f64 * 8.0 / dt } else { 0.0 };
@@ -307,16 +343,17 @@ impl Sampler {
         for acc in self.group_delay.iter_mut() {
             *acc = (0, 0);
         }
-        for (i, f) in flows.iter_mut().enumerate() {
-            let d = f.stats.delivered_total - self.last_delivered[i];
-            let r = f.stats.received_total - self.last_received[i];
-            let snt = f.stats.sent_total - self.last_sent[i];
-            self.last_delivered[i] = f.stats.delivered_total;
-            self.last_received[i] = f.stats.received_total;
-            self.last_sent[i] = f.stats.sent_total;
+        for (i, f) in flows.iter().enumerate() {
+            let c = &f.stats.counts;
+            let d = c.delivered_bytes - self.last_delivered[i];
+            let r = c.received_bytes - self.last_received[i];
+            let snt = c.sent_bytes - self.last_sent[i];
+            self.last_delivered[i] = c.delivered_bytes;
+            self.last_received[i] = c.received_bytes;
+            self.last_sent[i] = c.sent_bytes;
             let (last_sum, last_n) = self.last_delay[i];
-            let (delay_sum, delay_n) = (f.stats.delay_sum_total_ns - last_sum, f.stats.delay_n_total - last_n);
-            self.last_delay[i] = (f.stats.delay_sum_total_ns, f.stats.delay_n_total);
+            let (delay_sum, delay_n) = (c.delay_sum_ns - last_sum, c.delay_n - last_n);
+            self.last_delay[i] = (c.delay_sum_ns, c.delay_n);
             let (g, t, sb) = (per_s(d), per_s(r), per_s(snt));
             let gi = self.group_of[i];
             let acc = &mut self.group_acc[gi];
@@ -337,27 +374,15 @@ impl Sampler {
                 snd.values.push(sb);
                 delay.values.push(mean_delay_s(delay_sum, delay_n));
                 k += 4;
-                for name in f.sender.probe_names() {
-                    let v = match *name {
-                        "cwnd_pkts" => probe.cwnd_pkts,
-                        "ssthresh_pkts" => probe.ssthresh_pkts,
-                        "srtt_s" => probe.srtt_s,
-                        "rate_bps" => probe.rate_bps,
-                        _ => f64::NAN,
-                    };
-                    self.series[k].values.push(v);
+                for &field in &self.flow_probes[i] {
+                    self.series[k].values.push(field.value(&probe));
                     k += 1;
                 }
             }
-            if now > self.warmup && f.stats.counting {
-                if probe.cwnd_pkts.is_finite() {
-                    f.stats.cwnd_sum += probe.cwnd_pkts;
-                    f.stats.probe_samples += 1;
-                }
-                if probe.srtt_s.is_finite() {
-                    f.stats.srtt_sum += probe.srtt_s;
-                    f.stats.srtt_samples += 1;
-                }
+            if now > self.warmup && probe.srtt_s.is_finite() {
+                let m = &mut self.srtt[i];
+                m.0 += probe.srtt_s;
+                m.1 += 1;
             }
         }
         if self.groups {

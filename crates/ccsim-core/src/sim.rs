@@ -12,16 +12,18 @@
 //! a backlog (an idle link starts transmitting at once, and a link that
 //! empties schedules nothing).
 //!
-//! A hop over a wireless LAN (a link with a [`Link::medium`]) is handed to
-//! the WLAN's interface queue and MAC instead (see [`crate::wlan`]); the MAC
-//! schedules its own `Mac` events and the packet's `Arrive` at the next hop.
+//! A link that is not a plain wire (a port of a [`crate::medium::Medium`]:
+//! a wireless LAN, a trace-driven link) hands its packets to its medium
+//! instead, through the trait; the medium schedules its own `Medium` events
+//! and the packet's `Arrive` at the next hop.
 
 use crate::app::Application;
 use crate::compat::TieOrder;
 use crate::error::{Error, Result};
 use crate::event::ns_as_secs;
 use crate::event::{Endpoint, EventKind, EventQueue};
-use crate::link::Link;
+use crate::link::{Egress, Link};
+use crate::medium::{Medium, MediumCtx, Port};
 use crate::metrics::FlowStats;
 use crate::packet::{FlowId, LinkId, NodeId, Packet, PacketArena, PacketKind, PacketRef};
 use crate::queue::DropReason;
@@ -30,7 +32,6 @@ use crate::sampler::Sampler;
 use crate::time::{tx_time, SimTime};
 use crate::trace::{TracePlan, Tracer};
 use crate::transport::{FlowCtx, Receiver, Sender};
-use crate::wlan::{MacCtx, Medium, Wlan};
 
 /// Timer kinds the kernel uses for applications.
 pub(crate) const APP_START: u32 = u16::MAX as u32 - 1;
@@ -139,14 +140,16 @@ pub struct Simulation {
     /// The open trace, if any: every hook below is one branch on this when
     /// there is none.
     tracer: Option<Box<Tracer>>,
-    /// Wireless LANs.
-    pub wlans: Vec<Wlan>,
+    /// The media of the links that are not plain wires ([`crate::medium`]).
+    pub media: Vec<Box<dyn Medium>>,
+    /// The flow groups as configured (for the results' `components`).
+    pub flow_groups: Vec<crate::results::FlowGroupComponent>,
     pub(crate) now: SimTime,
     pub(crate) events: EventQueue,
     pub(crate) arena: PacketArena,
     outbox: Vec<PacketRef>,
     dropped: Vec<(PacketRef, DropReason)>,
-    mac_lost: Vec<PacketRef>,
+    medium_lost: Vec<PacketRef>,
 }
 
 /// Borrow the parts of the simulation a flow callback needs, disjointly.
@@ -198,13 +201,14 @@ impl Simulation {
             perf: Perf::default(),
             trace_plan: None,
             tracer: None,
-            wlans: Vec::new(),
+            media: Vec::new(),
+            flow_groups: Vec::new(),
             now: SimTime::ZERO,
             events: EventQueue::new(),
             arena: PacketArena::new(),
             outbox: Vec::new(),
             dropped: Vec::new(),
-            mac_lost: Vec::new(),
+            medium_lost: Vec::new(),
         }
     }
 
@@ -226,8 +230,8 @@ impl Simulation {
         self.events.set_fifo(fifo);
         self.events.set_double_clock(order == TieOrder::Fifo);
         if fifo {
-            for l in &mut self.links {
-                l.queue.disable_fast_path();
+            for q in self.links.iter_mut().filter_map(Link::queue_mut) {
+                q.disable_fast_path();
             }
         }
     }
@@ -242,13 +246,13 @@ impl Simulation {
     /// it. Such links take the general path. Call before [`Simulation::run`].
     pub fn set_device_queue(&mut self, packets: u32, framing_bytes: u32) {
         for l in &mut self.links {
-            // A trace-driven link has no device queue and no framing: its
-            // opportunities count Mahimahi's TUN bytes (crate::link_trace).
-            if l.medium.is_none() && l.trace.is_none() {
+            // Media have no device queue and no framing (a trace-driven
+            // link's opportunities count Mahimahi's TUN bytes: crate::link_trace).
+            if let Egress::Wire(q) = &mut l.egress {
                 l.framing = framing_bytes;
                 l.device_cap = packets;
                 if packets > 0 {
-                    l.queue.disable_fast_path();
+                    q.disable_fast_path();
                 }
             }
         }
@@ -262,11 +266,11 @@ impl Simulation {
         let now = self.now;
         loop {
             let l = &mut self.links[li];
-            if l.device.len() >= l.device_cap as usize || l.queue.len_pkts() == 0 {
+            let Egress::Wire(q) = &mut l.egress else { return };
+            if l.device.len() >= l.device_cap as usize || q.len_pkts() == 0 {
                 return;
             }
-            let rate = l.rate_bps;
-            let next = l.queue.dequeue(now, &mut self.arena, rate, &mut self.dropped);
+            let next = q.dequeue(now, &mut self.arena, l.rate_bps, &mut self.dropped);
             if !self.dropped.is_empty() {
                 self.process_drops(link);
             }
@@ -319,17 +323,12 @@ impl Simulation {
             }
         }
         for l in &self.links {
-            if let Some((delay, kind)) = l.queue.initial_timer() {
+            if let Some((delay, kind)) = l.queue().and_then(|q| q.initial_timer()) {
                 self.events.push(delay, EventKind::QueueTimer { link: l.id, kind });
             }
         }
-        for w in &self.wlans {
-            for f in &w.ifaces {
-                if let Some((delay, kind)) = f.queue.initial_timer() {
-                    let link = f.timer_link;
-                    self.events.push(delay, EventKind::QueueTimer { link, kind });
-                }
-            }
+        for m in 0..self.media.len() {
+            self.with_medium(m as u32, |m, ctx| m.start(ctx));
         }
         if self.warmup > SimTime::ZERO {
             self.events.push(self.warmup, EventKind::WindowStart);
@@ -344,25 +343,25 @@ impl Simulation {
     fn open_window(&mut self) {
         let now = self.now;
         let end = self.duration;
-        for l in &mut self.links {
-            l.queue.sync(now);
+        for q in self.links.iter_mut().filter_map(Link::queue_mut) {
+            q.sync(now);
         }
-        self.sampler.window_opening(&self.links);
         for l in &mut self.links {
-            l.queue.open_window(now);
             l.stats = Default::default();
             l.stats.busy_ns = (l.busy_until.min(end) - now).0;
+            let Some(q) = l.queue_mut() else { continue };
+            q.open_window(now);
             // Fast-path packets whose transmission starts inside the window
             // were accepted before it opened; count their transmissions now.
-            let (pkts, bytes) = l.queue.fast_pending(now, end);
+            let (pkts, bytes) = q.fast_pending(now, end);
             l.stats.tx_packets = pkts;
             l.stats.tx_bytes = bytes;
         }
         for f in &mut self.flows {
-            f.stats.open_window();
+            f.stats.open_window(now);
         }
-        for w in &mut self.wlans {
-            w.open_window(now);
+        for m in &mut self.media {
+            m.open_window(now);
         }
     }
 
@@ -372,21 +371,23 @@ impl Simulation {
         crate::plugin::clear_failure();
         self.schedule_initial();
         let mut events: u64 = 0;
+        // The guards are looked at every 65536 events and at the event
+        // limit: one comparison per event with the next of those counts.
+        let next_check = |events: u64, max: u64| (events | 0xFFFF).saturating_add(1).min(max);
+        let mut check_at = next_check(0, self.guards.max_events);
         while let Some(ev) = self.events.pop() {
             if ev.time > self.duration {
                 break;
             }
             self.now = ev.time;
             events += 1;
-            if events >= self.guards.max_events || events & 0xFFFF == 0 {
+            if events >= check_at {
                 self.check_guards(events, &wall)?;
+                check_at = next_check(events, self.guards.max_events);
             }
             match ev.kind {
                 EventKind::Arrive { link, pkt } => self.on_arrive(link, pkt),
-                EventKind::LinkFree { link } => {
-                    self.links[link.0 as usize].free_pending = false;
-                    self.start_tx(link);
-                }
+                EventKind::LinkFree { link } => self.on_link_free(link),
                 EventKind::Timer {
                     flow,
                     endpoint,
@@ -394,10 +395,11 @@ impl Simulation {
                     token,
                 } => self.on_timer(flow, endpoint, kind as u32, token),
                 EventKind::QueueTimer { link, kind } => self.on_queue_timer(link, kind),
-                EventKind::Mac { wlan, kind, token } => self.on_mac(wlan, kind, token),
+                EventKind::Medium { medium, kind, token } => {
+                    self.with_medium(medium, |m, ctx| m.on_event(kind, token, ctx))
+                }
                 EventKind::Sample => {
-                    self.sampler
-                        .sample(self.now, &mut self.links, &mut self.flows, &mut self.wlans);
+                    self.sampler.sample(self.now, &mut self.links, &self.flows, &self.media);
                     if let Some(iv) = self.sampler.interval() {
                         if self.now < self.duration {
                             self.events.push((self.now + iv).min(self.duration), EventKind::Sample);
@@ -411,17 +413,17 @@ impl Simulation {
             return Err(Error::Extension(m));
         }
         self.now = self.duration;
-        for l in &mut self.links {
-            l.queue.close_window(self.duration);
-            if let Some(tr) = l.trace.as_deref() {
-                l.stats.busy_ns = tr.busy_ns(l.stats.tx_bytes, l.stats.tx_packets, self.warmup, self.duration);
-            }
+        for q in self.links.iter_mut().filter_map(Link::queue_mut) {
+            q.close_window(self.duration);
+        }
+        for m in 0..self.media.len() {
+            self.with_medium(m as u32, |m, ctx| m.close_window(ctx));
+        }
+        for f in &mut self.flows {
+            f.stats.close_window(self.duration);
         }
         if let Some(t) = self.tracer.as_deref_mut() {
             t.finish(self.duration)?;
-        }
-        for w in &mut self.wlans {
-            w.close_window(self.duration);
         }
         self.perf.events = events;
         self.perf.wall_s = wall.elapsed().as_secs_f64();
@@ -461,6 +463,7 @@ impl Simulation {
             (Endpoint::App, APP_START) => {
                 let (mut ctx, sender, _, app) = flow_ctx!(self, flow, fi);
                 ctx.stats.started_at = Some(ctx.now);
+                ctx.stats.tracks_cwnd = sender.probe_names().contains(&"cwnd_pkts");
                 sender.start(&mut ctx);
                 let bytes = app.start(&mut ctx);
                 if bytes > 0 {
@@ -489,6 +492,9 @@ impl Simulation {
                 let (mut ctx, _, receiver, _) = flow_ctx!(self, flow, fi);
                 receiver.on_timer(&mut ctx, kind, token);
             }
+        }
+        if endpoint != Endpoint::Receiver {
+            self.sender_hook(fi);
         }
         self.flush_outbox();
     }
@@ -538,7 +544,9 @@ impl Simulation {
             let now = self.now;
             let rl = &mut self.links[r.0 as usize];
             let rate = rl.rate_bps;
-            rl.queue.on_reverse_arrival(pkt, now, &mut self.arena, rate);
+            if let Some(q) = rl.queue_mut() {
+                q.on_reverse_arrival(pkt, now, &mut self.arena, rate);
+            }
         }
         self.forward(to, pkt);
     }
@@ -562,16 +570,16 @@ impl Simulation {
         let li = link.0 as usize;
         let now = self.now;
         let l = &mut self.links[li];
-        if l.queue.is_fast_fifo() {
+        let q = match &mut l.egress {
+            Egress::Wire(q) => q,
+            Egress::Medium { port, .. } => {
+                let port = *port;
+                self.enqueue_medium(port, pkt);
+                return;
+            }
+        };
+        if q.is_fast_fifo() {
             self.enqueue_fast(link, pkt);
-            return;
-        }
-        if let Some(m) = l.medium {
-            self.wlan_enqueue(m, pkt);
-            return;
-        }
-        if l.trace.is_some() {
-            self.enqueue_trace(link, pkt);
             return;
         }
         let rate = l.rate_bps;
@@ -586,14 +594,15 @@ impl Simulation {
         let (busy_until, free_t64, free_seq) = (l.busy_until, l.free_t64, l.free_seq);
         let ended = busy_until < now || (busy_until == now && !self.events.reserved_is_later(now, free_t64, free_seq));
         let l = &mut self.links[li];
+        let Egress::Wire(q) = &mut l.egress else { return };
         // A DropTail queue on the general path (the `fifo` tie order), empty,
         // its transmitter idle: the packet would be enqueued and dequeued at
         // once; count that and send it without the discipline's round trip.
-        if ended && !l.free_pending && l.queue.try_pass_through(pkt, now, &mut self.arena) {
+        if ended && !l.free_pending && q.try_pass_through(pkt, now, &mut self.arena) {
             self.transmit(link, pkt);
             return;
         }
-        l.queue.enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
+        q.enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
         self.process_drops(link);
         let l = &mut self.links[li];
         if ended && !l.free_pending {
@@ -619,8 +628,9 @@ impl Simulation {
     fn enqueue_fast(&mut self, link: LinkId, pkt: PacketRef) {
         let now = self.now;
         let l = &mut self.links[link.0 as usize];
+        let Egress::Wire(q) = &mut l.egress else { return };
         let start = l.busy_until.max(now);
-        let accepted = l.queue.fast_offer(pkt, now, start, &self.arena);
+        let accepted = q.fast_offer(pkt, now, start, &self.arena);
         if self.tracer.is_some() {
             self.trace_fast(link, pkt, accepted.then_some(start));
         }
@@ -661,23 +671,36 @@ impl Simulation {
         }
     }
 
-    /// The transmitter of `link` is free: send the next packet, if any.
+    /// A `LinkFree` event: the transmitter of `link` is free.
+    fn on_link_free(&mut self, link: LinkId) {
+        let l = &mut self.links[link.0 as usize];
+        l.free_pending = false;
+        match l.port() {
+            None => self.start_tx(link),
+            Some(p) => self.medium_link_free(p),
+        }
+    }
+
+    /// A `LinkFree` event of a medium's link (out of line, as `enqueue_medium`).
+    #[inline(never)]
+    fn medium_link_free(&mut self, port: Port) {
+        let Port { medium, port } = port;
+        self.with_medium(medium, |m, ctx| m.on_link_free(port, ctx));
+    }
+
+    /// The transmitter of wire `link` is free: send the next packet, if any.
     fn start_tx(&mut self, link: LinkId) {
         let li = link.0 as usize;
         let now = self.now;
         let l = &mut self.links[li];
-        if l.trace.is_some() {
-            self.start_tx_trace(link);
-            return;
-        }
+        let Egress::Wire(q) = &mut l.egress else { return };
         let next = match l.device.pop_front() {
             Some(p) => Some(p),
             None => {
-                if l.queue.len_pkts() == 0 {
+                if q.len_pkts() == 0 {
                     return;
                 }
-                let rate = l.rate_bps;
-                let n = l.queue.dequeue(now, &mut self.arena, rate, &mut self.dropped);
+                let n = q.dequeue(now, &mut self.arena, l.rate_bps, &mut self.dropped);
                 if !self.dropped.is_empty() {
                     self.process_drops(link);
                 }
@@ -696,10 +719,11 @@ impl Simulation {
     fn throttled(&mut self, link: LinkId) {
         let now = self.now;
         let l = &mut self.links[link.0 as usize];
-        if l.free_pending || l.queue.len_pkts() == 0 {
+        let Egress::Wire(q) = &l.egress else { return };
+        if l.free_pending || q.len_pkts() == 0 {
             return;
         }
-        if let Some(at) = l.queue.next_release() {
+        if let Some(at) = q.next_release() {
             let at = at.max(now + SimTime(1));
             l.free_pending = true;
             self.events.push_at(at, ns_as_secs(at), EventKind::LinkFree { link });
@@ -739,7 +763,7 @@ impl Simulation {
             self.fill_device(link);
         }
         let l = &mut self.links[li];
-        if l.queue.len_pkts() > 0 || !l.device.is_empty() {
+        if l.queue().is_some_and(|q| q.len_pkts() > 0) || !l.device.is_empty() {
             l.free_pending = true;
             self.events.push_at(l.busy_until, free64, EventKind::LinkFree { link });
         } else if self.events.is_fifo() {
@@ -748,131 +772,48 @@ impl Simulation {
         }
     }
 
-    /// A packet enters the queue of a trace-driven link
-    /// ([`crate::link_trace`]). If the transmitter is idle, the
-    /// opportunities up to now went by with the queue empty and are
-    /// wasted; the packet waits for the next one.
-    #[cold]
-    fn enqueue_trace(&mut self, link: LinkId, pkt: PacketRef) {
-        let li = link.0 as usize;
-        let now = self.now;
-        if let Some(t) = self.tracer.as_deref_mut() {
-            t.enqueue(link, now, self.arena.get(pkt));
-        }
-        let l = &mut self.links[li];
-        let idle = !l.free_pending && l.busy_until <= now;
-        let rate = l.rate_bps;
-        l.queue.enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
-        self.process_drops(link);
-        let l = &mut self.links[li];
-        if idle {
-            if let Some(tr) = l.trace.as_deref_mut() {
-                tr.idle_until(now);
-            }
-            self.start_tx_trace(link);
-        } else if !l.free_pending {
-            // A packet still in transmission (it spans opportunities): the
-            // next one may start when it has left.
-            l.free_pending = true;
-            let at = l.busy_until;
-            self.events.push(at, EventKind::LinkFree { link });
-        }
+    /// A packet routed over a medium's port enters the medium. Kept out of
+    /// line so that the wire's path stays as small as without media.
+    #[inline(never)]
+    fn enqueue_medium(&mut self, port: Port, pkt: PacketRef) {
+        let Port { medium, port } = port;
+        self.with_medium(medium, |m, ctx| m.enqueue(port, pkt, ctx));
     }
 
-    /// The transmitter of a trace-driven link may send: the head of the
-    /// queue leaves at the opportunity that carries its last byte, if the
-    /// current opportunity (or one due now) has bytes left; otherwise wake
-    /// up at the next opportunity.
-    #[cold]
-    fn start_tx_trace(&mut self, link: LinkId) {
-        let li = link.0 as usize;
-        let now = self.now;
-        let l = &mut self.links[li];
-        let Some(tr) = l.trace.as_deref() else { return };
-        if l.queue.len_pkts() == 0 {
-            return;
-        }
-        let at = tr.ready_at(now);
-        if at > now {
-            l.free_pending = true;
-            self.events.push(at, EventKind::LinkFree { link });
-            return;
-        }
-        let rate = l.rate_bps;
-        let next = l.queue.dequeue(now, &mut self.arena, rate, &mut self.dropped);
-        if !self.dropped.is_empty() {
-            self.process_drops(link);
-        }
-        let Some(p) = next else { return };
-        if let Some(t) = self.tracer.as_deref_mut() {
-            t.dequeue(link, now, self.arena.get(p));
-        }
-        let size = self.arena.get(p).size;
-        let l = &mut self.links[li];
-        let Some(tr) = l.trace.as_deref_mut() else { return };
-        let done = tr.send(now, size);
-        l.busy_until = done;
-        if now >= self.warmup {
-            l.stats.tx_bytes += size as u64;
-            l.stats.tx_packets += 1;
-        }
-        self.perf.packets_forwarded += 1;
-        let arrive = done + l.delay;
-        self.events
-            .push_arrival(arrive, ns_as_secs(arrive), link, p, self.arena.get(p).uid);
-        if l.queue.len_pkts() > 0 {
-            l.free_pending = true;
-            self.events.push(done, EventKind::LinkFree { link });
-        }
-    }
-
-    /// The WLAN's view of the kernel for one call.
-    fn with_mac<R>(&mut self, wlan: u32, f: impl FnOnce(&mut Wlan, &mut MacCtx) -> R) -> R {
-        let mut ctx = MacCtx {
+    /// The kernel's view for a call into medium `m`; afterwards, account
+    /// the packets the medium dropped or discarded.
+    fn with_medium<R>(&mut self, m: u32, f: impl FnOnce(&mut dyn Medium, &mut MediumCtx) -> R) -> R {
+        let mut ctx = MediumCtx {
             now: self.now,
             arena: &mut self.arena,
             events: &mut self.events,
+            links: &mut self.links,
+            flows: &mut self.flows,
             dropped: &mut self.dropped,
-            lost: &mut self.mac_lost,
-            links: &self.links,
-            routes: &self.routes,
-            n_nodes: self.nodes.len(),
+            lost: &mut self.medium_lost,
+            tracer: self.tracer.as_deref_mut(),
             warmup: self.warmup,
             end: self.duration,
             hops: &mut self.perf.packets_forwarded,
         };
-        let r = f(&mut self.wlans[wlan as usize], &mut ctx);
-        // WLAN hops are not traced (crate::trace): nothing to write here.
+        let r = f(self.media[m as usize].as_mut(), &mut ctx);
         while let Some((p, _)) = self.dropped.pop() {
             self.lose(p);
         }
-        while let Some(p) = self.mac_lost.pop() {
+        while let Some(p) = self.medium_lost.pop() {
             self.lose(p);
         }
         r
-    }
-
-    /// A packet routed over a wireless hop enters the transmitting interface.
-    fn wlan_enqueue(&mut self, m: Medium, pkt: PacketRef) {
-        self.with_mac(m.wlan, |w, ctx| w.enqueue(m.tx as usize, pkt, ctx));
-    }
-
-    fn on_mac(&mut self, wlan: u32, kind: u16, token: u64) {
-        self.with_mac(wlan, |w, ctx| w.on_event(kind, token, ctx));
     }
 
     fn on_queue_timer(&mut self, link: LinkId, kind: u32) {
         let li = link.0 as usize;
         let now = self.now;
         let l = &mut self.links[li];
-        let next = if let Some(m) = l.medium {
-            self.with_mac(m.wlan, |w, ctx| w.queue_timer(m.tx as usize, kind, ctx))
-        } else {
-            let rate = l.rate_bps;
-            let next = l.queue.on_timer(kind, now, &mut self.arena, rate, &mut self.dropped);
-            self.process_drops(link);
-            next
-        };
+        let rate = l.rate_bps;
+        let Some(q) = l.queue_mut() else { return };
+        let next = q.on_timer(kind, now, &mut self.arena, rate, &mut self.dropped);
+        self.process_drops(link);
         if let Some(d) = next {
             self.events
                 .push(now + d.max(SimTime(1)), EventKind::QueueTimer { link, kind });
@@ -893,13 +834,7 @@ impl Simulation {
 
     /// A packet is gone from the network without reaching its destination.
     fn lose(&mut self, pkt: PacketRef) {
-        let p = self.arena.get(pkt);
-        let f = &mut self.flows[p.flow.0 as usize];
-        match p.kind {
-            PacketKind::Data => f.stats.on_data_lost(),
-            PacketKind::Ack => f.stats.on_ack_lost(),
-        }
-        self.arena.free(pkt);
+        crate::medium::lose(&mut self.arena, &mut self.flows, pkt);
     }
 
     fn deliver(&mut self, pkt: PacketRef) {
@@ -912,8 +847,23 @@ impl Simulation {
                 ctx.stats.on_data_received(p.size, p.payload, (ctx.now - p.sent_at).0);
                 receiver.on_packet(&mut ctx, &p);
             }
-            PacketKind::Ack => sender.on_packet(&mut ctx, &p),
+            PacketKind::Ack => {
+                sender.on_packet(&mut ctx, &p);
+                self.sender_hook(fi);
+            }
         }
         self.flush_outbox();
+    }
+
+    /// Hook: a callback of flow `fi`'s sender has run (an ACK, a timer, the
+    /// application). Per-flow statistics observe its congestion window here
+    /// (a time integral: [`FlowStats::note_cwnd`]); a sender without a
+    /// window costs one branch.
+    #[inline]
+    fn sender_hook(&mut self, fi: usize) {
+        let f = &mut self.flows[fi];
+        if f.stats.tracks_cwnd {
+            f.stats.note_cwnd(self.now, f.sender.cwnd_pkts());
+        }
     }
 }

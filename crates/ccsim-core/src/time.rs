@@ -41,7 +41,7 @@ impl SimTime {
                 SimTime::MAX
             };
         }
-        let ns = (s * 1e9).round();
+        let ns = round(s * 1e9);
         if ns >= u64::MAX as f64 {
             SimTime::MAX
         } else {
@@ -103,6 +103,24 @@ impl fmt::Display for SimTime {
     }
 }
 
+/// `x.round()` (half away from zero), without the library call that
+/// `f64::round` makes on the baseline x86-64 target (no SSE4.1 `roundsd`):
+/// for 0 < x < 2^63 the truncation is a conversion to an integer and back,
+/// and `x - trunc(x)` is exact; any other `x` takes `f64::round`.
+#[inline]
+pub fn round(x: f64) -> f64 {
+    if x > 0.0 && x < 9.2e18 {
+        let t = x as i64 as f64;
+        if x - t >= 0.5 {
+            t + 1.0
+        } else {
+            t
+        }
+    } else {
+        x.round()
+    }
+}
+
 /// Time to serialize `bytes` onto a link of `rate_bps` bits per second,
 /// rounded up to the next nanosecond so that no packet takes zero time.
 #[inline]
@@ -132,6 +150,41 @@ mod tests {
         assert_eq!(SimTime::from_secs(2).to_string(), "2s");
         assert_eq!(SimTime::from_millis(1500).to_string(), "1.5s");
         assert_eq!(SimTime(1).to_string(), "0.000000001s");
+    }
+
+    #[test]
+    fn round_is_f64_round() {
+        let mut rng = crate::rng::stream(3, "round-test");
+        let mut xs: Vec<f64> = vec![
+            0.0,
+            -0.0,
+            0.5,
+            1.5,
+            2.5,
+            0.49999999999999994,
+            4503599627370495.5,
+            4503599627370496.0,
+            9.2e18,
+            9.3e18,
+            1e300,
+            -2.5,
+            -0.4,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        for e in -3..19 {
+            for _ in 0..2_000 {
+                let u = crate::rng::uniform01(&mut rng);
+                xs.push(u * 10f64.powi(e));
+                xs.push((u * 10f64.powi(e)).floor() + 0.5);
+            }
+        }
+        for x in xs {
+            assert_eq!(round(x).to_bits(), x.round().to_bits(), "{x}");
+        }
+        assert!(round(f64::NAN).is_nan());
     }
 
     #[test]

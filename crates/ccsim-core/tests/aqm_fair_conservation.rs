@@ -194,7 +194,7 @@ fn check(kind: &str, params: &Value, limit: Limit, ops: &[Op]) -> Result<(), Tes
                 }
             }
         }
-        let s = &q.stats;
+        let s = &q.window_stats();
         prop_assert_eq!(s.arrivals, s.enqueued + s.drops_on_arrival, "{} {}", kind, params);
         prop_assert_eq!(
             s.enqueued + s.backlog_start,
@@ -300,7 +300,7 @@ fn drop_paths_are_reached() {
                 }
             }
         }
-        let s = &q.stats;
+        let s = &q.window_stats();
         eprintln!(
             "{kind:9} {params}: arrivals {} early {} forced {} in_queue {} marks {}",
             s.arrivals, s.early_drops, s.forced_drops, s.drops_in_queue, s.marks

@@ -90,7 +90,7 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn check(q: &Queue, model: &VecDeque<(PacketRef, u32)>) -> Result<(), TestCaseError> {
-    let s = &q.stats;
+    let s = &q.window_stats();
     prop_assert_eq!(s.arrivals, s.enqueued + s.drops_on_arrival);
     prop_assert_eq!(
         s.enqueued + s.backlog_start,
@@ -186,7 +186,7 @@ fn run(kind: &str, json: &str, ops: &[Op], limit: u64) -> Result<QueueStats, Tes
         }
         check(&q, &model)?;
     }
-    Ok(q.stats.clone())
+    Ok(q.window_stats())
 }
 
 proptest! {

@@ -66,7 +66,7 @@ fn remove(held: &mut Vec<(PacketRef, u32)>, p: PacketRef) -> bool {
 }
 
 fn check(kind: &str, q: &Queue, held: &[(PacketRef, u32)]) -> Result<(), TestCaseError> {
-    let s = &q.stats;
+    let s = &q.window_stats();
     prop_assert_eq!(s.arrivals, s.enqueued + s.drops_on_arrival, "{}", kind);
     prop_assert_eq!(
         s.enqueued + s.backlog_start,

@@ -129,7 +129,17 @@ struct RunData {
 
 impl RunData {
     fn from_output(out: RunOutput) -> Result<Self, serde_json::Error> {
-        let summary_json = serde_json::to_string(&out.result)?;
+        let mut summary_json = serde_json::to_string(&out.result)?;
+        // The components and the tables' column schema go last, after the
+        // result's keys (whose order summary.json keeps).
+        if summary_json.ends_with('}') {
+            summary_json.pop();
+            summary_json.push_str(",\"components\":");
+            summary_json.push_str(&serde_json::to_string(&out.components)?);
+            summary_json.push_str(",\"schema\":");
+            summary_json.push_str(&schema_json()?);
+            summary_json.push('}');
+        }
         let ts = out.timeseries;
         let series = ts
             .series
@@ -377,6 +387,40 @@ fn validate_scenario(
     ccsim_core::validate_value(v, source).map_err(to_py)
 }
 
+/// The tables' column schema as JSON text: {table: [{name, unit, type,
+/// nullable}, ...]}, the tables in file order, the columns in row order.
+fn schema_json() -> Result<String, serde_json::Error> {
+    let mut out = String::from("{");
+    for (i, (table, cols)) in ccsim_core::results::schema().into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&serde_json::to_string(table)?);
+        out.push(':');
+        out.push_str(&serde_json::to_string(&cols)?);
+    }
+    out.push('}');
+    Ok(out)
+}
+
+/// The column schema of the result tables (summary.json's `schema`), as
+/// JSON text.
+#[pyfunction]
+fn result_schema() -> PyResult<String> {
+    schema_json().map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// A scenario's text read by the engine's own parser (TOML or JSON) into
+/// its data model, as JSON text: what Python reads when it needs a key of
+/// the scenario (`ScenarioText.parsed`), so it never parses one itself.
+/// ScenarioError on a syntax error.
+#[pyfunction]
+#[pyo3(signature = (text, source, fmt="toml"))]
+fn parse_scenario(text: &str, source: &str, fmt: &str) -> PyResult<String> {
+    let v = scenario_value(text, source, fmt, None).map_err(to_py)?;
+    serde_json::to_string(&v).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// A time as scenarios write it ("20ms", "1.5s", "2min"), in seconds, read
 /// by the engine's own parser; ValueError naming the accepted units otherwise.
 #[pyfunction]
@@ -439,6 +483,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(pretty_json, m)?)?;
     m.add_class::<RunData>()?;
+    m.add_function(wrap_pyfunction!(parse_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(result_schema, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time_s, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;

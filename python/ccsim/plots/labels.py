@@ -1,4 +1,4 @@
-"""Names for legends and captions: an algorithm with its key parameters, from the scenario."""
+"""Names for legends and captions: an algorithm with its key parameters, from the components the engine configured."""
 
 from __future__ import annotations
 
@@ -23,29 +23,17 @@ def params_text(spec: Mapping[str, Any], keys: tuple[str, ...], skip: tuple[str,
     return ", ".join(f"{k} {_value(spec[k])}" for k in keys if k in spec and k not in skip)
 
 
-def queue_spec(scenario: Mapping[str, Any] | None, link: str) -> dict[str, Any]:
-    """The queue table of `link` ("a->b") in the scenario, {} when it is not given or defaulted."""
-    if not scenario:
-        return {}
-    topo = scenario.get("topology")
-    if isinstance(topo, Mapping):
-        b = topo.get("bottleneck", {})
-        if link == "r1->r2" and isinstance(b.get("queue"), Mapping):
-            return dict(b["queue"])
-        if link == "r2->r1" and isinstance(b.get("reverse_queue"), Mapping):
-            return dict(b["reverse_queue"])
-        return {}
-    a, _, c = link.partition("->")
-    for spec in scenario.get("links", []) or []:
-        if not isinstance(spec, Mapping):
-            continue
-        if (spec.get("a"), spec.get("b")) == (a, c):
-            q = spec.get("queue_ab") or spec.get("queue")
-        elif (spec.get("a"), spec.get("b")) == (c, a):
-            q = spec.get("queue_ba") or spec.get("queue")
-        else:
-            continue
-        return dict(q) if isinstance(q, Mapping) else {}
+def queue_spec(components: Mapping[str, Any] | None, link: str) -> dict[str, Any]:
+    """The queue of `link` ("a->b") as the engine configured it (summary.json's `components`), {} if unknown.
+
+    The engine resolved which scenario key applies to the link and its defaults (kind, limit); the
+    discipline's own parameters are those given.
+    """
+    for q in (components or {}).get("queues", []) or []:
+        if isinstance(q, Mapping) and q.get("link") == link:
+            spec: dict[str, Any] = {"limit": q.get("limit_pkts"), "limit_bytes": q.get("limit_bytes")}
+            spec = {k: v for k, v in spec.items() if v is not None}
+            return spec | dict(q.get("params") or {})
     return {}
 
 
@@ -56,15 +44,16 @@ def queue_label(kind: str, spec: Mapping[str, Any]) -> str:
     return f"{name} ({p})" if p else name
 
 
-def group_specs(scenario: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
-    """Flow group label -> its table in the scenario (labels default to g<index>, as the engine names them)."""
+def group_specs(components: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """Flow group label -> its configuration as the engine resolved it (summary.json's `components`): the
+    group's keys as given, its application and, for TCP, its congestion control (the engine's default filled in)."""
     out: dict[str, dict[str, Any]] = {}
-    if not scenario:
-        return out
-    for i, g in enumerate(scenario.get("flows", []) or []):
+    for g in (components or {}).get("flow_groups", []) or []:
         if isinstance(g, Mapping):
-            label = g.get("group", g.get("name", f"g{i}"))
-            out[str(label)] = dict(g)
+            spec = dict(g.get("params") or {}) | {"app": g.get("app")}
+            if g.get("cc") is not None:
+                spec["cc"] = g["cc"]
+            out[str(g.get("group"))] = spec
     return out
 
 
@@ -72,7 +61,7 @@ def group_label(group: str, transport: str, spec: Mapping[str, Any]) -> str:
     """'g0: tcp newreno' or 'cbr: udp, rate 1Mbps': a flow group with its transport and key parameters."""
     p = params_text(spec, FLOW_KEYS, skip=("app",) if transport == "tcp" else ())
     head = f"{group}: {transport}"
-    if transport == "tcp":
-        head += f" {spec.get('cc', 'newreno')}"
+    if transport == "tcp" and "cc" in spec:
+        head += f" {spec['cc']}"
         p = params_text(spec, FLOW_KEYS, skip=("cc", "app"))
     return f"{head}, {p}" if p else head

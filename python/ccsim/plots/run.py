@@ -9,7 +9,6 @@ bottleneck not sampled).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,13 +84,13 @@ def moving_mean(values: npt.NDArray[np.float64], n: int) -> npt.NDArray[np.float
     return (c[k] - c[lo]) / (k - lo)
 
 
-def queue_plot(result: Result, out: Path, scenario: Mapping[str, Any] | None, pdf: bool) -> Plot | None:
+def queue_plot(result: Result, out: Path, pdf: bool) -> Plot | None:
     """Instantaneous and average queue length of the bottleneck against time."""
     link, kind = _bottleneck(result)
     inst = _series(result, link, "len_pkts")
     if inst is None or inst.empty:
         return None
-    label = labels.queue_label(kind, labels.queue_spec(scenario, link))
+    label = labels.queue_label(kind, labels.queue_spec(result.components, link))
     avg = _series(result, link, "avg")
     t = inst.index.to_numpy()
     with style.house_style():
@@ -139,32 +138,30 @@ def _group_of(result: Result) -> dict[str, str]:
     return dict(zip(result.flows["name"], result.flows["group"], strict=True)) if len(result.flows) else {}
 
 
-def _group_labels(result: Result, scenario: Mapping[str, Any] | None) -> dict[str, str]:
-    specs = labels.group_specs(scenario)
+def _group_labels(result: Result) -> dict[str, str]:
+    specs = labels.group_specs(result.components)
     out = {}
     for _, f in result.flows.drop_duplicates("group").iterrows():
         out[str(f["group"])] = labels.group_label(str(f["group"]), str(f["transport"]), specs.get(str(f["group"]), {}))
     return out
 
 
-def _group_algorithm(result: Result, scenario: Mapping[str, Any] | None) -> dict[str, str]:
-    """Flow group -> the name its colour follows: the TCP congestion control (default newreno) or the transport."""
-    specs = labels.group_specs(scenario)
+def _group_algorithm(result: Result) -> dict[str, str]:
+    """Flow group -> the name its colour follows: its TCP congestion control (resolved by the engine) or transport."""
+    specs = labels.group_specs(result.components)
     out = {}
     for _, f in result.flows.drop_duplicates("group").iterrows():
         g, transport = str(f["group"]), str(f["transport"])
         spec = specs.get(g, {})
-        out[g] = str(spec.get("cc", "newreno")) if transport == "tcp" else transport
+        out[g] = str(spec.get("cc", transport)) if transport == "tcp" else transport
     return out
 
 
-def _per_flow(
-    ax: Axes, series: dict[str, pd.Series], result: Result, scenario: Mapping[str, Any] | None, scale: float
-) -> None:
+def _per_flow(ax: Axes, series: dict[str, pd.Series], result: Result, scale: float) -> None:
     """One line per flow, coloured by its algorithm; named one by one when few, by group when many."""
     groups = _group_of(result)
-    glabels = _group_labels(result, scenario)
-    algo = _group_algorithm(result, scenario)
+    glabels = _group_labels(result)
+    algo = _group_algorithm(result)
     many = len(series) > MAX_LEGEND_FLOWS
     seen: dict[str, int] = {}
     for flow, s in series.items():
@@ -181,7 +178,7 @@ def _per_flow(
             ax.plot(s.index, s.to_numpy() / scale, color=lk.color, ls=ls, lw=0.9, label=f"{flow} ({glabels.get(g, g)})")
 
 
-def throughput_plot(result: Result, out: Path, scenario: Mapping[str, Any] | None, pdf: bool) -> Plot | None:
+def throughput_plot(result: Result, out: Path, pdf: bool) -> Plot | None:
     """Per-flow and aggregate throughput against time."""
     series = _flow_series(result, "throughput_bps")
     if not series:
@@ -193,7 +190,7 @@ def throughput_plot(result: Result, out: Path, scenario: Mapping[str, Any] | Non
     with style.house_style():
         fig, ax = style.figure()
         _window(ax, result)
-        _per_flow(ax, series, result, scenario, MBIT)
+        _per_flow(ax, series, result, MBIT)
         ax.plot(agg.index, agg.to_numpy() / MBIT, color=style.BLACK, lw=1.4, label="aggregate")
         if rate:
             ax.axhline(rate / MBIT, color=style.GREY, ls=":", lw=1.0, label=f"{link} capacity")
@@ -217,7 +214,7 @@ def throughput_plot(result: Result, out: Path, scenario: Mapping[str, Any] | Non
     return Plot("throughput", "Throughput", caption, paths)
 
 
-def cwnd_plot(result: Result, out: Path, scenario: Mapping[str, Any] | None, pdf: bool) -> Plot | None:
+def cwnd_plot(result: Result, out: Path, pdf: bool) -> Plot | None:
     """Congestion window of the TCP flows against time."""
     series = _flow_series(result, "cwnd_pkts")
     if not series:
@@ -225,7 +222,7 @@ def cwnd_plot(result: Result, out: Path, scenario: Mapping[str, Any] | None, pdf
     with style.house_style():
         fig, ax = style.figure()
         _window(ax, result)
-        _per_flow(ax, series, result, scenario, 1.0)
+        _per_flow(ax, series, result, 1.0)
         ax.set_xlabel("time (s)")
         ax.set_ylabel("congestion window (packets)")
         ax.set_title("Congestion window", loc="left")
@@ -244,7 +241,7 @@ def cwnd_plot(result: Result, out: Path, scenario: Mapping[str, Any] | None, pdf
     return Plot("cwnd", "Congestion window", caption, paths)
 
 
-def drop_prob_plot(result: Result, out: Path, scenario: Mapping[str, Any] | None, pdf: bool) -> Plot | None:
+def drop_prob_plot(result: Result, out: Path, pdf: bool) -> Plot | None:
     """Drop/mark probability of the AQMs that expose one (probes named drop_prob*)."""
     ts = result.timeseries
     sel = ts[(ts["entity_kind"] == "queue") & ts["metric"].astype(str).str.startswith("drop_prob")]
@@ -262,7 +259,7 @@ def drop_prob_plot(result: Result, out: Path, scenario: Mapping[str, Any] | None
         for i, ((link, metric), g) in enumerate(sel.groupby(["entity", "metric"], sort=False, observed=True)):
             kind = kinds.get(str(link), "")
             lk = style.look(kind)
-            label = f"{link} {labels.queue_label(kind, labels.queue_spec(scenario, str(link)))}"
+            label = f"{link} {labels.queue_label(kind, labels.queue_spec(result.components, str(link)))}"
             if metric != "drop_prob":
                 label += f" [{metric}]"
             ax.plot(
@@ -285,19 +282,19 @@ def drop_prob_plot(result: Result, out: Path, scenario: Mapping[str, Any] | None
     return Plot("drop_prob", "Drop/mark probability", caption, paths)
 
 
-def delay_plot(result: Result, out: Path, scenario: Mapping[str, Any] | None, pdf: bool) -> Plot | None:
+def delay_plot(result: Result, out: Path, pdf: bool) -> Plot | None:
     """CDF of the one-way delay, per flow group (and of all flows when there are several groups)."""
     d = result.delays
     if d.empty:
         return None
     groups = _group_of(result)
-    glabels = _group_labels(result, scenario)
+    glabels = _group_labels(result)
     d = d.assign(group=d["flow"].astype(str).map(groups))
     rows = []
     with style.house_style():
         fig, ax = style.figure()
         names = list(dict.fromkeys(d["group"]))
-        algo = _group_algorithm(result, scenario)
+        algo = _group_algorithm(result)
         for i, g in enumerate(names):
             x, y = _cdf(d[d["group"] == g])
             lk = style.look(algo.get(g, g))
@@ -343,16 +340,14 @@ def plot_run(run_dir: str | Path, out_dir: str | Path | None = None, pdf: bool =
     """Draw every figure of the run in `run_dir` into `out_dir` (default RUN_DIR/plots); return them."""
     run = Path(run_dir)
     result = Result.read(run)
-    meta = read_meta(run)
-    scenario = meta.get("scenario") if isinstance(meta.get("scenario"), dict) else None
-    return plot_result(result, Path(out_dir) if out_dir is not None else run / "plots", scenario, pdf)
+    return plot_result(result, Path(out_dir) if out_dir is not None else run / "plots", pdf)
 
 
-def plot_result(result: Result, out: Path, scenario: Mapping[str, Any] | None = None, pdf: bool = False) -> list[Plot]:
+def plot_result(result: Result, out: Path, pdf: bool = False) -> list[Plot]:
     """Draw every figure of `result` into `out`; return them (figures with nothing to show are left out)."""
     plots = []
     for fn in PLOTS:
-        p = fn(result, out, scenario, pdf)
+        p = fn(result, out, pdf)
         if p is not None:
             plots.append(p)
     return plots

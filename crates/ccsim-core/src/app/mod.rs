@@ -6,6 +6,7 @@
 //! transport now (0 for none) and schedules its next timer through the
 //! [`FlowCtx`].
 
+pub mod config;
 pub mod web;
 
 use crate::event::Endpoint;
@@ -48,33 +49,42 @@ pub struct AppInfo {
     pub name: &'static str,
     /// What it asks of its transport.
     pub demand: Demand,
+    /// Its typed configuration from the group's application keys ([`config`]).
+    pub parse: fn(&crate::params::Params) -> Result<config::AppConfig, crate::params::ParamError>,
 }
 
-/// Every application, by name (the builder constructs them from their keys;
+/// Every application, by name, with its parser (the builder builds each
+/// flow's application from the parsed config, [`config::AppConfig::build`];
 /// `web` is a workload of `finite` transfers).
 pub const APPS: &[AppInfo] = &[
     AppInfo {
         name: "bulk",
+        parse: config::parse_bulk,
         demand: Demand::Backlog,
     },
     AppInfo {
         name: "finite",
+        parse: config::parse_finite,
         demand: Demand::Transfer,
     },
     AppInfo {
         name: "web",
+        parse: config::parse_web,
         demand: Demand::Transfer,
     },
     AppInfo {
         name: "cbr",
+        parse: config::parse_cbr,
         demand: Demand::Messages,
     },
     AppInfo {
         name: "poisson",
+        parse: config::parse_poisson,
         demand: Demand::Messages,
     },
     AppInfo {
         name: "onoff",
+        parse: config::parse_onoff,
         demand: Demand::Messages,
     },
 ];
@@ -259,7 +269,7 @@ impl Paced {
     }
 
     fn draw_size(&self, rng: &mut SimRng) -> u64 {
-        let s = self.sizes.draw(rng, self.packet_size as f64).round();
+        let s = crate::time::round(self.sizes.draw(rng, self.packet_size as f64));
         s.clamp(1.0, u32::MAX as f64) as u64
     }
 
@@ -289,7 +299,7 @@ impl Paced {
                 self.burst_start + SimTime(offset)
             }
             d => {
-                let gap = d.draw(ctx.rng, self.mean_gap_ns()).round().max(1.0);
+                let gap = crate::time::round(d.draw(ctx.rng, self.mean_gap_ns())).max(1.0);
                 now + SimTime(gap as u64)
             }
         };
@@ -309,7 +319,7 @@ impl Application for Paced {
         self.k = 0;
         if !matches!(self.gaps, Dist::Constant) {
             // A Poisson process: the first arrival is one random gap after the start.
-            let gap = self.gaps.draw(ctx.rng, self.mean_gap_ns()).round().max(1.0);
+            let gap = crate::time::round(self.gaps.draw(ctx.rng, self.mean_gap_ns())).max(1.0);
             self.token += 1;
             ctx.set_timer(ctx.now + SimTime(gap as u64), Endpoint::App, APP_TICK, self.token);
             return 0;
@@ -380,7 +390,7 @@ impl OnOff {
         let mut next = ctx.now + self.gap();
         if self.remaining == 0 {
             // The burst is over: idle, then a new burst.
-            let off = self.dist.draw(ctx.rng, self.off_mean.0 as f64).round().max(0.0);
+            let off = crate::time::round(self.dist.draw(ctx.rng, self.off_mean.0 as f64)).max(0.0);
             next += SimTime(off.min(u64::MAX as f64 / 2.0) as u64);
             self.remaining = self.burst(ctx.rng);
         }

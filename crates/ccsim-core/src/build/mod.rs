@@ -7,15 +7,17 @@
 //! time, application and `web` plan in `apps.rs`; the packet-trace plan in
 //! `trace_plan.rs`.
 
+use crate::app::config::{AppConfig, AppCtx};
 use crate::app::{Application, Finite};
 use crate::compat::Profile;
 use crate::error::{Error, Result};
-use crate::link::{Link, Loss, LossModel};
-use crate::link_trace::LinkTrace;
+use crate::link::{Egress, Link, Loss, LossModel};
+use crate::link_trace::{LinkTrace, TraceMedium};
+use crate::medium::{Medium, Port};
 use crate::meter::TokenBucket;
 use crate::packet::{LinkId, NodeId};
 use crate::params::{ParamError, Params};
-use crate::queue::droptail::{DropTail, Limit};
+use crate::queue::droptail::Limit;
 use crate::queue::{registry as queues, Queue, QueueDisc};
 use crate::rng::stream;
 use crate::routing::{Routes, NO_ROUTE};
@@ -26,14 +28,14 @@ use crate::time::SimTime;
 use crate::transport::registry::{self as transports, TransportArgs};
 use crate::wlan::dcf::DcfParams;
 use crate::wlan::phy::{Phy, Standard, LONG_RETRY_LIMIT, SHORT_RETRY_LIMIT};
-use crate::wlan::{FrameErrors, Medium, Wlan};
+use crate::wlan::{FrameErrors, Wlan};
 use serde_json::Value;
 use std::collections::HashMap;
 
 mod apps;
 mod trace_plan;
 
-use apps::{build_app, start_time, web_plan, AppKeys};
+use apps::{app_config, split_keys, start_time, web_plan};
 use trace_plan::trace_plan;
 
 /// Default limit of access-link queues, packets.
@@ -65,7 +67,8 @@ struct Builder<'a> {
     names: HashMap<String, NodeId>,
     nodes: Vec<Node>,
     links: Vec<Link>,
-    wlans: Vec<Wlan>,
+    /// The media of the links that are not plain wires (trace-driven links, WLANs).
+    media: Vec<Box<dyn Medium>>,
 }
 
 fn err(file: &str, path: impl Into<String>, msg: impl Into<String>) -> Error {
@@ -118,7 +121,22 @@ impl<'a> Builder<'a> {
 
     fn queue(&self, spec: Option<&QueueSpec>, default_limit: u64, rate: u64, path: &str, label: &str) -> Result<Queue> {
         let disc = self.queue_disc(spec, default_limit, rate, path)?;
-        Ok(Queue::new(disc, stream(self.seed, &format!("queue:{label}"))))
+        let mut q = Queue::new(disc, stream(self.seed, &format!("queue:{label}")));
+        let bytes = spec.and_then(|s| s.limit_bytes).map(|b| b.0);
+        q.config = Some(Box::new(crate::results::QueueComponent {
+            link: label.to_string(),
+            key: path.to_string(),
+            kind: q.kind().to_string(),
+            compat: spec.and_then(|s| s.compat).unwrap_or(self.compat).name(),
+            limit_pkts: match spec.and_then(|s| s.limit) {
+                Some(l) => Some(l as u64),
+                None if bytes.is_some() => None,
+                None => Some(default_limit),
+            },
+            limit_bytes: bytes,
+            params: spec.map(|s| s.params.clone()).unwrap_or_default(),
+        }));
+        Ok(q)
     }
 
     fn queue_disc(
@@ -286,14 +304,20 @@ impl<'a> Builder<'a> {
         Ok([one(&traces[0])?, one(&traces[1])?])
     }
 
-    /// Make link `id` follow `trace`, if any: it then takes the general
-    /// path (the FIFO fast path fixes departures at the link's rate).
+    /// Make link `id` follow `trace`, if any: its queue is then served by a
+    /// [`TraceMedium`], on the general path (the FIFO fast path fixes
+    /// departures at the link's rate).
     fn set_trace(&mut self, id: LinkId, trace: Option<Box<LinkTrace>>) {
+        let Some(trace) = trace else { return };
+        let medium = self.media.len() as u32;
         let l = &mut self.links[id.0 as usize];
-        if trace.is_some() {
-            l.queue.disable_fast_path();
+        self.media.push(Box::new(TraceMedium::new(id, &l.name, *trace)));
+        let port = Port { medium, port: 0 };
+        let egress = std::mem::replace(&mut l.egress, Egress::Medium { port, queue: None });
+        if let (Egress::Wire(mut q), Egress::Medium { queue, .. }) = (egress, &mut l.egress) {
+            q.disable_fast_path();
+            *queue = Some(q);
         }
-        l.trace = trace;
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -303,7 +327,7 @@ impl<'a> Builder<'a> {
         b: NodeId,
         rate: u64,
         delay: SimTime,
-        queue: Queue,
+        egress: Egress,
         loss: Option<Loss>,
     ) -> LinkId {
         let id = LinkId(self.links.len() as u32);
@@ -315,7 +339,7 @@ impl<'a> Builder<'a> {
             to: b,
             rate_bps: rate,
             delay,
-            queue,
+            egress,
             loss,
             busy_until: SimTime::ZERO,
             free_pending: false,
@@ -323,11 +347,9 @@ impl<'a> Builder<'a> {
             free_t64: 0.0,
             stats: Default::default(),
             notify_reverse: None,
-            medium: None,
             device: Default::default(),
             device_cap: 0,
             framing: 0,
-            trace: None,
         });
         id
     }
@@ -404,9 +426,9 @@ impl<'a> Builder<'a> {
             "r2->r1",
         )?;
         let loss = self.loss(b.loss.as_ref(), "topology.bottleneck.loss", "r1->r2")?;
-        let fwd = self.add_link(r1, r2, fwd_rate, b.delay.0, fwd_q, loss);
+        let fwd = self.add_link(r1, r2, fwd_rate, b.delay.0, Egress::Wire(fwd_q), loss);
         self.set_trace(fwd, fwd_trace);
-        let rev = self.add_link(r2, r1, rev_rate, b.delay.0, rev_q, None);
+        let rev = self.add_link(r2, r1, rev_rate, b.delay.0, Egress::Wire(rev_q), None);
         self.set_trace(rev, rev_trace);
         let a = &t.access;
         for i in 0..n {
@@ -420,7 +442,7 @@ impl<'a> Builder<'a> {
                     "topology.access.queue",
                     &label,
                 )?;
-                self.add_link(x, y, a.rate.0, delay, q, None);
+                self.add_link(x, y, a.rate.0, delay, Egress::Wire(q), None);
             }
         }
         Ok(())
@@ -485,9 +507,9 @@ impl<'a> Builder<'a> {
                 &format!("{p}.loss_ba"),
                 &format!("{nb}->{na}"),
             )?;
-            let ab = self.add_link(a, b, rate_ab, l.delay.0, qab, lab);
+            let ab = self.add_link(a, b, rate_ab, l.delay.0, Egress::Wire(qab), lab);
             self.set_trace(ab, trace_ab);
-            let ba = self.add_link(b, a, rate_ba, l.delay.0, qba, lba);
+            let ba = self.add_link(b, a, rate_ba, l.delay.0, Egress::Wire(qba), lba);
             self.set_trace(ba, trace_ba);
         }
         Ok(())
@@ -514,7 +536,7 @@ impl<'a> Builder<'a> {
         if name.is_empty() || name.contains(':') {
             return Err(self.e(format!("{p}.name"), "a WLAN name must be non-empty and without ':'"));
         }
-        if self.wlans.iter().any(|x| x.name == name) {
+        if self.media.iter().any(|x| x.name() == name) {
             return Err(self.e(format!("{p}.name"), format!("duplicate WLAN name \"{name}\"")));
         }
         let ap = self.node(&w.ap, &format!("{p}.ap"))?;
@@ -598,7 +620,7 @@ impl<'a> Builder<'a> {
             short_limit,
             long_limit,
         };
-        let id = self.wlans.len() as u32;
+        let id = self.media.len() as u32;
         let rate = phy.data_rate_bps;
         let rts_threshold = w.rts_threshold.map(|b| b.0).unwrap_or(u64::MAX);
         let err_rng = stream(self.seed, &format!("wlan-errors:{name}"));
@@ -639,25 +661,15 @@ impl<'a> Builder<'a> {
         for (k, &sta) in stations.iter().enumerate() {
             let si = k as u32 + 1;
             for (a, b, tx, rx) in [(ap, sta, 0, si), (sta, ap, si, 0)] {
-                let unused = Queue::general(
-                    Box::new(DropTail::new(
-                        Limit {
-                            packets: Some(1),
-                            bytes: None,
-                        },
-                        false,
-                    )),
-                    stream(self.seed, "unused"),
-                );
-                let l = self.add_link(a, b, rate, SimTime::ZERO, unused, None);
-                self.links[l.0 as usize].medium = Some(Medium { wlan: id, tx, rx });
-                let f = &mut wlan.ifaces[tx as usize];
-                if f.timer_link.0 == u32::MAX {
-                    f.timer_link = l;
-                }
+                let port = wlan.add_port(LinkId(self.links.len() as u32), tx, rx);
+                let egress = Egress::Medium {
+                    port: Port { medium: id, port },
+                    queue: None,
+                };
+                self.add_link(a, b, rate, SimTime::ZERO, egress, None);
             }
         }
-        self.wlans.push(wlan);
+        self.media.push(Box::new(wlan));
         Ok(())
     }
 
@@ -695,6 +707,43 @@ impl<'a> Builder<'a> {
             )),
         }
     }
+}
+
+/// The flow groups as configured (the results' `components`): `group_of`
+/// gives each flow's group index.
+fn flow_group_components(
+    spec: &ScenarioSpec,
+    flows: &[Flow],
+    group_of: &[usize],
+    compat: crate::compat::Profile,
+) -> Vec<crate::results::FlowGroupComponent> {
+    spec.flows
+        .iter()
+        .enumerate()
+        .map(|(gi, g)| {
+            let transport = g.transport.clone().unwrap_or_else(|| "udp".into());
+            let mut params = g.params.clone();
+            let given_cc = params.remove("cc");
+            let cc = (transport == "tcp").then(|| match given_cc.as_ref().and_then(|v| v.as_str()) {
+                Some(c) => c.to_string(),
+                None => crate::tcp::TcpConfig::default().cc,
+            });
+            let first = group_of.iter().position(|&x| x == gi);
+            crate::results::FlowGroupComponent {
+                group: first.map_or_else(
+                    || g.group.clone().unwrap_or_else(|| format!("g{gi}")),
+                    |i| flows[i].group.clone(),
+                ),
+                key: format!("flows[{gi}]"),
+                flows: group_of.iter().filter(|&&x| x == gi).count(),
+                transport,
+                app: g.app.clone().unwrap_or_default(),
+                cc,
+                compat: g.compat.unwrap_or(compat).name(),
+                params,
+            }
+        })
+        .collect()
 }
 
 fn add_flows(
@@ -767,10 +816,11 @@ fn add_flows(
             None => duration,
             Some(t) => t.0,
         };
-        let web = if app == "web" {
-            Some(web_plan(b, g, &path, &group, &transport, duration, pairs, global)?)
-        } else {
-            None
+        let (app_keys, rest) = split_keys(&g.params, &transport);
+        let app_cfg = app_config(b, &app, &app_keys, &path)?;
+        let web = match &app_cfg {
+            AppConfig::Web(cfg) => Some(web_plan(b, g, cfg, &path, &group, &transport, duration, pairs, global)?),
+            _ => None,
         };
         let n_flows = web.as_ref().map_or(count, |w| w.flows.len());
         for k in 0..n_flows {
@@ -804,24 +854,6 @@ fn add_flows(
             if stop <= start {
                 return Err(err(file, format!("{path}.stop"), "a flow must stop after it starts"));
             }
-            let mut keys = AppKeys {
-                file,
-                path: &path,
-                keys: g.params.clone(),
-            };
-            let (application, rest): (Box<dyn Application>, Params) = match &web {
-                Some(w) => (
-                    Box::new(Finite {
-                        bytes: w.flows[k].1 * w.mss,
-                        label: "web",
-                    }),
-                    w.rest.clone(),
-                ),
-                None => {
-                    let a = build_app(&app, &mut keys, start, &transport)?;
-                    (a, keys.finish(&app, &transport)?)
-                }
-            };
             let args = TransportArgs {
                 params: &rest,
                 app: &app,
@@ -853,6 +885,15 @@ fn add_flows(
                 };
                 err(file, p, message)
             })?;
+            // The application, from its config and what the built sender says.
+            let mss = sender.segment_payload().unwrap_or(crate::DEFAULT_MSS);
+            let application: Box<dyn Application> = match &web {
+                Some(w) => Box::new(Finite {
+                    bytes: w.flows[k].1 * mss as u64,
+                    label: "web",
+                }),
+                None => app_cfg.build(&AppCtx { mss }),
+            };
             let fairness = g.fairness.unwrap_or(application.greedy());
             flows.push(Flow {
                 name,
@@ -943,7 +984,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
         names: HashMap::new(),
         nodes: Vec::new(),
         links: Vec::new(),
-        wlans: Vec::new(),
+        media: Vec::new(),
     };
     b.dumbbell(spec)?;
     b.graph(spec)?;
@@ -955,10 +996,11 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
     let (flows, group_of) = add_flows(&b, spec, duration, pairs)?;
     // Duplex pairs are created one after the other (a->b, then b->a).
     for i in (0..b.links.len()).step_by(2) {
-        if b.links[i + 1].queue.wants_reverse() {
+        let wants_reverse = |l: &Link| l.queue().is_some_and(|q| q.wants_reverse());
+        if wants_reverse(&b.links[i + 1]) {
             b.links[i].notify_reverse = Some(LinkId(i as u32 + 1));
         }
-        if b.links[i].queue.wants_reverse() {
+        if wants_reverse(&b.links[i]) {
             b.links[i + 1].notify_reverse = Some(LinkId(i as u32));
         }
     }
@@ -997,13 +1039,14 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
             ),
         ));
     } else {
-        // Wireless hops have no queue of their own: their interfaces' queues are sampled instead.
-        let wired = |i: &usize| b.links[*i].medium.is_none();
+        // Wireless hops have no queue of their own: their interfaces' queues
+        // (the queues their media keep) are sampled instead.
+        let wired = |i: &usize| b.links[*i].queue().is_some();
         let ifaces: Vec<(usize, usize)> = b
-            .wlans
+            .media
             .iter()
             .enumerate()
-            .flat_map(|(w, x)| (0..x.ifaces.len()).map(move |f| (w, f)))
+            .flat_map(|(m, x)| (0..).map_while(move |q| x.queue(q).map(|_| (m, q))))
             .collect();
         let (links, ifaces) = match &out.sample_links {
             None => ((0..b.links.len()).filter(wired).collect(), ifaces),
@@ -1013,7 +1056,10 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
                 for (i, nm) in names.iter().enumerate() {
                     if let Some(l) = (0..b.links.len()).filter(wired).find(|&l| &b.links[l].name == nm) {
                         links.push(l);
-                    } else if let Some(&f) = ifaces.iter().find(|&&(w, f)| &b.wlans[w].ifaces[f].name == nm) {
+                    } else if let Some(&f) = ifaces
+                        .iter()
+                        .find(|&&(m, q)| b.media[m].queue(q).is_some_and(|(name, _)| name == nm))
+                    {
                         picked.push(f);
                     } else {
                         return Err(err(
@@ -1061,7 +1107,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
     if let Some(w) = spec.limits.max_wall {
         guards.max_wall_s = w.0.secs_f64();
     }
-    let wlans = std::mem::take(&mut b.wlans);
+    let media = std::mem::take(&mut b.media);
     let mut sim = Simulation::new(
         spec.name.clone(),
         seed,
@@ -1075,7 +1121,8 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
         guards,
     );
     sim.trace_plan = trace;
-    sim.wlans = wlans;
+    sim.media = media;
+    sim.flow_groups = flow_group_components(spec, &sim.flows, &group_of, b.compat);
     let tie_order = spec.tie_order.unwrap_or(b.compat.tie_order());
     sim.set_tie_order(tie_order);
     sim.set_device_queue(

@@ -104,7 +104,7 @@ pub(super) fn trace_plan(
     let mut traced: Vec<bool> = b
         .links
         .iter()
-        .map(|l| out.trace_links.is_none() && l.medium.is_none())
+        .map(|l| out.trace_links.is_none() && l.queue().is_some())
         .collect();
     for (i, nm) in out.trace_links.iter().flatten().enumerate() {
         let li = b.links.iter().position(|l| &l.name == nm).ok_or_else(|| {
@@ -114,7 +114,7 @@ pub(super) fn trace_plan(
                 format!("unknown link \"{nm}\" (links are named \"a->b\")"),
             )
         })?;
-        if b.links[li].medium.is_some() {
+        if b.links[li].queue().is_none() {
             return Err(err(
                 file,
                 format!("output.trace_links[{i}]"),

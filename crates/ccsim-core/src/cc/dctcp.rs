@@ -34,6 +34,27 @@
 //!   congestion avoidance adds a segment per segment acknowledged
 //!   (`TcpLinuxReno::CongestionAvoidance` floors `w` at 1).
 //!
+//! - ns-3's estimator (`estimator = "ns3"`, the default under `compat =
+//!   "ns3"`): `TcpDctcp::PktsAcked` (`tcp-dctcp.cc`) starts the first window
+//!   at the first ACK (`m_nextSeqFlag`) and closes a window once the ACK
+//!   reaches `m_nextSeq` (`m_lastAckedSeq >= m_nextSeq`), one segment
+//!   earlier than RFC 8257's "passes WindowEnd"; a duplicate ACK counts one
+//!   segment acknowledged (`TcpSocketBase::ProcessAck`: "Artificially call
+//!   PktsAcked"); and a segment counts as marked while the sender's ECN
+//!   state is `ECN_ECE_RCVD`: from an ACK of new data with ECN-Echo until an
+//!   ACK without it, or until the first new segment sent once the echo has
+//!   passed the last segment sent with CWR (`SendDataPacket` then enters
+//!   `ECN_CWR_SENT`), so a duplicate ACK with ECN-Echo counts as marked only
+//!   while no new data has gone out since (`TcpSocketBase::ReceivedAck`).
+//!   ns-3's receiver sends such duplicates on changes of CE state
+//!   ([`crate::tcp::receiver`], `ce_change_ack`).
+//! - ns-3's CWR state (`grow_in_cwr = false`, the default under `ns3`):
+//!   after the reaction to an ECN-Echo (`TcpSocketBase::EnterCwr`) the
+//!   window does not grow until an ACK passes the highest segment sent
+//!   before it (`m_recover`; `ProcessAck`'s `CA_CWR` branch calls
+//!   `PktsAcked` but not `IncreaseWindow`; `ReceivedAck` leaves `CA_CWR`
+//!   when `ackNumber > m_recover`, and that ACK grows the window).
+//!
 //! Defaults: `g = 1/16` (RFC 8257 section 4.2; Linux `dctcp_shift_g = 4`,
 //! ns-3 `DctcpShiftG = 0.0625`); initial alpha 1 (RFC 8257 leaves it to the
 //! implementation; Linux's `dctcp_alpha_on_init` and ns-3's
@@ -96,6 +117,24 @@ pub struct DctcpConfig {
     /// RTT independence (Prague): scale the additive increase by
     /// (srtt / rtt_target)^2 while srtt is below it (default none).
     pub rtt_target: Option<Time>,
+    /// The marked-fraction estimator: "rfc8257" (default) or "ns3"
+    /// (ns-3's `TcpDctcp::PktsAcked` with the socket's ECN states; the
+    /// default under `ns3`).
+    pub estimator: Option<Estimator>,
+    /// Grow the window in the round trip after a reaction to ECN-Echo
+    /// (default true; false under `ns3`, whose `CA_CWR` state does not
+    /// grow it).
+    pub grow_in_cwr: Option<bool>,
+}
+
+/// Which marked-fraction estimator DCTCP runs (key `estimator`).
+#[derive(Deserialize, Copy, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Estimator {
+    /// RFC 8257 section 3.3 steps 1-8.
+    Rfc8257,
+    /// ns-3.44's `TcpDctcp::PktsAcked` (module documentation).
+    Ns3,
 }
 
 impl Default for DctcpConfig {
@@ -108,8 +147,26 @@ impl Default for DctcpConfig {
             min_ssthresh: None,
             estimate_first: None,
             rtt_target: None,
+            estimator: None,
+            grow_in_cwr: None,
         }
     }
+}
+
+/// ns-3's sender-side ECN state as `TcpDctcp::PktsAcked` reads it
+/// (`estimator = "ns3"`).
+#[derive(Copy, Clone, Debug, Default)]
+struct Ns3EcnState {
+    /// The first window has begun (`m_nextSeqFlag`).
+    started: bool,
+    /// `ECN_ECE_RCVD`.
+    ece_rcvd: bool,
+    /// `m_ecnEchoSeq`: the last ACK that carried a valid ECN-Echo.
+    echo_seq: u64,
+    /// `m_ecnCWRSeq`: the last segment sent with CWR.
+    cwr_seq: Option<u64>,
+    /// The highest segment sent (+1) when the previous ACK was processed.
+    prev_snd_max: u64,
 }
 
 /// The DCTCP controller (and TCP Prague's).
@@ -136,6 +193,14 @@ pub struct Dctcp {
     /// An ECN-Echo arrived on the ACK being processed: reduce after the
     /// estimator has seen that ACK.
     reduce_pending: Option<CongestionEvent>,
+    /// ns-3's estimator state, if it runs.
+    ns3: Option<Ns3EcnState>,
+    /// Payload bytes of a segment (a duplicate ACK's count under `ns3`).
+    mss: u64,
+    /// Grow in the round trip after a reaction.
+    grow_in_cwr: bool,
+    /// In ns-3's `CA_CWR` until the cumulative ACK passes this (segments).
+    cwr_until: Option<u64>,
 }
 
 impl Dctcp {
@@ -172,6 +237,14 @@ impl Dctcp {
             bytes_acked: 0,
             bytes_marked: 0,
             reduce_pending: None,
+            ns3: (cfg
+                .estimator
+                .unwrap_or(if ns3 { Estimator::Ns3 } else { Estimator::Rfc8257 })
+                == Estimator::Ns3)
+                .then(Ns3EcnState::default),
+            mss: init.mss as u64,
+            grow_in_cwr: cfg.grow_in_cwr.unwrap_or(!ns3),
+            cwr_until: None,
         })
     }
 
@@ -186,14 +259,52 @@ impl Dctcp {
         self.alpha
     }
 
-    /// RFC 8257 section 3.3 steps 1-8 on one ACK.
+    /// RFC 8257 section 3.3 steps 1-8 on one ACK (or ns-3's version).
     fn estimate(&mut self, ack: &AckInfo) {
-        self.bytes_acked += ack.acked_bytes;
-        if ack.ece {
-            self.bytes_marked += ack.acked_bytes;
-        }
-        if ack.ack <= self.window_end {
-            return;
+        if let Some(st) = self.ns3.as_mut() {
+            // `SendDataPacket`: the first new segment sent after a valid
+            // echo newer than the last CWR leaves ECN_ECE_RCVD.
+            if st.ece_rcvd && ack.snd_max > st.prev_snd_max && st.cwr_seq.is_none_or(|c| st.echo_seq > c) {
+                st.ece_rcvd = false;
+                st.cwr_seq = Some(st.prev_snd_max);
+            }
+            st.prev_snd_max = ack.snd_max;
+            let advanced = ack.acked > 0;
+            // `ReceivedAck`: ECE on an ACK of new data -> ECN_ECE_RCVD; an
+            // ACK without it leaves that state.
+            if advanced && ack.ece && ack.ack > st.echo_seq {
+                st.echo_seq = ack.ack;
+                st.ece_rcvd = true;
+            } else if !ack.ece {
+                st.ece_rcvd = false;
+            }
+            // `ProcessAck` passes a duplicate ACK to `PktsAcked` as one segment.
+            let bytes = if advanced {
+                ack.acked_bytes
+            } else if ack.ack < ack.snd_max {
+                self.mss
+            } else {
+                0
+            };
+            self.bytes_acked += bytes;
+            if st.ece_rcvd {
+                self.bytes_marked += bytes;
+            }
+            if !st.started {
+                st.started = true;
+                self.window_end = ack.snd_max;
+            }
+            if ack.ack < self.window_end {
+                return;
+            }
+        } else {
+            self.bytes_acked += ack.acked_bytes;
+            if ack.ece {
+                self.bytes_marked += ack.acked_bytes;
+            }
+            if ack.ack <= self.window_end {
+                return;
+            }
         }
         let m = if self.bytes_acked > 0 {
             self.bytes_marked as f64 / self.bytes_acked as f64
@@ -237,14 +348,21 @@ impl CongestionControl for Dctcp {
         if self.estimate_first {
             self.estimate(ack);
         }
+        if self.cwr_until.is_some_and(|r| ack.ack > r) {
+            self.cwr_until = None;
+        }
         if let Some(ev) = self.reduce_pending.take() {
             let s = self.scaled(&ev);
             self.reduce(s, &ev);
+            if !self.grow_in_cwr {
+                // `EnterCwr`: `m_recover = m_highTxMark`.
+                self.cwr_until = Some(ack.snd_max);
+            }
         }
         if !self.estimate_first {
             self.estimate(ack);
         }
-        if !ack.may_raise_cwnd() {
+        if !ack.may_raise_cwnd() || self.cwr_until.is_some() {
             return;
         }
         let mut n = if self.per_segment { ack.acked as f64 } else { 1.0 };
@@ -295,6 +413,7 @@ impl CongestionControl for Dctcp {
     }
     fn on_rto(&mut self, ev: &CongestionEvent) {
         self.reduce_pending = None;
+        self.cwr_until = None;
         let s = match self.loss_response {
             LossResponse::Halve => ev.flight / 2.0,
             LossResponse::Alpha => self.scaled(ev),
@@ -441,8 +560,9 @@ mod tests {
         c.on_ack(&acked(1, 2, true), &mut rng);
         // alpha 1 (the estimate runs after the reaction under ns3): 0.75.
         assert_eq!((c.cwnd(), c.ssthresh()), (0.75, 0.75));
-        // Below one segment, w = 1: a whole segment per segment acknowledged.
-        c.on_ack(&acked(2, 2, false), &mut rng);
+        // Below one segment, w = 1: a whole segment per segment acknowledged
+        // (by the ACK that passes the segments sent before the reaction).
+        c.on_ack(&acked(3, 3, false), &mut rng);
         assert_eq!(c.cwnd(), 1.75);
         // Linux's floor of 2 segments by default.
         i.compat = Profile::Ccsim;
@@ -450,6 +570,71 @@ mod tests {
         c.on_ecn(&ev);
         c.on_ack(&acked(1, 2, true), &mut rng);
         assert_eq!((c.cwnd(), c.ssthresh()), (2.0, 2.0));
+    }
+
+    #[test]
+    fn ns3_estimator_counts_duplicates_and_closes_at_the_window_end() {
+        // ns-3's TcpDctcp::PktsAcked: the first ACK starts the window
+        // (WindowEnd 3) without an update; a duplicate ACK counts one
+        // segment, unmarked here; the ACK reaching 3 closes the window:
+        // M = 2 marked of 1 + 1 + 2 segments.
+        let mut rng = stream(1, "t");
+        let mut i = init(10.0);
+        i.compat = Profile::Ns3;
+        let mut c = Dctcp::new(DctcpConfig::default(), &i).unwrap();
+        c.on_ack(&acked(1, 3, false), &mut rng);
+        assert_eq!(c.alpha(), 1.0, "the first ACK only starts the window");
+        let mut dup = acked(1, 3, false);
+        dup.acked = 0;
+        dup.acked_bytes = 0;
+        c.on_ack(&dup, &mut rng);
+        let mut last = acked(3, 5, true);
+        last.acked = 2;
+        last.acked_bytes = 2 * 1460;
+        c.on_ack(&last, &mut rng);
+        assert!((c.alpha() - (15.0 / 16.0 + 0.5 / 16.0)).abs() < 1e-12, "{}", c.alpha());
+        // RFC 8257: the first ACK closes the initial window (WindowEnd 0),
+        // duplicates count nothing, and ack 3 does not pass WindowEnd 3.
+        i.compat = Profile::Ccsim;
+        let mut r = Dctcp::new(DctcpConfig::default(), &i).unwrap();
+        for a in [acked(1, 3, false), dup, last] {
+            r.on_ack(&a, &mut rng);
+        }
+        assert_eq!(r.alpha(), 15.0 / 16.0);
+    }
+
+    #[test]
+    fn ns3_does_not_grow_in_cwr() {
+        // ns-3's CA_CWR: no IncreaseWindow until the ACK passes m_recover
+        // (the highest segment sent at the reaction, 10 here).
+        let mut rng = stream(1, "t");
+        let mut i = init(4.0);
+        i.initial_ssthresh = 2.0;
+        i.compat = Profile::Ns3;
+        let run = |grow_in_cwr: Option<bool>, rng: &mut SimRng| {
+            let cfg = DctcpConfig {
+                alpha_init: 0.0,
+                grow_in_cwr,
+                ..DctcpConfig::default()
+            };
+            let mut c = Dctcp::new(cfg, &i).unwrap();
+            c.on_ecn(&loss(0, 4.0));
+            c.on_ack(&acked(7, 10, true), rng);
+            let mut seen = vec![c.cwnd()];
+            for (a, m) in [(9, 12), (10, 12), (11, 13), (13, 15)] {
+                let mut x = acked(a, m, false);
+                x.acked = 2;
+                x.acked_bytes = 2 * 1460;
+                c.on_ack(&x, rng);
+                seen.push(c.cwnd());
+            }
+            seen
+        };
+        // alpha 0: the reaction leaves 4 segments; whole-segment growth,
+        // one per cwnd segments acknowledged, counting from the ACK that
+        // passes 10 under ns3.
+        assert_eq!(run(Some(true), &mut rng), vec![4.0, 4.0, 5.0, 5.0, 5.0]);
+        assert_eq!(run(None, &mut rng), vec![4.0, 4.0, 4.0, 4.0, 5.0]);
     }
 
     #[test]

@@ -200,7 +200,10 @@ pub trait QueueDisc: Send {
     }
 }
 
-/// Counters of one queue over the metrics window.
+/// Counters of one queue. In [`Queue::stats`] the counters are running
+/// totals since the queue was built (they only grow) and the extrema
+/// (`max_len_pkts`, `min_len_pkts`, `sojourn_max_ns`) are over the metrics
+/// window; [`Queue::window_stats`] gives everything over the window.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct QueueStats {
     /// Packets offered to the queue.
@@ -231,7 +234,7 @@ pub struct QueueStats {
     pub sojourn_sum_ns: u128,
     /// Largest sojourn seen, ns.
     pub sojourn_max_ns: u64,
-    /// Packets waiting when the window opened.
+    /// Packets waiting when the window opened (0 in the running totals).
     pub backlog_start: u64,
     /// Integral of the length in packets over time, packet-ns.
     pub len_pkts_integral: u128,
@@ -276,12 +279,16 @@ pub struct Queue {
     /// [`Queue::try_pass_through`]).
     pass_limit: Option<droptail::Limit>,
     rng: SimRng,
-    /// Statistics over the window.
+    /// Running counters (see [`QueueStats`]).
     pub stats: QueueStats,
+    /// `stats` when the metrics window opened, with `backlog_start` the
+    /// length then ([`Queue::window_stats`]).
+    window_start: QueueStats,
     last_change: SimTime,
     counting: bool,
-    /// Per-flow drops at this queue (indexed by flow id), over the window.
-    pub flow_drops: Vec<u64>,
+    /// How the scenario configured this queue (set by the builder for the
+    /// results' `components`).
+    pub config: Option<Box<crate::results::QueueComponent>>,
 }
 
 impl Queue {
@@ -299,9 +306,10 @@ impl Queue {
             pass_limit,
             rng,
             stats: QueueStats::default(),
+            window_start: QueueStats::default(),
             last_change: SimTime::ZERO,
             counting: true,
-            flow_drops: Vec::new(),
+            config: None,
         }
     }
 
@@ -496,21 +504,50 @@ impl Queue {
         }
     }
 
-    /// Reset the counters when the metrics window opens (the queue's contents stay).
+    /// The metrics window opens: snapshot the counters (the length
+    /// integrals brought up to `now`) and restart the extrema (the queue's
+    /// contents stay, counted as `backlog_start`).
     pub fn open_window(&mut self, now: SimTime) {
         self.retire(now, false);
+        self.integrate(now);
         let len = self.len_pkts() as u64;
-        self.stats = QueueStats {
+        self.stats.max_len_pkts = len;
+        self.stats.min_len_pkts = len;
+        self.stats.sojourn_max_ns = 0;
+        self.window_start = QueueStats {
             backlog_start: len,
-            max_len_pkts: len,
-            min_len_pkts: len,
-            ..QueueStats::default()
+            ..self.stats.clone()
         };
-        for d in self.flow_drops.iter_mut() {
-            *d = 0;
-        }
         self.last_change = now;
         self.counting = true;
+    }
+
+    /// The statistics over the metrics window: the running counters less
+    /// their snapshot at its opening, the extrema, the backlog at the
+    /// opening. (Before the window opens: since the queue was built.)
+    pub fn window_stats(&self) -> QueueStats {
+        let (s, w) = (&self.stats, &self.window_start);
+        QueueStats {
+            arrivals: s.arrivals - w.arrivals,
+            enqueued: s.enqueued - w.enqueued,
+            dequeued: s.dequeued - w.dequeued,
+            drops: s.drops - w.drops,
+            drops_on_arrival: s.drops_on_arrival - w.drops_on_arrival,
+            drops_in_queue: s.drops_in_queue - w.drops_in_queue,
+            early_drops: s.early_drops - w.early_drops,
+            forced_drops: s.forced_drops - w.forced_drops,
+            marks: s.marks - w.marks,
+            rewrites: s.rewrites - w.rewrites,
+            arrival_bytes: s.arrival_bytes - w.arrival_bytes,
+            drop_bytes: s.drop_bytes - w.drop_bytes,
+            sojourn_sum_ns: s.sojourn_sum_ns - w.sojourn_sum_ns,
+            sojourn_max_ns: s.sojourn_max_ns,
+            backlog_start: w.backlog_start,
+            len_pkts_integral: s.len_pkts_integral - w.len_pkts_integral,
+            len_bytes_integral: s.len_bytes_integral - w.len_bytes_integral,
+            max_len_pkts: s.max_len_pkts,
+            min_len_pkts: s.min_len_pkts,
+        }
     }
 
     /// Stop counting at the end of the window (closes the length integral).
@@ -553,11 +590,6 @@ impl Queue {
             DropReason::Early => self.stats.early_drops += 1,
             DropReason::Forced | DropReason::Overflow => self.stats.forced_drops += 1,
         }
-        let f = p.flow.0 as usize;
-        if f >= self.flow_drops.len() {
-            self.flow_drops.resize(f + 1, 0);
-        }
-        self.flow_drops[f] += 1;
     }
 
     fn count_queued_drops(&mut self, arena: &PacketArena, drops: &[(PacketRef, DropReason)]) {
@@ -785,7 +817,7 @@ mod tests {
         slow.close_window(end);
         pass.close_window(end);
         assert!(passed > 0, "no packet passed through");
-        (fast.stats, slow.stats, pass.stats)
+        (fast.window_stats(), slow.window_stats(), pass.window_stats())
     }
 
     /// The fast path's idle-transmitter shortcut (`pass_through`) and the

@@ -72,7 +72,10 @@ impl Ewma {
             self.idle_since = Some(now);
         }
         let keep = 1.0 - self.weight;
-        self.avg = self.avg * keep.powf(m) * keep + self.weight * q;
+        // Without idle time (m = 0, most arrivals) the decay factor is
+        // keep^0 = 1 exactly: skip the call to `pow`.
+        let decayed = if m == 0.0 { self.avg } else { self.avg * keep.powf(m) };
+        self.avg = decayed * keep + self.weight * q;
         self.avg
     }
 
@@ -96,6 +99,9 @@ impl Ewma {
     /// changing the state (for periodic controllers such as Adaptive RED).
     pub fn peek(&self, now: SimTime, link_rate_bps: u64) -> f64 {
         let m = self.idle_packets(now, link_rate_bps);
+        if m == 0.0 {
+            return self.avg;
+        }
         self.avg * (1.0 - self.weight).powf(m)
     }
 }

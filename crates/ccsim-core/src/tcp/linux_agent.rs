@@ -266,9 +266,7 @@ impl TcpSender {
             self.state = CaState::Open;
             self.la.nif = 0;
         } else if self.state != CaState::Recovery && newly_lost > 0 {
-            if ctx.stats.counting {
-                ctx.stats.fast_retransmits += 1;
-            }
+            ctx.stats.on_fast_retransmit();
             self.recover = self.snd_max;
             self.recovery_point = self.snd_max;
             self.la.nif = self.cc.cwnd().floor() as u64;
@@ -281,9 +279,7 @@ impl TcpSender {
 
     /// `LinuxTcpAgent::timeout` and `enter_loss`.
     pub(super) fn la_on_timeout(&mut self, ctx: &mut FlowCtx) {
-        if ctx.stats.counting {
-            ctx.stats.timeouts += 1;
-        }
+        ctx.stats.on_timeout();
         let ev = self.la_event(ctx.now);
         self.cc.on_rto(&ev);
         self.recover = self.snd_max;

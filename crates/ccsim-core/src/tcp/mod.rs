@@ -287,6 +287,13 @@ pub struct TcpConfig {
     /// `Acker::update_ts` with `ts_echo_rfc1323_`, which the twins set)
     /// (default from `linux_agent`).
     pub timestamp_echo: Option<TimestampEcho>,
+    /// How a DCTCP receiver acknowledges on a change of CE state:
+    /// "delayed" (the delayed segments at once, with the old state: RFC
+    /// 8257, Linux) or "ns3" (ns-3's `TcpDctcp`, which acknowledges only up
+    /// to the segment before the delayed one and restarts the delayed ACK:
+    /// [`receiver::CeChangeAck::Ns3`]) (default from the profile: "ns3"
+    /// under `ns3`).
+    pub ce_change_ack: Option<receiver::CeChangeAck>,
     /// Pace transmissions (default false; BBR always paces).
     pub pacing: bool,
     /// The congestion controller's own parameters.
@@ -343,6 +350,7 @@ impl Default for TcpConfig {
             rto_restart_every_ack: None,
             rttvar_update: None,
             timestamp_echo: None,
+            ce_change_ack: None,
             pacing: false,
             cc_params: Params::new(),
         }
@@ -770,7 +778,12 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
         .with_sack_option_bytes(option_bytes)
         .with_syn_option_bytes(sc.syn_option_bytes)
         .with_rfc1323_echo(echo == TimestampEcho::Rfc1323)
-        .with_accurate_ecn(accurate_ecn);
+        .with_accurate_ecn(accurate_ecn)
+        .with_ce_change_ack(cfg.ce_change_ack.unwrap_or(if profile == Profile::Ns3 {
+            receiver::CeChangeAck::Ns3
+        } else {
+            receiver::CeChangeAck::Delayed
+        }));
     let sender = TcpSender::new(sc, controller);
     Ok((Box::new(sender), Box::new(receiver)))
 }

@@ -25,9 +25,27 @@
 //!   segment, CWR is ignored, and when the state changes while a delayed
 //!   ACK is pending, the segments received before the change are
 //!   acknowledged at once with the old state (the two-state machine of
-//!   RFC 8257 Figure 1; Linux `dctcp_ece_ack_update`, ns-3
-//!   `TcpDctcp::CeState0to1`/`CeState1to0`), so the sender counts marked
-//!   bytes exactly.
+//!   RFC 8257 Figure 1; Linux `dctcp_ece_ack_update`), so the sender
+//!   counts marked bytes exactly.
+//! - ns-3's DCTCP receiver (`ce_change_ack = "ns3"`, [`CeChangeAck::Ns3`]):
+//!   `TcpSocketBase::ForwardUp` raises the CE event before `DoForwardUp`
+//!   adds the segment, so `TcpDctcp::CeState0to1`/`CeState1to0` record
+//!   `m_priorRcvNxt` as the cumulative ACK *before* each segment; on a
+//!   change of CE state, while `m_delayedAckReserved` is set, they send an
+//!   ACK of that older value with the old state. That ACK leaves the
+//!   delayed segment unacknowledged (usually it duplicates the last ACK),
+//!   and `SendEmptyPacket` resets the delayed-ACK count and timer, so the
+//!   delayed segment waits for two more or for the timer (the next ACK
+//!   then covers three segments and echoes the new state for all of them).
+//!   `m_delayedAckReserved` is set by every `CA_EVENT_DELAYED_ACK` (an
+//!   in-order segment left waiting, and the delayed-ACK timer's expiry,
+//!   `DelAckTimeout`) and cleared by `CA_EVENT_NON_DELAYED_ACK` (an ACK the
+//!   count or a gap sends at once), not by the CE-change ACK itself, so
+//!   after a timer ACK the change ACK may even go backwards. A CE mark on a
+//!   segment not above the highest CE-marked one seen (`m_ecnCESeq`) counts
+//!   as not marked. The SYN reaches ns-3's listening socket, whose DCTCP
+//!   state the connection's socket copies (`Fork`), but `CompleteFork` sets
+//!   `ECN_IDLE`: its ACK never echoes CE.
 
 use super::sender::TIMER_DELACK;
 use crate::event::Endpoint;
@@ -39,6 +57,21 @@ use std::collections::VecDeque;
 /// Largest gap (segments) the receiver buffers above the cumulative ACK;
 /// a well-behaved sender stays within the advertised window, far below it.
 const MAX_REORDER: u64 = 1 << 20;
+
+/// How a DCTCP receiver acknowledges when the CE state of the arriving
+/// segments changes (key `ce_change_ack`, flow group).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CeChangeAck {
+    /// The segments delayed so far are acknowledged at once with the old
+    /// state (RFC 8257 section 3.2 and Figure 1; Linux `dctcp_ece_ack_update`,
+    /// `net/ipv4/tcp_dctcp.h`).
+    #[default]
+    Delayed,
+    /// ns-3.44's `TcpDctcp::CeState0to1`/`CeState1to0` (`tcp-dctcp.cc`) as
+    /// `TcpSocketBase::ForwardUp` drives them (module documentation).
+    Ns3,
+}
 
 /// Delayed-ACK settings.
 #[derive(Copy, Clone, Debug)]
@@ -78,6 +111,16 @@ pub struct TcpReceiver {
     ece: bool,
     /// Echo each segment's CE state (DCTCP) instead of RFC 3168's latch.
     accurate_ecn: bool,
+    /// ns-3's CE-change ACK ([`CeChangeAck::Ns3`]).
+    ns3_ce: bool,
+    /// ns-3 `m_ceState`: the CE state of the last ECN-capable segment.
+    ce_state: bool,
+    /// ns-3 `m_priorRcvNxt`: the cumulative ACK before that segment.
+    prior_rcv_nxt: Option<u64>,
+    /// ns-3 `m_delayedAckReserved`.
+    delack_reserved: bool,
+    /// ns-3 `m_ecnCESeq`: the highest CE-marked segment seen.
+    ce_seq_max: Option<u64>,
     last_ts: SimTime,
     timer_deadline: Option<SimTime>,
     timer_event: Option<SimTime>,
@@ -104,6 +147,11 @@ impl TcpReceiver {
             pending: 0,
             ece: false,
             accurate_ecn: false,
+            ns3_ce: false,
+            ce_state: false,
+            prior_rcv_nxt: None,
+            delack_reserved: false,
+            ce_seq_max: None,
             last_ts: SimTime::ZERO,
             timer_deadline: None,
             timer_event: None,
@@ -199,9 +247,19 @@ impl TcpReceiver {
         self
     }
 
+    /// How the CE-change ACK is sent (DCTCP's receivers only).
+    pub fn with_ce_change_ack(mut self, how: CeChangeAck) -> Self {
+        self.ns3_ce = how == CeChangeAck::Ns3;
+        self
+    }
+
     /// Track the ECN state a data segment brings, before it is processed.
     fn ecn_on_arrival(&mut self, ctx: &mut FlowCtx, pkt: &Packet) {
         let ce = pkt.ecn == Ecn::Ce;
+        if self.accurate_ecn && self.ns3_ce {
+            self.ns3_ecn_on_arrival(ctx, pkt);
+            return;
+        }
         if !self.accurate_ecn {
             if pkt.flags & flags::CWR != 0 {
                 self.ece = false;
@@ -219,30 +277,61 @@ impl TcpReceiver {
         self.ece = ce;
     }
 
-    fn send_ack(&mut self, ctx: &mut FlowCtx) {
-        let mut p = Packet {
-            kind: PacketKind::Ack,
-            size: self.header,
-            ack: self.rcv_nxt,
-            wnd: self.window,
-            flags: flags::ACK | if self.ece { flags::ECE } else { 0 },
-            ts_echo: self.last_ts,
-            ..Packet::default()
-        };
-        if self.sack {
-            p.n_sack = self.n_blocks as u8;
-            p.sack[..self.n_blocks].copy_from_slice(&self.blocks[..self.n_blocks]);
-            if self.option_bytes {
-                p.size += sack_option_len(self.n_blocks);
+    /// ns-3's `TcpSocketBase::ForwardUp` and `TcpDctcp::CeState0to1` /
+    /// `CeState1to0` (module documentation).
+    fn ns3_ecn_on_arrival(&mut self, ctx: &mut FlowCtx, pkt: &Packet) {
+        if pkt.ecn == Ecn::NotEct {
+            return;
+        }
+        let ce = pkt.ecn == Ecn::Ce && self.ce_seq_max.is_none_or(|m| pkt.seq > m);
+        if ce {
+            self.ce_seq_max = Some(pkt.seq);
+        }
+        if ce != self.ce_state && self.delack_reserved {
+            if let Some(prior) = self.prior_rcv_nxt {
+                // The previous state's ACK of `m_priorRcvNxt`.
+                self.send_ack_of(ctx, prior, self.ce_state);
             }
         }
-        if self.syn_ack_due {
-            p.size += self.syn_option_bytes;
-            self.syn_ack_due = false;
-        }
+        self.prior_rcv_nxt = Some(self.rcv_nxt);
+        self.ce_state = ce;
+        // `CompleteFork` leaves the connection in `ECN_IDLE` after the SYN.
+        self.ece = ce && pkt.flags & flags::SYN == 0;
+    }
+
+    fn send_ack(&mut self, ctx: &mut FlowCtx) {
+        self.send_ack_of(ctx, self.rcv_nxt, self.ece);
+    }
+
+    /// Send an ACK of `ack` (with ECN-Echo if `ece`); it ends the delayed
+    /// ACK, as every ACK sent does (ns-3's `SendEmptyPacket`).
+    fn send_ack_of(&mut self, ctx: &mut FlowCtx, ack: u64, ece: bool) {
         self.pending = 0;
         self.timer_deadline = None;
-        ctx.send(p);
+        let syn_options = if std::mem::take(&mut self.syn_ack_due) {
+            self.syn_option_bytes
+        } else {
+            0
+        };
+        ctx.send_with(|| {
+            let mut p = Packet {
+                kind: PacketKind::Ack,
+                size: self.header + syn_options,
+                ack,
+                wnd: self.window,
+                flags: flags::ACK | if ece { flags::ECE } else { 0 },
+                ts_echo: self.last_ts,
+                ..Packet::default()
+            };
+            if self.sack {
+                p.n_sack = self.n_blocks as u8;
+                p.sack[..self.n_blocks].copy_from_slice(&self.blocks[..self.n_blocks]);
+                if self.option_bytes {
+                    p.size += sack_option_len(self.n_blocks);
+                }
+            }
+            p
+        });
     }
 
     fn arm_timer(&mut self, ctx: &mut FlowCtx, at: SimTime) {
@@ -310,6 +399,8 @@ impl Receiver for TcpReceiver {
             match self.delack {
                 Some(d) if !had_gap && !syn => {
                     self.pending += 1;
+                    // ns-3's CA_EVENT_NON_DELAYED_ACK / CA_EVENT_DELAYED_ACK.
+                    self.delack_reserved = self.pending < d.count;
                     if self.pending >= d.count {
                         self.send_ack(ctx);
                     } else if self.timer_deadline.is_none() {
@@ -321,7 +412,12 @@ impl Receiver for TcpReceiver {
                     // The next in-order segment reaches the count at once.
                     self.pending = d.count.saturating_sub(1);
                 }
-                _ => self.send_ack(ctx),
+                _ => {
+                    if !syn {
+                        self.delack_reserved = false;
+                    }
+                    self.send_ack(ctx);
+                }
             }
             return;
         }
@@ -337,6 +433,7 @@ impl Receiver for TcpReceiver {
             let b = self.block_of(seq);
             self.report_first(b);
         }
+        self.delack_reserved = false;
         self.send_ack(ctx);
     }
 
@@ -347,7 +444,11 @@ impl Receiver for TcpReceiver {
         self.timer_event = None;
         match self.timer_deadline {
             Some(d) if ctx.now < d => self.arm_timer(ctx, d),
-            Some(_) if self.pending > 0 => self.send_ack(ctx),
+            Some(_) if self.pending > 0 => {
+                // ns-3's `DelAckTimeout` raises CA_EVENT_DELAYED_ACK.
+                self.delack_reserved = true;
+                self.send_ack(ctx);
+            }
             _ => self.timer_deadline = None,
         }
     }
@@ -382,6 +483,51 @@ mod option_tests {
                 echoes.push(env.sent().last().expect("an ACK").ts_echo);
             }
             assert_eq!(echoes, want.map(SimTime::from_millis), "rfc1323 {rfc}");
+        }
+    }
+
+    #[test]
+    fn ns3_ce_change_ack_leaves_the_delayed_segment_unacknowledged() {
+        // Segments 0 (ECT), 1 (CE), 2 (CE) with delayed ACKs every 2. The
+        // CE change on 1 finds segment 0 delayed. RFC 8257 / Linux: ACK 1
+        // (segment 0) without ECE at once, then ACK 3 with ECE for 1 and 2.
+        // ns-3 (`TcpDctcp::CeState0to1` with `m_priorRcvNxt` recorded
+        // before segment 0 was added): ACK 0 (a duplicate) without ECE,
+        // which restarts the delayed ACK, so the next ACK (3, ECE) covers 0
+        // too.
+        use super::{CeChangeAck, DelAck};
+        use crate::packet::{Ecn, Packet, PacketKind};
+        let delack = DelAck {
+            count: 2,
+            timeout: SimTime::from_millis(200),
+            first_at_once: false,
+        };
+        for (how, want) in [
+            (CeChangeAck::Delayed, vec![(1, false), (3, true)]),
+            (CeChangeAck::Ns3, vec![(0, false), (3, true)]),
+        ] {
+            let mut r = TcpReceiver::new(64, 40, true, 3, Some(delack))
+                .with_accurate_ecn(true)
+                .with_ce_change_ack(how);
+            let mut env = crate::transport::testenv::TestEnv::new();
+            let mut acks = Vec::new();
+            for (seq, ecn) in [(0u64, Ecn::Ect), (1, Ecn::Ce), (2, Ecn::Ce)] {
+                let p = Packet {
+                    kind: PacketKind::Data,
+                    seq,
+                    payload: 1000,
+                    size: 1040,
+                    ecn,
+                    ..Default::default()
+                };
+                r.on_packet(&mut env.ctx(SimTime::from_millis(seq)), &p);
+                acks.extend(
+                    env.sent()
+                        .iter()
+                        .map(|a| (a.ack, a.flags & crate::packet::flags::ECE != 0)),
+                );
+            }
+            assert_eq!(acks, want, "{how:?}");
         }
     }
 

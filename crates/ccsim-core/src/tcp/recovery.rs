@@ -377,9 +377,7 @@ impl TcpSender {
 
     /// Fast retransmit and the start of recovery.
     fn enter_recovery(&mut self, ctx: &mut FlowCtx) {
-        if ctx.stats.counting {
-            ctx.stats.fast_retransmits += 1;
-        }
+        ctx.stats.on_fast_retransmit();
         let variant = self.cfg.recovery;
         let flight = if self.cfg.ssthresh_from_pipe {
             // ns-3's `EnterRecovery`: the head is marked lost first, then

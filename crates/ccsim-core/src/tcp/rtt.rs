@@ -123,6 +123,12 @@ pub struct RttEstimator {
     initial_rto: SimTime,
     rules: RtoRules,
     tick: TickState,
+    /// `srtt` rounded to the nanosecond and the RTO without backoff, as
+    /// [`RttEstimator::srtt`] and [`RttEstimator::base_rto`] return them:
+    /// computed once per sample instead of on every ACK and probe (the
+    /// rounding is a library call on the baseline x86-64 target).
+    srtt_ns: Option<SimTime>,
+    base_rto: SimTime,
 }
 
 impl RttEstimator {
@@ -137,7 +143,7 @@ impl RttEstimator {
             ticks: rules.ticks && rules.granularity > SimTime::ZERO,
             ..rules
         };
-        RttEstimator {
+        let mut e = RttEstimator {
             srtt: None,
             rttvar: 0.0,
             min_rtt: None,
@@ -148,7 +154,17 @@ impl RttEstimator {
             initial_rto,
             rules,
             tick: TickState::default(),
-        }
+            srtt_ns: None,
+            base_rto: SimTime::ZERO,
+        };
+        e.refresh();
+        e
+    }
+
+    /// Recompute the cached rounded SRTT and base RTO from the estimates.
+    fn refresh(&mut self) {
+        self.srtt_ns = self.srtt.map(|s| SimTime::from_nanos(crate::time::round(s) as u64));
+        self.base_rto = self.compute_base_rto();
     }
 
     /// Take an RTT sample `r` of a segment sent at `sent_at` (transmitted once).
@@ -171,6 +187,7 @@ impl RttEstimator {
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         self.latest = Some(r);
         self.backoff = 0;
+        self.refresh();
     }
 
     /// ns-2's `rtt_update` in ticks.
@@ -224,7 +241,12 @@ impl RttEstimator {
     }
 
     /// The RTO without backoff.
+    #[inline]
     pub fn base_rto(&self) -> SimTime {
+        self.base_rto
+    }
+
+    fn compute_base_rto(&self) -> SimTime {
         if self.rules.ticks {
             let g = self.rules.granularity;
             let rto = match self.tick.rtxcur {
@@ -243,7 +265,7 @@ impl RttEstimator {
                         (s + (4.0 * self.rttvar).max(g)).max(self.min_rto.0 as f64)
                     }
                 };
-                SimTime::from_nanos(rto.round() as u64).min(self.max_rto)
+                SimTime::from_nanos(crate::time::round(rto) as u64).min(self.max_rto)
             }
         }
     }
@@ -255,8 +277,9 @@ impl RttEstimator {
     }
 
     /// Smoothed RTT.
+    #[inline]
     pub fn srtt(&self) -> Option<SimTime> {
-        self.srtt.map(|s| SimTime::from_nanos(s.round() as u64))
+        self.srtt_ns
     }
 
     /// RTT variation.

@@ -278,7 +278,10 @@ impl TcpSender {
     }
 
     pub(super) fn window(&self) -> u64 {
-        self.effective_cwnd().floor() as u64
+        // `effective_cwnd` is never negative nor NaN, so the cast (which
+        // truncates towards zero) is its floor, without the call to `floor`
+        // that the baseline x86-64 target (no SSE4.1 `roundsd`) makes.
+        self.effective_cwnd() as u64
     }
 
     pub(super) fn has_new_data(&self) -> bool {
@@ -372,32 +375,36 @@ impl TcpSender {
         } else {
             s.payload + self.cfg.header
         };
-        let mut p = Packet {
-            kind: PacketKind::Data,
-            size,
-            payload: s.payload,
-            seq,
-            tx_count: s.tx_count - 1,
-            wnd: self.cfg.window,
-            ts_val: now,
-            // The SYN (seq 0 while the connection opens) carries its flag,
-            // so that the receiver answers it at once, as a SYN-ACK.
-            flags: if self.syn_pending && seq == 0 {
-                flags::SYN
-            } else {
-                flags::ACK
-            },
-            ..Packet::default()
+        let (payload, tx_count) = (s.payload, s.tx_count - 1);
+        // The SYN (seq 0 while the connection opens) carries its flag,
+        // so that the receiver answers it at once, as a SYN-ACK.
+        let mut pkt_flags = if self.syn_pending && seq == 0 {
+            flags::SYN
+        } else {
+            flags::ACK
         };
+        let mut ecn = Ecn::NotEct;
         // RFC 3168 section 6.1.5: retransmissions are not ECN-capable.
         if self.cfg.ecn && first {
-            p.ecn = if self.cfg.ect1 { Ecn::Ect1 } else { Ecn::Ect };
+            ecn = if self.cfg.ect1 { Ecn::Ect1 } else { Ecn::Ect };
             if self.cwr_pending {
-                p.flags |= flags::CWR;
+                pkt_flags |= flags::CWR;
                 self.cwr_pending = false;
             }
         }
-        ctx.send(p);
+        let wnd = self.cfg.window;
+        ctx.send_with(|| Packet {
+            kind: PacketKind::Data,
+            size,
+            payload,
+            seq,
+            tx_count,
+            wnd,
+            ts_val: now,
+            flags: pkt_flags,
+            ecn,
+            ..Packet::default()
+        });
         if let Some(rate) = self.pacing_rate() {
             let gap = tx_time(size, rate.max(1.0) as u64);
             self.pace_next = self.pace_next.max(now) + gap;
@@ -614,9 +621,7 @@ impl TcpSender {
             self.la_on_timeout(ctx);
             return;
         }
-        if ctx.stats.counting {
-            ctx.stats.timeouts += 1;
-        }
+        ctx.stats.on_timeout();
         // ssthresh is held on a repeated timeout (RFC 5681 section 3.1) and
         // on a timeout during fast recovery, which already reduced it for
         // this loss (Linux `tcp_enter_loss`): FlightSize then counts the
@@ -920,6 +925,10 @@ impl Sender for TcpSender {
             srtt_s: self.rtt.srtt().map_or(f64::NAN, |s| s.secs_f64()),
             rate_bps: self.pacing_rate().unwrap_or(f64::NAN),
         }
+    }
+
+    fn cwnd_pkts(&self) -> f64 {
+        self.effective_cwnd()
     }
 
     fn probe_names(&self) -> &'static [&'static str] {

@@ -59,7 +59,7 @@ impl Harness {
     pub fn new(cfg: &TcpConfig, rate_bps: u64, delay: SimTime, drops: &[u64]) -> Self {
         let (sender, receiver) = build_from(cfg, crate::compat::Profile::Ccsim).expect("valid config");
         let mut stats = FlowStats::default();
-        stats.open_window();
+        stats.open_window(SimTime::ZERO);
         Harness {
             now: SimTime::ZERO,
             events: EventQueue::new(),
@@ -270,7 +270,11 @@ fn single_drop_every_variant_retransmits_once() {
     for cc in ["tahoe", "reno", "newreno", "sack"] {
         let h = run(cc, &[60]);
         assert_eq!(h.retransmitted(), vec![59], "{cc}");
-        assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 0), "{cc}");
+        assert_eq!(
+            (h.stats.counts.fast_retransmits, h.stats.counts.timeouts),
+            (1, 0),
+            "{cc}"
+        );
         let fr = tx_time_of(&h, 59, 1);
         let (cwnd, ssthresh) = cwnd_at(&h, fr);
         assert_eq!(ssthresh, 10.5, "{cc}");
@@ -300,7 +304,7 @@ fn three_drops_in_one_window() {
     // (62, 64, 65) are sent again. No timeout.
     let h = run("tahoe", &[60, 62, 64]);
     assert_eq!(h.retransmitted(), vec![59, 61, 62, 63, 64, 65]);
-    assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 0));
+    assert_eq!((h.stats.counts.fast_retransmits, h.stats.counts.timeouts), (1, 0));
     assert_eq!(h.min_cwnd(tx_time_of(&h, 59, 1), tx_time_of(&h, 63, 1)), 1.0);
 
     // Reno: the partial ACK for 59 ends fast recovery; the dupACKs of the
@@ -308,7 +312,7 @@ fn three_drops_in_one_window() {
     // partial ACK ends recovery again, and 63 waits for the timeout.
     let h = run("reno", &[60, 62, 64]);
     assert_eq!(h.retransmitted(), vec![59, 61, 63]);
-    assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (2, 1));
+    assert_eq!((h.stats.counts.fast_retransmits, h.stats.counts.timeouts), (2, 1));
     let gap = tx_time_of(&h, 63, 1) - tx_time_of(&h, 61, 1);
     assert!(
         gap >= SimTime::from_millis(200),
@@ -323,7 +327,7 @@ fn three_drops_in_one_window() {
     // NewReno: each partial ACK retransmits the next hole, one per RTT.
     let h = run("newreno", &[60, 62, 64]);
     assert_eq!(h.retransmitted(), vec![59, 61, 63]);
-    assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 0));
+    assert_eq!((h.stats.counts.fast_retransmits, h.stats.counts.timeouts), (1, 0));
     let rtt = SimTime::from_millis(20);
     for (a, b) in [(59, 61), (61, 63)] {
         let gap = tx_time_of(&h, b, 1) - tx_time_of(&h, a, 1);
@@ -334,7 +338,7 @@ fn three_drops_in_one_window() {
     // back, before any new data; cwnd stays at ssthresh.
     let h = run("sack", &[60, 62, 64]);
     assert_eq!(h.retransmitted(), vec![59, 61, 63]);
-    assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 0));
+    assert_eq!((h.stats.counts.fast_retransmits, h.stats.counts.timeouts), (1, 0));
     let first = h.log.iter().position(|t| t.retransmission).unwrap();
     let seqs: Vec<(u64, bool)> = h.log[first..first + 3]
         .iter()
@@ -353,7 +357,7 @@ fn timeout_backoff_and_karn() {
     h.drop_tx = vec![(59, 1)];
     h.start(u64::MAX);
     h.run_until(SimTime::from_secs(3));
-    assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 1));
+    assert_eq!((h.stats.counts.fast_retransmits, h.stats.counts.timeouts), (1, 1));
     assert_eq!(h.retransmitted()[..2], [59, 59]);
     // Karn: the ACK of the timeout's retransmission (which covers segments
     // sent long before) gives no RTT sample, so SRTT does not jump.
@@ -367,7 +371,7 @@ fn timeout_backoff_and_karn() {
     h.drop_tx = vec![(59, 1), (59, 2)];
     h.start(u64::MAX);
     h.run_until(SimTime::from_secs(3));
-    assert_eq!(h.stats.timeouts, 2);
+    assert_eq!(h.stats.counts.timeouts, 2);
     let t1 = tx_time_of(&h, 59, 2);
     let t2 = tx_time_of(&h, 59, 3);
     let t0 = tx_time_of(&h, 59, 1);
@@ -411,13 +415,13 @@ fn delayed_acks_every_second_segment_or_timer() {
     // alone, is acknowledged by the 200 ms timer.
     h.start(3 * 1460);
     h.run_until(SimTime::from_secs(1));
-    assert_eq!(h.stats.acks_sent, 2);
-    assert_eq!(h.stats.delivered_bytes, 3 * 1460);
+    assert_eq!(h.stats.counts.acks_sent, 2);
+    assert_eq!(h.stats.counts.delivered_bytes, 3 * 1460);
     let last = h.cwnd_log.last().unwrap().0;
     assert!(last > SimTime::from_millis(200), "timer ACK at {last}");
     // Bulk: about one ACK per two segments.
     let h = run_for("newreno", &[], 2, |c| c.delayed_ack = Some(true));
-    let ratio = h.stats.received_packets as f64 / h.stats.acks_sent as f64;
+    let ratio = h.stats.counts.received_packets as f64 / h.stats.counts.acks_sent as f64;
     assert!((1.95..=2.05).contains(&ratio), "segments per ACK {ratio}");
 }
 
@@ -431,7 +435,7 @@ fn ecn_one_reduction_per_window_no_retransmission() {
     h.start(u64::MAX);
     h.run_until(SimTime::from_secs(3));
     assert!(h.retransmitted().is_empty());
-    assert_eq!(h.stats.fast_retransmits + h.stats.timeouts, 0);
+    assert_eq!(h.stats.counts.fast_retransmits + h.stats.counts.timeouts, 0);
     let halvings = h.cwnd_log.windows(2).filter(|w| w[1].1 < w[0].1 * 0.75).count();
     assert_eq!(halvings, 1);
     // After the ECE: ssthresh = FlightSize / 2 with cwnd = ssthresh.
@@ -475,7 +479,7 @@ fn finite_transfer_completes_with_partial_last_segment() {
         let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[5, 9, 30]);
         h.start(100_000);
         h.run_until(SimTime::from_secs(5));
-        assert_eq!(h.stats.delivered_bytes, 100_000, "{cc}");
+        assert_eq!(h.stats.counts.delivered_bytes, 100_000, "{cc}");
         assert_eq!(
             h.log.iter().filter(|t| !t.retransmission).count(),
             69,
@@ -502,8 +506,8 @@ fn ns3_acknowledges_the_first_data_segment_at_once() {
         let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[]);
         h.start(4 * 1460);
         h.run_until(SimTime::from_secs(1));
-        assert!(h.stats.delivered_bytes >= 4 * 1460);
-        h.stats.acks_sent
+        assert!(h.stats.counts.delivered_bytes >= 4 * 1460);
+        h.stats.counts.acks_sent
     };
     // The SYN's ACK plus the data ACKs.
     assert_eq!(acks_for(false), 1 + 2);
@@ -588,7 +592,7 @@ fn ns2_tahoe_keeps_its_dupack_count_across_a_timeout() {
     // set `recover_`) nor sends by `send_one`; and the timeout itself sends
     // only the go-back-N segment, however far the count had got.
     let kept = run(false);
-    assert_eq!(kept.stats.timeouts, 1);
+    assert_eq!(kept.stats.counts.timeouts, 1);
     assert_eq!(sent(&kept), vec![(50, 0)]);
     // With the count reset (Reno's and NewReno's `timeout`, and ccsim), the
     // late duplicate ACK is a first one and sends the next go-back-N segment.
@@ -612,7 +616,7 @@ fn run_linux_agent(drops: &[u64], drop_tx: &[(u64, u16)]) -> Harness {
 fn linux_agent_fack_threshold_and_rate_halving() {
     let h = run_linux_agent(&[60], &[]);
     assert_eq!(h.retransmitted(), vec![59]);
-    assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 0));
+    assert_eq!((h.stats.counts.fast_retransmits, h.stats.counts.timeouts), (1, 0));
     // ScoreBoard1 marks 59 lost once the highest SACKed segment is 59 + 4:
     // the first three duplicate ACKs each release a new segment (the flight
     // excludes SACKed segments), the fourth starts recovery.
@@ -657,7 +661,7 @@ fn linux_agent_timeout_after_last_ack_and_marks_the_rest_lost() {
     let mut drops = vec![(59, 0), (59, 1)];
     drops.extend((81..400).map(|s| (s, 0)));
     let h = run_linux_agent(&[], &drops);
-    assert!(h.stats.timeouts >= 1);
+    assert!(h.stats.counts.timeouts >= 1);
     let rto_rx = tx_time_of(&h, 59, 2);
     let last_ack = h.cwnd_log.iter().rev().find(|c| c.0 < rto_rx).unwrap().0;
     let gap = rto_rx - last_ack;
@@ -726,14 +730,14 @@ fn ns3_sub_segment_window_stalls_until_the_rto() {
     };
     let h = run(true);
     assert!(h.retransmitted().is_empty());
-    assert!(h.stats.timeouts >= 1, "{}", h.stats.timeouts);
+    assert!(h.stats.counts.timeouts >= 1, "{}", h.stats.counts.timeouts);
     assert!(h.min_cwnd(SimTime::ZERO, SimTime::from_secs(3)) < 1.0);
     // The stall: a gap of the 1 s RTO between two transmissions.
     let gap = h.log.windows(2).map(|w| w[1].t - w[0].t).max().unwrap();
     assert!(gap >= SimTime::from_millis(990), "{gap:?}");
     // With the 2-segment floor (Linux, ccsim) the flow never stalls.
     let h = run(false);
-    assert_eq!(h.stats.timeouts, 0);
+    assert_eq!(h.stats.counts.timeouts, 0);
     assert!(h.min_cwnd(SimTime::ZERO, SimTime::from_secs(3)) >= 2.0);
 }
 
@@ -783,7 +787,7 @@ fn ns3_only_the_first_partial_ack_restarts_the_timer() {
             c.min_rto = Some(crate::units::Time(SimTime::from_secs(1)));
             c.rto_floor = Some(crate::compat::RtoFloor::Whole);
         });
-        assert_eq!(h.stats.timeouts, 1);
+        assert_eq!(h.stats.counts.timeouts, 1);
         // The go-back-N after the timeout resends the head, 5.
         h.log.iter().find(|t| t.seq == 5 && t.retransmission).unwrap().t
     };
@@ -816,11 +820,11 @@ fn ns3_syn_retries_after_conn_timeout_without_a_congestion_response() {
     let s = SimTime::from_secs;
     let h = run(Some(3));
     assert_eq!(syn_times(&h), vec![s(0), s(3), s(9)]);
-    assert_eq!(h.stats.timeouts, 0);
+    assert_eq!(h.stats.counts.timeouts, 0);
     assert_eq!(burst(&h), 10, "the initial window");
     let h = run(None);
     assert_eq!(syn_times(&h), vec![s(0), s(1), s(3)]);
-    assert_eq!(h.stats.timeouts, 2);
+    assert_eq!(h.stats.counts.timeouts, 2);
     assert_eq!(burst(&h), 1);
 }
 
@@ -951,7 +955,11 @@ fn ns2_sack1_retransmits_a_hole_below_one_sack() {
     let first_rtx = |r| {
         let h = run_for("sack", &[60, 78], 3, sack_with(r));
         assert_eq!(h.retransmitted(), vec![59, 77], "{r:?}");
-        assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 0), "{r:?}");
+        assert_eq!(
+            (h.stats.counts.fast_retransmits, h.stats.counts.timeouts),
+            (1, 0),
+            "{r:?}"
+        );
         tx_time_of(&h, 77, 1) - tx_time_of(&h, 59, 1)
     };
     let (ns2, rfc) = (first_rtx(SackRecovery::Ns2), first_rtx(SackRecovery::Rfc6675));
@@ -976,7 +984,7 @@ fn ns2_sack1_forgets_the_scoreboard_at_a_timeout() {
         h.drop_tx = vec![(59, 1), (70, 1)];
         h.start(u64::MAX);
         h.run_until(SimTime::from_secs(3));
-        assert_eq!(h.stats.timeouts, 1, "{r:?}");
+        assert_eq!(h.stats.counts.timeouts, 1, "{r:?}");
         h.retransmitted()
     };
     assert_eq!(run(SackRecovery::Ns2), vec![59, 70, 59, 70, 71]);
@@ -992,7 +1000,7 @@ fn ns2_sack1_pipe_counter() {
     use super::recovery::SackRecovery;
     let h = run_for("sack", &[60, 62, 64], 3, sack_with(SackRecovery::Ns2));
     assert_eq!(h.retransmitted(), vec![59, 61, 63]);
-    assert_eq!((h.stats.fast_retransmits, h.stats.timeouts), (1, 0));
+    assert_eq!((h.stats.counts.fast_retransmits, h.stats.counts.timeouts), (1, 0));
     let fr = tx_time_of(&h, 59, 1);
     let acks_between = h
         .ack_log

@@ -41,23 +41,35 @@ pub struct FlowCtx<'a> {
 impl<'a> FlowCtx<'a> {
     /// Emit a packet. Data packets go src -> dst, acknowledgements dst -> src;
     /// `flow`, `src`, `dst` and `sent_at` are filled in here.
-    pub fn send(&mut self, mut p: Packet) {
-        p.flow = self.flow;
-        p.sent_at = self.now;
-        match p.kind {
-            PacketKind::Data => {
-                p.class = self.class;
-                p.src = self.src;
-                p.dst = self.dst;
-                self.stats.on_data_sent(p.size, p.payload, p.tx_count > 0);
+    #[inline]
+    pub fn send(&mut self, p: Packet) {
+        self.send_with(|| p);
+    }
+
+    /// Emit the packet `build` returns, built in its arena slot rather than
+    /// copied there (the hot senders' form of [`FlowCtx::send`]).
+    #[inline(always)]
+    pub fn send_with(&mut self, build: impl FnOnce() -> Packet) {
+        let (flow, now, class, src, dst) = (self.flow, self.now, self.class, self.src, self.dst);
+        let stats = &mut *self.stats;
+        let r = self.arena.alloc_with(|p| {
+            *p = build();
+            p.flow = flow;
+            p.sent_at = now;
+            match p.kind {
+                PacketKind::Data => {
+                    p.class = class;
+                    p.src = src;
+                    p.dst = dst;
+                    stats.on_data_sent(p.size, p.payload, p.tx_count > 0);
+                }
+                PacketKind::Ack => {
+                    p.src = dst;
+                    p.dst = src;
+                    stats.on_ack_sent();
+                }
             }
-            PacketKind::Ack => {
-                p.src = self.dst;
-                p.dst = self.src;
-                self.stats.on_ack_sent();
-            }
-        }
-        let r = self.arena.alloc(p);
+        });
         self.outbox.push(r);
     }
 
@@ -137,6 +149,14 @@ pub trait Sender: Send {
     /// Which probes are meaningful for this transport (names as in time series).
     fn probe_names(&self) -> &'static [&'static str] {
         &[]
+    }
+    /// The congestion window now, packets (`probe().cwnd_pkts`, which a
+    /// sender may compute more cheaply). For a sender whose `probe_names`
+    /// lists `cwnd_pkts`, the kernel reads it after each of the sender's
+    /// callbacks to integrate the window over time (`cwnd_mean_pkts`,
+    /// [`crate::metrics::FlowStats::note_cwnd`]).
+    fn cwnd_pkts(&self) -> f64 {
+        self.probe().cwnd_pkts
     }
 }
 

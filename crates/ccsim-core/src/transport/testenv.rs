@@ -20,7 +20,7 @@ pub(crate) struct TestEnv {
 impl TestEnv {
     pub fn new() -> Self {
         let mut stats = FlowStats::default();
-        stats.open_window();
+        stats.open_window(SimTime::ZERO);
         TestEnv {
             events: EventQueue::new(),
             arena: PacketArena::new(),

@@ -5,8 +5,9 @@
 //! discipline) feeding a DCF entity. The AP has one interface, and so one
 //! queue, for all its stations, as a real AP does. For routing, the WLAN is a
 //! set of links AP <-> station (so station-to-station traffic goes through
-//! the AP); such a link carries a [`Medium`] and the kernel hands packets
-//! routed over it to the WLAN instead of to the link's own queue.
+//! the AP); each is a port of the WLAN, a [`Medium`] (crate::medium): the
+//! kernel hands packets routed over it to the WLAN, which puts them in the
+//! transmitting interface's queue and remembers the port each packet takes.
 //!
 //! The MAC (see `dcf.rs` for one station's state, `channel.rs` for a frame
 //! exchange, `phy.rs` for the timing) follows IEEE Std 802.11-2016 clause
@@ -30,25 +31,25 @@ pub mod channel;
 pub mod dcf;
 pub mod phy;
 
-use crate::event::{EventKind, EventQueue};
-use crate::link::Link;
-use crate::packet::{LinkId, NodeId, PacketArena, PacketRef};
-use crate::queue::{DropReason, Queue};
+use crate::event::EventKind;
+use crate::medium::{Medium, MediumCtx};
+use crate::packet::{LinkId, NodeId, PacketRef};
+use crate::queue::Queue;
 use crate::rng::{uniform01, SimRng};
 use crate::time::SimTime;
 use channel::{Attempt, FrameKind, Outcome, Plan, Timing};
 use dcf::{AfterFailure, Dcf, DcfParams};
 use phy::{Phy, DATA_OVERHEAD};
 
-/// The WLAN a wireless link belongs to, and the interfaces at its two ends.
+/// A port of the WLAN: one direction of an AP <-> station hop.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Medium {
-    /// Index of the WLAN.
-    pub wlan: u32,
+struct WlanPort {
+    /// The link.
+    link: LinkId,
     /// Transmitting interface (index within the WLAN; 0 is the AP).
-    pub tx: u32,
+    tx: u32,
     /// Receiving interface.
-    pub rx: u32,
+    rx: u32,
 }
 
 /// MAC event: contention (the earliest backoff ends now).
@@ -56,6 +57,9 @@ pub const EV_CONTEND: u16 = 0;
 /// MAC event: a transmitter learns the outcome of its attempt (the token is
 /// the interface's index).
 pub const EV_OUTCOME: u16 = 1;
+/// A timer of an interface's queue discipline (the token is the interface's
+/// index in the high 32 bits and the timer's kind in the low 32).
+pub const EV_QUEUE_TIMER: u16 = 2;
 
 /// Frame error model of a WLAN.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -140,8 +144,6 @@ pub struct Iface {
     pub ap: bool,
     /// The interface queue.
     pub queue: Queue,
-    /// The wireless link whose `QueueTimer` events belong to this queue.
-    pub timer_link: LinkId,
     dcf: Dcf,
     frame: Option<Frame>,
     /// The outcome of the attempt in progress, until the station learns it.
@@ -158,32 +160,6 @@ impl Iface {
     }
 }
 
-/// What the WLAN may touch in the kernel while handling an event.
-pub struct MacCtx<'a> {
-    /// Current time.
-    pub now: SimTime,
-    /// Packets.
-    pub arena: &'a mut PacketArena,
-    /// The event queue (MAC events, arrivals at the next hop).
-    pub events: &'a mut EventQueue,
-    /// Packets the interface queues drop; the kernel accounts and frees them.
-    pub dropped: &'a mut Vec<(PacketRef, DropReason)>,
-    /// Packets the MAC discards; the kernel accounts and frees them.
-    pub lost: &'a mut Vec<PacketRef>,
-    /// Links (to find a packet's next hop).
-    pub links: &'a [Link],
-    /// The routing table.
-    pub routes: &'a crate::routing::Routes,
-    /// Number of nodes.
-    pub n_nodes: usize,
-    /// Start of the metrics window.
-    pub warmup: SimTime,
-    /// End of the run.
-    pub end: SimTime,
-    /// The kernel's hop counter.
-    pub hops: &'a mut u64,
-}
-
 /// Overlap of [s, e] with [lo, hi], ns.
 fn overlap(s: SimTime, e: SimTime, lo: SimTime, hi: SimTime) -> u64 {
     (e.min(hi).0).saturating_sub(s.max(lo).0)
@@ -191,7 +167,7 @@ fn overlap(s: SimTime, e: SimTime, lo: SimTime, hi: SimTime) -> u64 {
 
 /// One WLAN: its PHY, its DCF parameters, its interfaces and the channel state.
 pub struct Wlan {
-    /// Index among the simulation's WLANs.
+    /// Index among the simulation's media (its `Medium` events carry it).
     pub id: u32,
     /// Name ("wlan0" by default).
     pub name: String,
@@ -203,6 +179,11 @@ pub struct Wlan {
     pub rts_threshold: u64,
     /// Interfaces; 0 is the AP.
     pub ifaces: Vec<Iface>,
+    /// Ports: the hops AP <-> station, in both directions.
+    ports: Vec<WlanPort>,
+    /// The port each packet in an interface queue takes, by packet slot
+    /// (written when it enters the queue).
+    port_of: Vec<u32>,
     /// Time the channel carried at least one PPDU inside the window, ns.
     pub busy_ns: u64,
     timing: Timing,
@@ -235,6 +216,8 @@ impl Wlan {
             params,
             rts_threshold,
             ifaces: Vec::new(),
+            ports: Vec::new(),
+            port_of: Vec::new(),
             busy_ns: 0,
             errors,
             err_rng,
@@ -254,7 +237,6 @@ impl Wlan {
             node,
             ap,
             queue,
-            timer_link: LinkId(u32::MAX),
             dcf: Dcf::new(&self.params),
             frame: None,
             pending: None,
@@ -264,8 +246,21 @@ impl Wlan {
         i
     }
 
-    /// A packet routed over one of this WLAN's links enters interface `i`.
-    pub fn enqueue(&mut self, i: usize, pkt: PacketRef, ctx: &mut MacCtx) {
+    /// Add a port: link `link` from interface `tx` to interface `rx`. Its
+    /// number is the port's in the link's [`crate::link::Egress::Medium`].
+    pub fn add_port(&mut self, link: LinkId, tx: u32, rx: u32) -> u32 {
+        self.ports.push(WlanPort { link, tx, rx });
+        self.ports.len() as u32 - 1
+    }
+
+    /// A packet routed over port `port` enters its transmitting interface.
+    fn enqueue_port(&mut self, port: u32, pkt: PacketRef, ctx: &mut MediumCtx) {
+        let slot = pkt.0 as usize;
+        if slot >= self.port_of.len() {
+            self.port_of.resize(slot + 1, 0);
+        }
+        self.port_of[slot] = port;
+        let i = self.ports[port as usize].tx as usize;
         let rate = self.phy.data_rate_bps;
         let ifc = &mut self.ifaces[i];
         ifc.queue.enqueue(pkt, ctx.now, ctx.arena, rate, ctx.dropped);
@@ -277,44 +272,35 @@ impl Wlan {
     }
 
     /// Take the next packet of interface `i`'s queue into service.
-    fn pull(&mut self, i: usize, ctx: &mut MacCtx) -> bool {
+    fn pull(&mut self, i: usize, ctx: &mut MediumCtx) -> bool {
         let rate = self.phy.data_rate_bps;
         let ifc = &mut self.ifaces[i];
-        while ifc.queue.len_pkts() > 0 {
-            let Some(p) = ifc.queue.dequeue(ctx.now, ctx.arena, rate, ctx.dropped) else {
-                return false;
-            };
-            let pk = ctx.arena.get(p);
-            let r = ctx.routes.next(ifc.node.0 as usize, pk.dst.0 as usize);
-            let medium = ctx.links.get(r as usize).and_then(|l| l.medium.map(|m| (LinkId(r), m)));
-            match medium {
-                Some((link, m)) if m.wlan == self.id && m.tx == i as u32 => {
-                    let msdu = pk.size;
-                    let mpdu = msdu.saturating_add(DATA_OVERHEAD);
-                    ifc.frame = Some(Frame {
-                        pkt: Some(p),
-                        link,
-                        rx: m.rx,
-                        msdu,
-                        mpdu,
-                        rts: mpdu as u64 > self.rts_threshold,
-                        data: self.phy.data_time(mpdu),
-                    });
-                    return true;
-                }
-                // Unreachable: the kernel put the packet here because the
-                // route says so. Drop rather than panic.
-                _ => ctx.lost.push(p),
-            }
+        if ifc.queue.len_pkts() == 0 {
+            return false;
         }
-        false
+        let Some(p) = ifc.queue.dequeue(ctx.now, ctx.arena, rate, ctx.dropped) else {
+            return false;
+        };
+        let port = self.ports[self.port_of[p.0 as usize] as usize];
+        let msdu = ctx.arena.get(p).size;
+        let mpdu = msdu.saturating_add(DATA_OVERHEAD);
+        ifc.frame = Some(Frame {
+            pkt: Some(p),
+            link: port.link,
+            rx: port.rx,
+            msdu,
+            mpdu,
+            rts: mpdu as u64 > self.rts_threshold,
+            data: self.phy.data_time(mpdu),
+        });
+        true
     }
 
     /// (Re)schedule the contention at the earliest end of backoff among the
     /// stations with a frame that are not waiting for a response. If a
     /// station learns its outcome no later than that, its outcome event
     /// reschedules, so nothing is scheduled now (one event less per exchange).
-    fn schedule(&mut self, ctx: &mut MacCtx) {
+    fn schedule(&mut self, ctx: &mut MediumCtx) {
         let p = &self.params;
         let next = self
             .ifaces
@@ -334,8 +320,8 @@ impl Wlan {
             if let Some(t) = next {
                 ctx.events.push(
                     t,
-                    EventKind::Mac {
-                        wlan: self.id,
+                    EventKind::Medium {
+                        medium: self.id,
                         kind: EV_CONTEND,
                         token: self.token,
                     },
@@ -344,22 +330,22 @@ impl Wlan {
         }
     }
 
-    /// A MAC event of this WLAN fired.
-    pub fn on_event(&mut self, kind: u16, token: u64, ctx: &mut MacCtx) {
-        match kind {
-            EV_CONTEND => {
-                if token == self.token {
-                    self.contend_at = None;
-                    self.start_exchange(ctx);
-                }
-            }
-            _ => self.outcome(token as usize, ctx),
-        }
+    /// Schedule interface `i`'s queue timer `kind` `delay` from now.
+    fn queue_timer_at(&self, i: usize, kind: u32, at: SimTime, ctx: &mut MediumCtx) {
+        let token = (i as u64) << 32 | kind as u64;
+        ctx.events.push(
+            at,
+            EventKind::Medium {
+                medium: self.id,
+                kind: EV_QUEUE_TIMER,
+                token,
+            },
+        );
     }
 
     /// The earliest backoff ends now: every station whose backoff ends now
     /// transmits; the others freeze their counters.
-    fn start_exchange(&mut self, ctx: &mut MacCtx) {
+    fn start_exchange(&mut self, ctx: &mut MediumCtx) {
         let t = ctx.now;
         let p = self.params;
         self.attempts.clear();
@@ -413,8 +399,8 @@ impl Wlan {
             ifc.pending = Some(*o);
             ctx.events.push(
                 o.learn_at.max(t),
-                EventKind::Mac {
-                    wlan: self.id,
+                EventKind::Medium {
+                    medium: self.id,
                     kind: EV_OUTCOME,
                     token: o.iface as u64,
                 },
@@ -443,7 +429,7 @@ impl Wlan {
 
     /// Interface `i` learns the outcome of its attempt: success, retry or
     /// discard; a new backoff; the next packet into service; the next contention.
-    fn outcome(&mut self, i: usize, ctx: &mut MacCtx) {
+    fn outcome(&mut self, i: usize, ctx: &mut MediumCtx) {
         let p = self.params;
         let Some(ifc) = self.ifaces.get_mut(i) else { return };
         let Some(o) = ifc.pending.take() else { return };
@@ -474,17 +460,55 @@ impl Wlan {
         self.schedule(ctx);
     }
 
-    /// A periodic timer of interface `i`'s queue discipline; returns the delay to the next.
-    pub fn queue_timer(&mut self, i: usize, kind: u32, ctx: &mut MacCtx) -> Option<SimTime> {
+    /// A periodic timer of interface `i`'s queue discipline; the next one.
+    fn queue_timer(&mut self, i: usize, kind: u32, ctx: &mut MediumCtx) {
         let rate = self.phy.data_rate_bps;
-        self.ifaces[i]
-            .queue
-            .on_timer(kind, ctx.now, ctx.arena, rate, ctx.dropped)
+        let Some(ifc) = self.ifaces.get_mut(i) else { return };
+        if let Some(d) = ifc.queue.on_timer(kind, ctx.now, ctx.arena, rate, ctx.dropped) {
+            self.queue_timer_at(i, kind, ctx.now + d.max(SimTime(1)), ctx);
+        }
+    }
+}
+
+impl Medium for Wlan {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The interface queues' first timers.
+    fn start(&mut self, ctx: &mut MediumCtx) {
+        for i in 0..self.ifaces.len() {
+            if let Some((delay, kind)) = self.ifaces[i].queue.initial_timer() {
+                self.queue_timer_at(i, kind, delay, ctx);
+            }
+        }
+    }
+
+    fn enqueue(&mut self, port: u32, pkt: PacketRef, ctx: &mut MediumCtx) {
+        self.enqueue_port(port, pkt, ctx);
+    }
+
+    /// A MAC event or an interface queue's timer.
+    fn on_event(&mut self, kind: u16, token: u64, ctx: &mut MediumCtx) {
+        match kind {
+            EV_CONTEND => {
+                if token == self.token {
+                    self.contend_at = None;
+                    self.start_exchange(ctx);
+                }
+            }
+            EV_QUEUE_TIMER => self.queue_timer((token >> 32) as usize, token as u32, ctx),
+            _ => self.outcome(token as usize, ctx),
+        }
+    }
+
+    fn queue(&self, i: usize) -> Option<(&str, &Queue)> {
+        self.ifaces.get(i).map(|f| (f.name.as_str(), &f.queue))
     }
 
     /// The metrics window opens: reset the counters (the busy and airtime
     /// totals already hold only their parts inside the window).
-    pub fn open_window(&mut self, now: SimTime) {
+    fn open_window(&mut self, now: SimTime) {
         for ifc in &mut self.ifaces {
             ifc.queue.open_window(now);
             let in_service = ifc.in_service() as u64;
@@ -497,9 +521,18 @@ impl Wlan {
     }
 
     /// The run is over.
-    pub fn close_window(&mut self, now: SimTime) {
+    fn close_window(&mut self, ctx: &mut MediumCtx) {
         for ifc in &mut self.ifaces {
-            ifc.queue.close_window(now);
+            ifc.queue.close_window(ctx.now);
         }
     }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// The WLANs among a simulation's media.
+pub fn wlans(media: &[Box<dyn Medium>]) -> impl Iterator<Item = &Wlan> {
+    media.iter().filter_map(|m| m.as_any().downcast_ref::<Wlan>())
 }
