@@ -39,7 +39,8 @@
 //!   1-packet device queue below every queue disc and the 2-byte PPP header
 //!   on every transmission (`point-to-point-net-device.cc`); and, in the
 //!   TCP flow groups, the handshake's pure ACK and the SYN's options
-//!   (`handshake_ack`, `syn_option_bytes`), the first data segment
+//!   (`handshake_ack`, `syn_option_bytes`), an advancing ACK with new SACK
+//!   blocks counted as a duplicate (`sack_dupack`), the first data segment
 //!   acknowledged at once, the
 //!   window limiting RFC 6675's pipe in every state, ssthresh from the pipe,
 //!   window validation for CUBIC only, RTT samples from the oldest

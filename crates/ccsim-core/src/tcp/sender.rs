@@ -838,14 +838,15 @@ impl TcpSender {
             return;
         }
         self.on_dupack = is_dup;
-        // ns-3 grows cwnd only in CA_OPEN: not on an advancing duplicate
-        // (CA_DISORDER) before fast recovery.
+        // ns-3 grows cwnd (`IncreaseWindow`) only in CA_OPEN: not on an
+        // advancing duplicate (CA_DISORDER) before fast recovery; a
+        // controller with `CongControl` (BBR) still sees what it delivered.
         let hold = self.cfg.sack_dupack && advanced && is_dup && self.state == CaState::Open;
         let info = AckInfo {
             now,
             acked: if hold { 0 } else { acked },
             sacked: newly_sacked,
-            newly_delivered: if hold { 0 } else { newly_delivered },
+            newly_delivered,
             acked_bytes,
             rtt: ack_rtt,
             srtt: self.rtt.srtt(),
