@@ -34,10 +34,14 @@
 //!   [`crate::tfrc::loss_history::PartialHistory::Ns2`]).
 //! - `ns3`: ns-3.44 (`tcp-socket-base.cc`, `red-queue-disc.cc`): the whole
 //!   RTO floored at `MinRto` 1 s, `ClockGranularity` 1 ms as RFC 6298's G,
-//!   initial RTO 1 s, events at the same time in scheduling order; a
+//!   initial RTO 1 s, events at the same time in scheduling order on an
+//!   integer nanosecond clock (`TieOrder::Uid`); a
 //!   1-packet device queue below every queue disc and the 2-byte PPP header
 //!   on every transmission (`point-to-point-net-device.cc`); and, in the
-//!   TCP flow groups, the first data segment acknowledged at once, the
+//!   TCP flow groups, the handshake's pure ACK and the SYN's options
+//!   (`handshake_ack`, `syn_option_bytes`), an advancing ACK with new SACK
+//!   blocks counted as a duplicate (`sack_dupack`), the first data segment
+//!   acknowledged at once, the
 //!   window limiting RFC 6675's pipe in every state, ssthresh from the pipe,
 //!   window validation for CUBIC only, RTT samples from the oldest
 //!   segment an ACK covers, the SYN's own 3 s timeout, a partial ACK in
@@ -102,8 +106,14 @@ pub enum TieOrder {
     /// By kind: the window's opening, transmitters becoming free, packet
     /// arrivals, timers, samples (departures before arrivals).
     Kind,
-    /// In the order the events were scheduled (ns-2's and ns-3's schedulers).
+    /// In the order the events were scheduled, equal nanoseconds ordered
+    /// first by ns-2's double clock (`common/scheduler.cc`).
     Fifo,
+    /// In the order the events were scheduled on an integer nanosecond
+    /// clock: ns-3's `Time` counts nanoseconds in an `int64_t` and
+    /// `DefaultSimulatorImpl` serves equal times by event uid
+    /// (`scheduler.h` `EventKey::operator<`), so no rounding reorders them.
+    Uid,
 }
 
 impl Profile {
@@ -118,7 +128,8 @@ impl Profile {
     /// Order of simultaneous events (scenario key `tie_order`).
     pub fn tie_order(self) -> TieOrder {
         match self {
-            Profile::Ns2 | Profile::Ns3 => TieOrder::Fifo,
+            Profile::Ns2 => TieOrder::Fifo,
+            Profile::Ns3 => TieOrder::Uid,
             Profile::Ccsim | Profile::Linux | Profile::Rfc => TieOrder::Kind,
         }
     }
@@ -241,6 +252,7 @@ mod tests {
         assert_eq!(Profile::Ns3.rto_floor(), RtoFloor::Whole);
         assert_eq!(Profile::Ccsim.rto_floor(), RtoFloor::Variance);
         assert_eq!(Profile::Ns2.tie_order(), TieOrder::Fifo);
+        assert_eq!(Profile::Ns3.tie_order(), TieOrder::Uid);
         assert_eq!(Profile::default(), Profile::Ccsim);
     }
 }

@@ -433,6 +433,9 @@ pub struct EventQueue {
     seq: u64,
     /// Ties in scheduling order (`fifo`) instead of by kind.
     fifo: bool,
+    /// Under `fifo`: equal nanoseconds are ordered first by ns-2's double
+    /// clock (ns-2), or only by scheduling order (ns-3's integer clock).
+    double_clock: bool,
     /// Under `fifo`: the time of the event being processed, in nanoseconds
     /// and as ns-2's double clock.
     now: SimTime,
@@ -450,6 +453,15 @@ impl EventQueue {
     /// Take simultaneous events in scheduling order (`true`) or by kind.
     pub fn set_fifo(&mut self, fifo: bool) {
         self.fifo = fifo;
+        self.double_clock = fifo;
+    }
+
+    /// Under `fifo`: order equal nanoseconds by ns-2's double clock first
+    /// (`true`, the default of [`EventQueue::set_fifo`]) or by scheduling
+    /// order alone (`false`: ns-3's `Time` is an integer count of
+    /// nanoseconds and `DefaultSimulatorImpl` orders equal times by uid).
+    pub fn set_double_clock(&mut self, on: bool) {
+        self.double_clock = on;
     }
 
     /// Whether simultaneous events are taken in scheduling order.
@@ -466,8 +478,12 @@ impl EventQueue {
     /// The `fifo` key of an event at `time` (ns-2 clock `t64`) placed
     /// `order`-th in scheduling order.
     #[inline]
-    fn fifo_key(time: SimTime, t64: f64, order: u64) -> u64 {
-        let ulps = (t64.to_bits() as i64 - ns_as_secs(time).to_bits() as i64).clamp(-ULP_SPAN, ULP_SPAN);
+    fn fifo_key(&self, time: SimTime, t64: f64, order: u64) -> u64 {
+        let ulps = if self.double_clock {
+            (t64.to_bits() as i64 - ns_as_secs(time).to_bits() as i64).clamp(-ULP_SPAN, ULP_SPAN)
+        } else {
+            0
+        };
         RANK_FIFO | (((ulps + ULP_SPAN) as u64) << ORDER_BITS) | (order & ORDER_MASK)
     }
 
@@ -479,7 +495,7 @@ impl EventQueue {
         let tie = match kind {
             EventKind::WindowStart => RANK_WINDOW | self.seq,
             EventKind::Sample => RANK_SAMPLE | self.seq,
-            _ if self.fifo => Self::fifo_key(time, self.clock64(time), self.seq),
+            _ if self.fifo => self.fifo_key(time, self.clock64(time), self.seq),
             EventKind::LinkFree { link } => RANK_LINK_FREE | link.0 as u64,
             EventKind::Arrive { .. } => RANK_ARRIVE | self.seq,
             _ => RANK_TIMER | self.seq,
@@ -498,7 +514,7 @@ impl EventQueue {
     pub fn push_at(&mut self, time: SimTime, t64: f64, kind: EventKind) {
         if self.fifo {
             self.seq += 1;
-            let seq = Self::fifo_key(time, t64, self.seq);
+            let seq = self.fifo_key(time, t64, self.seq);
             self.heap.push(Event { time, seq, kind });
         } else {
             self.push(time, kind);
@@ -511,7 +527,7 @@ impl EventQueue {
     pub fn push_arrival(&mut self, time: SimTime, t64: f64, link: LinkId, pkt: PacketRef, uid: u64) {
         let seq = if self.fifo {
             self.seq += 1;
-            Self::fifo_key(time, t64, self.seq)
+            self.fifo_key(time, t64, self.seq)
         } else {
             RANK_ARRIVE | (uid & SUB_MASK)
         };
@@ -536,7 +552,7 @@ impl EventQueue {
     /// happened yet although its nanosecond has come. False under `kind`.
     #[inline]
     pub fn reserved_is_later(&self, time: SimTime, t64: f64, reserved: u64) -> bool {
-        self.fifo && time == self.now && Self::fifo_key(time, t64, reserved) > self.now_seq
+        self.fifo && time == self.now && self.fifo_key(time, t64, reserved) > self.now_seq
     }
 
     /// Schedule `kind` at `time` (`t64` on ns-2's clock) in the place
@@ -547,7 +563,7 @@ impl EventQueue {
         if self.fifo {
             self.heap.push(Event {
                 time,
-                seq: Self::fifo_key(time, t64, reserved),
+                seq: self.fifo_key(time, t64, reserved),
                 kind,
             });
         } else {
@@ -753,6 +769,29 @@ mod tests {
         let a: f64 = 0.298672 + 8.0 * 1040.0 / 1e7;
         let b: f64 = 0.29742 + (8.0 * 1040.0 / 1e8 + 0.002);
         assert_ne!(a.to_bits(), b.to_bits());
+    }
+
+    #[test]
+    fn integer_clock_ties_follow_scheduling_order_alone() {
+        // ns-3's clock is an integer count of nanoseconds: an arrival
+        // scheduled before a transmitter's end at the same nanosecond comes
+        // first even when ns-2's double clock would put it one ulp later.
+        let mut q = EventQueue::new();
+        q.set_fifo(true);
+        q.set_double_clock(false);
+        let t = SimTime::from_micros(299_504);
+        let exact = ns_as_secs(t);
+        let later = f64::from_bits(exact.to_bits() + 1);
+        let earlier = f64::from_bits(exact.to_bits() - 1);
+        q.push_arrival(t, later, LinkId(0), PacketRef(0), 1);
+        q.push_at(t, earlier, EventKind::LinkFree { link: LinkId(0) });
+        assert!(matches!(q.pop().unwrap().kind, EventKind::Arrive { .. }));
+        assert!(matches!(q.pop().unwrap().kind, EventKind::LinkFree { .. }));
+        // A reservation taken before the arrival comes before it.
+        let reserved = q.reserve();
+        q.push_arrival(t, exact, LinkId(0), PacketRef(0), 1);
+        q.pop().unwrap();
+        assert!(!q.reserved_is_later(t, later, reserved));
     }
 
     #[test]

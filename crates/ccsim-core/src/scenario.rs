@@ -32,7 +32,7 @@ pub struct ScenarioSpec {
     /// "rfc" (docs/compat.md).
     #[serde(default)]
     pub compat: Option<Profile>,
-    /// Order of simultaneous events: "kind" or "fifo" (default from `compat`).
+    /// Order of simultaneous events: "kind", "fifo" or "uid" (default from `compat`).
     #[serde(default)]
     pub tie_order: Option<TieOrder>,
     /// Packets the transmitter's device queue holds below every link's

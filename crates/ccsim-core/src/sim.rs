@@ -226,8 +226,9 @@ impl Simulation {
     /// departures in advance, which is exact only when departures come
     /// before same-instant arrivals. Call before [`Simulation::run`].
     pub fn set_tie_order(&mut self, order: TieOrder) {
-        let fifo = order == TieOrder::Fifo;
+        let fifo = order != TieOrder::Kind;
         self.events.set_fifo(fifo);
+        self.events.set_double_clock(order == TieOrder::Fifo);
         if fifo {
             for q in self.links.iter_mut().filter_map(Link::queue_mut) {
                 q.disable_fast_path();

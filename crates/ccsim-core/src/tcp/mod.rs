@@ -198,6 +198,31 @@ pub struct TcpConfig {
     /// sends every packet, packet 0 too, with `allocpkt()`'s size (default
     /// from the profile: true under `ns2` for `vegas`).
     pub syn_full_size: Option<bool>,
+    /// The handshake's third segment, a pure ACK (`header` bytes, no data),
+    /// goes out when the SYN-ACK arrives, just before the first data: ns-3's
+    /// `TcpSocketBase::ProcessSynSent` answers the SYN-ACK with
+    /// `SendEmptyPacket (TcpHeader::ACK)` and only then calls
+    /// `SendPendingData` (`tcp-socket-base.cc`), so every connection puts
+    /// one more packet into the queues (default from the profile: true
+    /// under `ns3`; only with `syn`).
+    pub handshake_ack: Option<bool>,
+    /// Option bytes the SYN and the SYN-ACK carry beyond `header`: ns-3's
+    /// `SendEmptyPacket` adds `AddOptionWScale` (3 bytes, `WindowScaling`
+    /// on by default) and, with SACK, `AddOptionSackPermitted` (2 bytes) to
+    /// both, padded to a 4-byte multiple by `TcpHeader::Serialize`: 48-byte
+    /// SYNs in ns-3's trace (default from the profile: 8 under `ns3` with
+    /// SACK, 4 without; 0 elsewhere).
+    pub syn_option_bytes: Option<u32>,
+    /// With SACK, an ACK that SACKs new data is a duplicate ACK even when
+    /// it also advances the cumulative ACK (RFC 6675 section 2's
+    /// definition): ns-3's `TcpSocketBase::ProcessAck` sets `isDupack =
+    /// m_sackEnabled ? scoreboardUpdated : ...`, calls `DupAck` (CA_OPEN ->
+    /// CA_DISORDER, the count towards DupThresh kept, not reset), and grows
+    /// cwnd (`IncreaseWindow`) only in CA_OPEN, so the ACK that covers the
+    /// segment before the first hole and SACKs the one after it opens no
+    /// window and counts as the first duplicate (`tcp-socket-base.cc`;
+    /// default from the profile: true under `ns3`).
+    pub sack_dupack: Option<bool>,
     /// Grow cwnd only while the sender is using it (RFC 7661, Linux's
     /// `tcp_is_cwnd_limited`); ns-2 grows it on every new ACK (default from
     /// the profile: false under `ns2`, and under `ns3` for every controller
@@ -313,6 +338,9 @@ impl Default for TcpConfig {
             syn_timeout: None,
             syn_rtt_first_send: None,
             syn_full_size: None,
+            handshake_ack: None,
+            syn_option_bytes: None,
+            sack_dupack: None,
             cwnd_validation: None,
             ssthresh_basis: None,
             pipe_window: None,
@@ -360,6 +388,12 @@ pub struct SenderConfig {
     pub syn: bool,
     /// The SYN is `mss + header` bytes on the wire.
     pub syn_full_size: bool,
+    /// A pure ACK answers the SYN-ACK before the first data (ns-3).
+    pub handshake_ack: bool,
+    /// Option bytes of the SYN beyond `header`.
+    pub syn_option_bytes: u32,
+    /// An ACK that SACKs new data is a duplicate ACK even when it advances.
+    pub sack_dupack: bool,
     /// RFC 7661: grow cwnd only when cwnd-limited.
     pub cwnd_validation: bool,
     /// ssthresh from ns-2's window rule instead of FlightSize.
@@ -637,6 +671,13 @@ impl TcpConfig {
             syn_full_size: self
                 .syn_full_size
                 .unwrap_or(profile == Profile::Ns2 && self.cc == "vegas"),
+            handshake_ack: self.handshake_ack.unwrap_or(profile == Profile::Ns3),
+            sack_dupack: self.sack_dupack.unwrap_or(profile == Profile::Ns3),
+            syn_option_bytes: self.syn_option_bytes.unwrap_or(match profile {
+                Profile::Ns3 if sack => 8,
+                Profile::Ns3 => 4,
+                _ => 0,
+            }),
             // ns-3.44 checks `m_isCwndLimited` in `TcpCubic::IncreaseWindow`
             // only; its NewReno and BIC grow cwnd on every ACK.
             cwnd_validation: self.cwnd_validation.unwrap_or(match profile {
@@ -735,6 +776,7 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
     let accurate_ecn = cc::lookup(&cfg.cc).is_some_and(|c| c.accurate_ecn);
     let receiver = TcpReceiver::new(cfg.window, cfg.header, sack, max_blocks as usize, delack)
         .with_sack_option_bytes(option_bytes)
+        .with_syn_option_bytes(sc.syn_option_bytes)
         .with_rfc1323_echo(echo == TimestampEcho::Rfc1323)
         .with_accurate_ecn(accurate_ecn)
         .with_ce_change_ack(cfg.ce_change_ack.unwrap_or(if profile == Profile::Ns3 {

@@ -92,6 +92,10 @@ pub struct TcpReceiver {
     max_blocks: usize,
     /// ACKs carrying SACK blocks are longer by the option's bytes.
     option_bytes: bool,
+    /// Option bytes of the SYN-ACK beyond `header` (`syn_option_bytes`).
+    syn_option_bytes: u32,
+    /// The next ACK answers a SYN.
+    syn_ack_due: bool,
     /// Echo timestamps by RFC 1323's rule.
     rfc1323_echo: bool,
     delack: Option<DelAck>,
@@ -132,6 +136,8 @@ impl TcpReceiver {
             sack,
             max_blocks: max_blocks.clamp(1, MAX_SACK_BLOCKS),
             option_bytes: false,
+            syn_option_bytes: 0,
+            syn_ack_due: false,
             rfc1323_echo: false,
             delack,
             rcv_nxt: 0,
@@ -222,6 +228,13 @@ impl TcpReceiver {
         self
     }
 
+    /// The SYN-ACK carries `n` option bytes beyond the header (ns-3's
+    /// window-scale and SACK-permitted options, `syn_option_bytes`).
+    pub fn with_syn_option_bytes(mut self, n: u32) -> Self {
+        self.syn_option_bytes = n;
+        self
+    }
+
     /// Count the SACK option in the size of the ACKs that carry blocks.
     pub fn with_sack_option_bytes(mut self, on: bool) -> Self {
         self.option_bytes = on;
@@ -295,10 +308,15 @@ impl TcpReceiver {
     fn send_ack_of(&mut self, ctx: &mut FlowCtx, ack: u64, ece: bool) {
         self.pending = 0;
         self.timer_deadline = None;
+        let syn_options = if std::mem::take(&mut self.syn_ack_due) {
+            self.syn_option_bytes
+        } else {
+            0
+        };
         ctx.send_with(|| {
             let mut p = Packet {
                 kind: PacketKind::Ack,
-                size: self.header,
+                size: self.header + syn_options,
                 ack,
                 wnd: self.window,
                 flags: flags::ACK | if ece { flags::ECE } else { 0 },
@@ -339,10 +357,14 @@ pub fn sack_option_len(blocks: usize) -> u32 {
 
 impl Receiver for TcpReceiver {
     fn on_packet(&mut self, ctx: &mut FlowCtx, pkt: &Packet) {
-        if pkt.kind != PacketKind::Data {
+        // A pure ACK (the handshake's third segment, `handshake_ack`)
+        // carries nothing to deliver or acknowledge.
+        if pkt.kind != PacketKind::Data || (pkt.payload == 0 && pkt.flags == flags::ACK) {
             return;
         }
         self.ecn_on_arrival(ctx, pkt);
+        // A SYN, first or resent, is answered by a SYN-ACK.
+        self.syn_ack_due = pkt.flags & flags::SYN != 0;
         let seq = pkt.seq;
         if !self.rfc1323_echo || seq == self.rcv_nxt || (seq < self.rcv_nxt && pkt.ts_val >= self.last_ts) {
             self.last_ts = pkt.ts_val;

@@ -214,7 +214,10 @@ impl TcpSender {
             }
             CaState::Open | CaState::Loss => {
                 if advanced {
-                    self.dupacks = 0;
+                    // An advancing duplicate (`sack_dupack`) keeps the count.
+                    if !is_dup {
+                        self.dupacks = 0;
+                    }
                     self.lt_sent = 0;
                     if sack1 {
                         // A new cumulative ACK outside fast recovery.

@@ -370,6 +370,8 @@ impl TcpSender {
         }
         let size = if seq == 0 && self.syn_pending && self.cfg.syn_full_size {
             self.cfg.mss + self.cfg.header
+        } else if seq == 0 && self.syn_pending {
+            self.cfg.header + self.cfg.syn_option_bytes
         } else {
             s.payload + self.cfg.header
         };
@@ -782,7 +784,11 @@ impl TcpSender {
             self.newly_lost = newly_lost;
         }
         let advanced = ack > prior_una;
-        let is_dup = !advanced && self.snd_una < self.snd_max && (!self.uses_sack() || newly_sacked > 0);
+        // `sack_dupack` (ns-3): with SACK, new SACK information makes an ACK
+        // a duplicate even when it also advances.
+        let is_dup = (!advanced || self.cfg.sack_dupack && self.uses_sack())
+            && self.snd_una < self.snd_max
+            && (!self.uses_sack() || newly_sacked > 0);
         let out = self.recovery_on_ack(ctx, advanced, is_dup, acked);
         losses += out.losses;
 
@@ -816,14 +822,29 @@ impl TcpSender {
         // becomes 0 with `delay_growth_`), so the controller does not see it.
         if self.syn_pending && self.snd_una >= 1 {
             self.syn_pending = false;
+            if self.cfg.handshake_ack {
+                // ns-3's `ProcessSynSent`: `SendEmptyPacket (ACK)`, then data.
+                ctx.send(Packet {
+                    size: self.cfg.header,
+                    seq: self.snd_max,
+                    wnd: self.cfg.window,
+                    ts_val: now,
+                    flags: flags::ACK,
+                    ..Packet::default()
+                });
+            }
             self.cc.on_syn_ack(now, self.snd_max, ack_rtt);
             self.send_much(ctx);
             return;
         }
         self.on_dupack = is_dup;
+        // ns-3 grows cwnd (`IncreaseWindow`) only in CA_OPEN: not on an
+        // advancing duplicate (CA_DISORDER) before fast recovery; a
+        // controller with `CongControl` (BBR) still sees what it delivered.
+        let hold = self.cfg.sack_dupack && advanced && is_dup && self.state == CaState::Open;
         let info = AckInfo {
             now,
-            acked,
+            acked: if hold { 0 } else { acked },
             sacked: newly_sacked,
             newly_delivered,
             acked_bytes,

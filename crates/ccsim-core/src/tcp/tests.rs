@@ -48,6 +48,8 @@ pub(crate) struct Harness {
     last_ack: u64,
     /// (time, cumulative ACK) of each ACK the sender received.
     pub ack_log: Vec<(SimTime, u64)>,
+    /// Send times of the handshake's pure ACKs (`handshake_ack`).
+    pub pure_acks: Vec<SimTime>,
 }
 
 const DATA: LinkId = LinkId(0);
@@ -79,6 +81,7 @@ impl Harness {
             ece_acked: 0,
             last_ack: 0,
             ack_log: Vec::new(),
+            pure_acks: Vec::new(),
         }
     }
 
@@ -104,6 +107,14 @@ impl Harness {
         for p in std::mem::take(&mut self.outbox) {
             let pkt = self.arena.get(p).clone();
             match pkt.kind {
+                PacketKind::Data if pkt.payload == 0 && pkt.flags == crate::packet::flags::ACK => {
+                    // The handshake's pure ACK: on the wire, not in the log.
+                    self.pure_acks.push(self.now);
+                    let dep = self.now.max(self.data_busy) + tx_time(pkt.size, self.rate_bps);
+                    self.data_busy = dep;
+                    self.events
+                        .push(dep + self.delay, EventKind::Arrive { link: DATA, pkt: p });
+                }
                 PacketKind::Data => {
                     self.data_count += 1;
                     let dropped =
@@ -878,6 +889,55 @@ fn a_full_size_syn_takes_a_full_segment_time() {
         h.log[1].t
     };
     assert_eq!(first_data(true) - first_data(false), SimTime::from_micros(1168));
+}
+
+#[test]
+fn ns3_answers_the_syn_ack_with_a_pure_ack_before_the_data() {
+    // ns-3's `ProcessSynSent` sends `SendEmptyPacket (ACK)` on the SYN-ACK,
+    // then the initial window in the same instant: one 40-byte packet more
+    // on the wire, queued ahead of the first data segment.
+    let run = |on: bool| {
+        let c = TcpConfig {
+            syn: Some(true),
+            handshake_ack: Some(on),
+            ..cfg("newreno")
+        };
+        let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[]);
+        h.start(4 * 1460);
+        h.run_until(SimTime::from_secs(1));
+        assert_eq!(h.log[0].seq, 0);
+        assert_eq!(h.log.iter().filter(|t| t.seq >= 1).count(), 4);
+        (h.pure_acks.clone(), h.log[1].t)
+    };
+    let (acks_on, first_on) = run(true);
+    let (acks_off, first_off) = run(false);
+    assert!(acks_off.is_empty());
+    assert_eq!(acks_on.len(), 1);
+    assert_eq!(acks_on[0], first_on, "sent at the SYN-ACK, with the data");
+    assert_eq!(first_on, first_off);
+}
+
+#[test]
+fn ns3_counts_an_advancing_ack_with_new_sacks_as_a_duplicate() {
+    // With delayed ACKs, segment 30 waits for its pair; 31 is lost, so 32
+    // arrives out of order and its ACK both covers 30 and SACKs 32. ns-3
+    // (`ProcessAck`: `isDupack = m_sackEnabled ? scoreboardUpdated`) counts
+    // it as the first duplicate and opens no window on it: one segment
+    // fewer goes out before the fast retransmit.
+    let run = |on: bool| {
+        run_for("sack", &[32], 2, |c| {
+            c.delayed_ack = Some(true);
+            c.sack_dupack = Some(on);
+        })
+    };
+    let (ns3, rfc) = (run(true), run(false));
+    for h in [&ns3, &rfc] {
+        assert_eq!(h.retransmitted(), vec![31]);
+    }
+    let (t_ns3, t_rfc) = (tx_time_of(&ns3, 31, 1), tx_time_of(&rfc, 31, 1));
+    let sent_before = |h: &Harness, t| h.log.iter().filter(|x| x.t < t).count();
+    assert!(t_ns3 <= t_rfc);
+    assert_eq!(sent_before(&ns3, t_ns3) + 1, sent_before(&rfc, t_rfc));
 }
 
 /// `sack_recovery` set, the rest as `cfg("sack")`.
