@@ -28,7 +28,7 @@
 //! Times are `tcp_time_stamp`: milliseconds, truncated (`HZ` = 1000,
 //! `JIFFY_RATIO` 1000 in `tcp/linux/ns-linux-util.h`).
 
-use super::linux2622::{stamp, track_ack_ratio, Sock, ACK_RATIO_SHIFT, HZ};
+use super::linux2622::{stamp, track_ack_ratio, Module, Sock, ACK_RATIO_SHIFT, HZ};
 use super::{AckInfo, CaState, CcInit, CongestionControl, CongestionEvent};
 use crate::rng::SimRng;
 
@@ -117,22 +117,6 @@ impl LinuxCubic {
         };
         c.reset();
         c
-    }
-
-    /// `bictcp_reset`.
-    fn reset(&mut self) {
-        self.cnt = 0;
-        self.last_max_cwnd = 0;
-        self.loss_cwnd = 0;
-        self.last_cwnd = 0;
-        self.last_time = 0;
-        self.bic_origin_point = 0;
-        self.bic_k = 0;
-        self.delay_min = 0;
-        self.epoch_start = 0;
-        self.delayed_ack = 2 << ACK_RATIO_SHIFT;
-        self.ack_cnt = 0;
-        self.tcp_cwnd = 0;
     }
 
     /// ACKs per window increment last computed (`ca->cnt`).
@@ -224,6 +208,17 @@ impl LinuxCubic {
             self.delay_min = delay;
         }
     }
+}
+
+impl Module for LinuxCubic {
+    fn sock(&mut self) -> &mut Sock {
+        &mut self.sk
+    }
+
+    fn update_cnt(&mut self, cwnd: u32, now: u32) -> u32 {
+        self.update(cwnd, now);
+        self.cnt
+    }
 
     /// `bictcp_recalc_ssthresh`.
     fn recalc_ssthresh(&mut self) -> u32 {
@@ -236,6 +231,22 @@ impl LinuxCubic {
         };
         self.loss_cwnd = cwnd;
         ((cwnd as u64 * LINUX_BETA as u64 / BETA_SCALE as u64) as u32).max(2)
+    }
+
+    /// `bictcp_reset`.
+    fn reset(&mut self) {
+        self.cnt = 0;
+        self.last_max_cwnd = 0;
+        self.loss_cwnd = 0;
+        self.last_cwnd = 0;
+        self.last_time = 0;
+        self.bic_origin_point = 0;
+        self.bic_k = 0;
+        self.delay_min = 0;
+        self.epoch_start = 0;
+        self.delayed_ack = 2 << ACK_RATIO_SHIFT;
+        self.ack_cnt = 0;
+        self.tcp_cwnd = 0;
     }
 }
 
@@ -276,25 +287,15 @@ impl CongestionControl for LinuxCubic {
         if ack.prior_in_flight < self.sk.cwnd as u64 {
             return;
         }
-        let mut sk = std::mem::take(&mut self.sk);
-        sk.grow(|cwnd| {
-            self.update(cwnd, now);
-            self.cnt
-        });
-        self.sk = sk;
+        self.cong_avoid(now);
     }
-    /// `tcp_fastretrans_alert` entering Recovery: ssthresh from the
-    /// module, cwnd = ssthresh (CUBIC has no `min_cwnd`).
+    /// `tcp_fastretrans_alert` entering Recovery ([`Module::enter_recovery`]).
     fn on_congestion_event(&mut self, _ev: &CongestionEvent) {
-        let ss = self.recalc_ssthresh();
-        self.sk.enter_recovery(ss, ss);
+        self.enter_recovery();
     }
-    /// `LinuxTcpAgent::enter_loss`: ssthresh from the module, cwnd = 1,
-    /// then `bictcp_state(TCP_CA_Loss)` resets everything.
+    /// `LinuxTcpAgent::enter_loss` ([`Module::enter_loss`]).
     fn on_rto(&mut self, _ev: &CongestionEvent) {
-        let ss = self.recalc_ssthresh();
-        self.sk.enter_loss(ss);
-        self.reset();
+        self.enter_loss();
     }
     fn set_cwnd(&mut self, cwnd: f64) {
         self.sk.cwnd = cwnd.max(1.0) as u32;

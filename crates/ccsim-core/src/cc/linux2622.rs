@@ -129,6 +129,47 @@ impl Sock {
     }
 }
 
+/// What differs between BIC's and CUBIC's modules in the window logic ns-2's
+/// Linux shim runs for both (`tcp_cong_avoid`, `tcp_fastretrans_alert`,
+/// `LinuxTcpAgent::enter_loss`); the provided methods are that shared logic.
+pub trait Module {
+    /// The window fields of `struct tcp_sock`.
+    fn sock(&mut self) -> &mut Sock;
+    /// `bictcp_update`: ACKs per increment (`ca->cnt`) for `cwnd` at `now`
+    /// (ms, [`stamp`]).
+    fn update_cnt(&mut self, cwnd: u32, now: u32) -> u32;
+    /// `bictcp_recalc_ssthresh`.
+    fn recalc_ssthresh(&mut self) -> u32;
+    /// `bictcp_reset` (`bictcp_state(TCP_CA_Loss)`).
+    fn reset(&mut self);
+
+    /// `tcp_cong_avoid` with the module: slow start, or one more ACK
+    /// towards the next increment.
+    fn cong_avoid(&mut self, now: u32)
+    where
+        Self: Sized,
+    {
+        let mut sk = std::mem::take(self.sock());
+        sk.grow(|cwnd| self.update_cnt(cwnd, now));
+        *self.sock() = sk;
+    }
+
+    /// `tcp_fastretrans_alert` entering Recovery: ssthresh from the module,
+    /// cwnd = ssthresh (neither BIC nor CUBIC has a `min_cwnd`).
+    fn enter_recovery(&mut self) {
+        let ss = self.recalc_ssthresh();
+        self.sock().enter_recovery(ss, ss);
+    }
+
+    /// `LinuxTcpAgent::enter_loss`: ssthresh from the module, cwnd = 1,
+    /// then `bictcp_state(TCP_CA_Loss)` resets the module.
+    fn enter_loss(&mut self) {
+        let ss = self.recalc_ssthresh();
+        self.sock().enter_loss(ss);
+        self.reset();
+    }
+}
+
 /// `bictcp_acked` of BIC and CUBIC: the ACK ratio `delayed_ack` (packets
 /// per ACK << 4) follows the segments an ACK of new data covers in the
 /// Open state, in the kernel's u32 arithmetic (it settles at 31 with one
@@ -195,17 +236,6 @@ impl LinuxBic {
         b
     }
 
-    /// `bictcp_reset`.
-    fn reset(&mut self) {
-        self.cnt = 0;
-        self.last_max_cwnd = 0;
-        self.loss_cwnd = 0;
-        self.last_cwnd = 0;
-        self.last_time = 0;
-        self.epoch_start = 0;
-        self.delayed_ack = 2 << ACK_RATIO_SHIFT;
-    }
-
     /// ACKs per increment last computed (`ca->cnt`).
     pub fn cnt(&self) -> u32 {
         self.cnt
@@ -250,6 +280,17 @@ impl LinuxBic {
             self.cnt = 1;
         }
     }
+}
+
+impl Module for LinuxBic {
+    fn sock(&mut self) -> &mut Sock {
+        &mut self.sk
+    }
+
+    fn update_cnt(&mut self, cwnd: u32, now: u32) -> u32 {
+        self.update(cwnd, now);
+        self.cnt
+    }
 
     /// `bictcp_recalc_ssthresh`.
     fn recalc_ssthresh(&mut self) -> u32 {
@@ -267,6 +308,17 @@ impl LinuxBic {
             ((cwnd as u64 * self.p.beta as u64 / 1024) as u32).max(2)
         }
     }
+
+    /// `bictcp_reset`.
+    fn reset(&mut self) {
+        self.cnt = 0;
+        self.last_max_cwnd = 0;
+        self.loss_cwnd = 0;
+        self.last_cwnd = 0;
+        self.last_time = 0;
+        self.epoch_start = 0;
+        self.delayed_ack = 2 << ACK_RATIO_SHIFT;
+    }
 }
 
 impl CongestionControl for LinuxBic {
@@ -281,24 +333,15 @@ impl CongestionControl for LinuxBic {
     }
     fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
         track_ack_ratio(&mut self.delayed_ack, ack);
-        if !self.sk.may_grow(ack) {
-            return;
+        if self.sk.may_grow(ack) {
+            self.cong_avoid(stamp(ack.now));
         }
-        let mut sk = std::mem::take(&mut self.sk);
-        sk.grow(|cwnd| {
-            self.update(cwnd, stamp(ack.now));
-            self.cnt
-        });
-        self.sk = sk;
     }
     fn on_congestion_event(&mut self, _ev: &CongestionEvent) {
-        let ss = self.recalc_ssthresh();
-        self.sk.enter_recovery(ss, ss);
+        self.enter_recovery();
     }
     fn on_rto(&mut self, _ev: &CongestionEvent) {
-        let ss = self.recalc_ssthresh();
-        self.sk.enter_loss(ss);
-        self.reset();
+        self.enter_loss();
     }
     fn set_cwnd(&mut self, cwnd: f64) {
         self.sk.cwnd = cwnd.max(1.0) as u32;
