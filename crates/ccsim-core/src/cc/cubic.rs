@@ -170,13 +170,6 @@ impl Default for CubicConfig {
     }
 }
 
-/// With `recovery_exit_growth`: the ACK that ends fast recovery may grow
-/// the window if it would otherwise (new data, no ECN-Echo, the sender
-/// using its window).
-pub(super) fn exit_may_grow(ack: &AckInfo) -> bool {
-    ack.exited_recovery && ack.acked > 0 && !ack.ece && ack.cwnd_limited
-}
-
 /// RFC 9438 eq. (2): K = cbrt((W_max - cwnd_epoch) / C), seconds.
 pub fn k(w_max: f64, cwnd_epoch: f64, c: f64) -> f64 {
     ((w_max - cwnd_epoch) / c).cbrt()
@@ -318,7 +311,7 @@ impl CongestionControl for Cubic {
         self.w.ssthresh
     }
     fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
-        if !(ack.may_raise_cwnd() || self.exit_growth && exit_may_grow(ack)) {
+        if !(ack.may_raise_cwnd() || self.exit_growth && ack.may_raise_cwnd_at_exit()) {
             return;
         }
         if self.w.in_slow_start() {

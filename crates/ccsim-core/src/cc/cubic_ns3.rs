@@ -234,7 +234,7 @@ impl CongestionControl for CubicNs3 {
     fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
         // ns-3 calls PktsAcked on every ACK, duplicates included.
         self.pkts_acked(ack);
-        if !(ack.may_raise_cwnd() || self.exit_growth && super::cubic::exit_may_grow(ack)) {
+        if !(ack.may_raise_cwnd() || self.exit_growth && ack.may_raise_cwnd_at_exit()) {
             return;
         }
         // `IncreaseWindow`: the segments this ACK newly delivered, or, on the

@@ -294,6 +294,14 @@ impl AckInfo {
     pub fn may_raise_cwnd(&self) -> bool {
         self.acked > 0 && self.state != CaState::Recovery && !self.exited_recovery && !self.ece && self.cwnd_limited
     }
+
+    /// With a controller's `recovery_exit_growth` (ns-3's
+    /// `TcpSocketBase::ProcessAck`, which calls `IncreaseWindow` on the ACK
+    /// that ends recovery): whether this is that ACK and it would otherwise
+    /// open the window (new data, no ECN-Echo, the sender using its window).
+    pub fn may_raise_cwnd_at_exit(&self) -> bool {
+        self.exited_recovery && self.acked > 0 && self.state != CaState::Recovery && !self.ece && self.cwnd_limited
+    }
 }
 
 /// A congestion signal: loss, ECN-Echo or timeout.

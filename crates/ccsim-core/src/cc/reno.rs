@@ -79,15 +79,7 @@ impl CongestionControl for Reno {
         self.w.ssthresh
     }
     fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
-        let exit_ok = self.grow_on_exit && ack.exited_recovery;
-        if !(ack.may_raise_cwnd()
-            || exit_ok
-                && AckInfo {
-                    exited_recovery: false,
-                    ..*ack
-                }
-                .may_raise_cwnd())
-        {
+        if !(ack.may_raise_cwnd() || self.grow_on_exit && ack.may_raise_cwnd_at_exit()) {
             return;
         }
         if self.w.in_slow_start() {
