@@ -1,6 +1,9 @@
 //! Time series: an observer that samples queues, flows and flow groups
-//! every `sample_interval` and keeps the values as columns (one `Vec<f64>`
-//! per series), never as per-sample objects.
+//! every `sample_interval` and keeps the values as columns, never as
+//! per-sample objects: while the run lasts, one matrix of every series'
+//! column (sample `j` of series `s` at `s * stride + j`), so that a value
+//! costs one store; [`Sampler::take`] hands them out as one
+//! `Vec<f64>` per series.
 //!
 //! Rates and drop counts are per interval: the value at sample time t covers
 //! (t - interval, t]. Group series are the sums over the group's flows of
@@ -56,9 +59,17 @@ pub struct Series {
 pub struct Sampler {
     interval: Option<SimTime>,
     /// Sample times, seconds.
-    pub times: Vec<f64>,
-    /// The series, in a fixed order.
-    pub series: Vec<Series>,
+    times: Vec<f64>,
+    /// The series, in a fixed order (their values are in `cols` until
+    /// [`Sampler::take`]).
+    series: Vec<Series>,
+    /// The values while the run lasts: sample `j` of series `s` at
+    /// `s * stride + j` (zeroed at the first sample, so that the memory
+    /// of samples not yet taken is not touched).
+    cols: Vec<f64>,
+    /// Samples each column holds (the run's expected number, doubled if
+    /// it takes more).
+    stride: usize,
     links: Vec<usize>,
     /// Queues of media sampled (WLAN interface queues): (medium, queue) indices.
     ifaces: Vec<(usize, usize)>,
@@ -130,6 +141,33 @@ impl ProbeField {
     }
 }
 
+/// Writes one sample's values into the columns, series after series.
+struct Column<'a> {
+    cols: &'a mut [f64],
+    /// Where the next series' value goes.
+    at: usize,
+    stride: usize,
+}
+
+impl Column<'_> {
+    #[inline(always)]
+    fn put(&mut self, v: f64) {
+        self.cols[self.at] = v;
+        self.at += self.stride;
+    }
+}
+
+/// A queue's length and its discipline's probes (a medium's interface queue).
+fn sample_iface(out: &mut Column, q: &Queue, scratch: &mut Vec<f64>) {
+    out.put(q.len_pkts() as f64);
+    out.put(q.len_bytes() as f64);
+    scratch.clear();
+    q.disc().probe_values(scratch);
+    for v in scratch.iter() {
+        out.put(*v);
+    }
+}
+
 impl Sampler {
     /// A sampler that takes nothing.
     pub fn disabled() -> Self {
@@ -192,18 +230,6 @@ impl Sampler {
                 metric: m,
                 values: Vec::new(),
             });
-        }
-    }
-
-    fn sample_iface(&mut self, q: &Queue, k: &mut usize) {
-        self.series[*k].values.push(q.len_pkts() as f64);
-        self.series[*k + 1].values.push(q.len_bytes() as f64);
-        *k += 2;
-        self.scratch.clear();
-        q.disc().probe_values(&mut self.scratch);
-        for v in &self.scratch {
-            self.series[*k].values.push(*v);
-            *k += 1;
         }
     }
 
@@ -293,12 +319,19 @@ impl Sampler {
         if self.times.is_empty() && self.series.is_empty() {
             self.init(links, flows, media);
             self.times.reserve_exact(self.expected);
-            for s in &mut self.series {
-                s.values.reserve_exact(self.expected);
-            }
+            self.stride = self.expected.max(1);
+            self.cols = vec![0.0; self.series.len() * self.stride];
+        }
+        let j = self.times.len();
+        if j == self.stride {
+            self.grow();
         }
         self.times.push(now.secs_f64());
-        let mut k = 0;
+        let mut out = Column {
+            cols: &mut self.cols,
+            at: j,
+            stride: self.stride,
+        };
         for (k_link, &li) in self.links.iter().enumerate() {
             let Some(q) = links[li].queue_mut() else { continue };
             q.sync(now);
@@ -306,33 +339,26 @@ impl Sampler {
             let m = &mut self.last_queue[k_link];
             let (arrivals, drops) = (q.stats.arrivals - m.0, q.stats.drops - m.1);
             *m = (q.stats.arrivals, q.stats.drops);
-            // The queue's five series, bounds-checked once.
-            let [len_pkts, len_bytes, arr, drp, rate] = &mut self.series[k..k + 5] else {
-                unreachable!("a slice of five")
-            };
-            len_pkts.values.push(q.len_pkts() as f64);
-            len_bytes.values.push(q.len_bytes() as f64);
-            arr.values.push(arrivals as f64);
-            drp.values.push(drops as f64);
-            rate.values.push(if arrivals > 0 {
+            out.put(q.len_pkts() as f64);
+            out.put(q.len_bytes() as f64);
+            out.put(arrivals as f64);
+            out.put(drops as f64);
+            out.put(if arrivals > 0 {
                 drops as f64 / arrivals as f64
             } else {
                 0.0
             });
-            k += 5;
             if self.link_probes[k_link] {
                 self.scratch.clear();
                 q.disc().probe_values(&mut self.scratch);
                 for v in &self.scratch {
-                    self.series[k].values.push(*v);
-                    k += 1;
+                    out.put(*v);
                 }
             }
         }
-        for i in 0..self.ifaces.len() {
-            let (m, q) = self.ifaces[i];
+        for &(m, q) in &self.ifaces {
             if let Some((_, queue)) = media[m].queue(q) {
-                self.sample_iface(queue, &mut k);
+                sample_iface(&mut out, queue, &mut self.scratch);
             }
         }
         let dt = (now - self.last_t).secs_f64();
@@ -366,17 +392,12 @@ impl Sampler {
             self.group_delay[gi].1 += delay_n;
             let probe = f.sender.probe();
             if self.flows {
-                let [good, thr, snd, delay] = &mut self.series[k..k + 4] else {
-                    unreachable!("a slice of four")
-                };
-                good.values.push(g);
-                thr.values.push(t);
-                snd.values.push(sb);
-                delay.values.push(mean_delay_s(delay_sum, delay_n));
-                k += 4;
+                out.put(g);
+                out.put(t);
+                out.put(sb);
+                out.put(mean_delay_s(delay_sum, delay_n));
                 for &field in &self.flow_probes[i] {
-                    self.series[k].values.push(field.value(&probe));
-                    k += 1;
+                    out.put(field.value(&probe));
                 }
             }
             if now > self.warmup && probe.srtt_s.is_finite() {
@@ -388,13 +409,43 @@ impl Sampler {
         if self.groups {
             for (acc, &(delay_sum, delay_n)) in self.group_acc.iter().zip(&self.group_delay) {
                 for v in acc {
-                    self.series[k].values.push(*v);
-                    k += 1;
+                    out.put(*v);
                 }
-                self.series[k].values.push(mean_delay_s(delay_sum, delay_n));
-                k += 1;
+                out.put(mean_delay_s(delay_sum, delay_n));
             }
         }
         self.last_t = now;
+    }
+
+    /// More samples than the run was expected to take: double the columns.
+    #[cold]
+    fn grow(&mut self) {
+        let (old, n) = (self.stride, self.times.len());
+        self.stride = (old * 2).max(1);
+        let mut cols = vec![0.0; self.series.len() * self.stride];
+        for (s, col) in cols.chunks_exact_mut(self.stride).enumerate() {
+            col[..n].copy_from_slice(&self.cols[s * old..s * old + n]);
+        }
+        self.cols = cols;
+    }
+
+    /// The sample times and the series with their values, taken out of the
+    /// sampler (at the end of the run). The columns are copied out from
+    /// the last, and the matrix shrunk behind them, so that the values are
+    /// held about once.
+    pub fn take(&mut self) -> (Vec<f64>, Vec<Series>) {
+        let times = std::mem::take(&mut self.times);
+        let n = times.len();
+        let mut series = std::mem::take(&mut self.series);
+        for (s, out) in series.iter_mut().enumerate().rev() {
+            let start = s * self.stride;
+            out.values = self.cols[start..start + n].to_vec();
+            self.cols.truncate(start);
+            if self.cols.capacity() - self.cols.len() >= 1 << 17 {
+                self.cols.shrink_to_fit();
+            }
+        }
+        self.cols = Vec::new();
+        (times, series)
     }
 }
