@@ -314,7 +314,9 @@ impl Sampler {
         }
     }
 
-    /// Take one sample at `now`.
+    /// Take one sample at `now` (out of line: it runs once per interval,
+    /// and inlined it would weigh on the event loop's code).
+    #[inline(never)]
     pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &[Flow], media: &[Box<dyn Medium>]) {
         if self.times.is_empty() && self.series.is_empty() {
             self.init(links, flows, media);
