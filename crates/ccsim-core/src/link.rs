@@ -106,6 +106,9 @@ pub struct Link {
     pub rate_bps: u64,
     /// Propagation delay.
     pub delay: SimTime,
+    /// The rate and the delay as ns-2's double clock uses them, converted
+    /// once (`transmit` under the `fifo` tie order).
+    pub clock64: Clock64,
     /// What sends its packets: a wire fed by the link's queue, or a medium.
     pub egress: Egress,
     /// Random loss, if any.
@@ -132,6 +135,28 @@ pub struct Link {
     pub device_cap: u32,
     /// Link-layer framing bytes each transmission adds (`framing_bytes`).
     pub framing: u32,
+}
+
+/// A link's rate and delay as f64, for ns-2's double clock
+/// (`LinkDelay::recv`: `txt = 8 size / bandwidth`, arrival at
+/// `clock + (txt + delay)`): the same values as converting at every
+/// transmission, converted once.
+#[derive(Copy, Clone, Debug)]
+pub struct Clock64 {
+    /// Rate, bits per second.
+    pub rate_bps: f64,
+    /// Propagation delay, seconds ([`crate::event::ns_as_secs`]).
+    pub delay_s: f64,
+}
+
+impl Clock64 {
+    /// The rate and delay of a link.
+    pub fn of(rate_bps: u64, delay: SimTime) -> Self {
+        Clock64 {
+            rate_bps: rate_bps as f64,
+            delay_s: crate::event::ns_as_secs(delay),
+        }
+    }
 }
 
 /// What sends a link's packets.

@@ -751,9 +751,9 @@ impl Simulation {
         // ns-2's `LinkDelay::recv`: the arrival at clock + (txt + delay),
         // the link's end of transmission at clock + txt, in doubles.
         let (arrive64, free64) = if self.events.is_fifo() {
-            let txt = 8.0 * (size + l.framing) as f64 / l.rate_bps as f64;
+            let txt = 8.0 * (size + l.framing) as f64 / l.clock64.rate_bps;
             let now64 = self.events.now64();
-            (now64 + (txt + ns_as_secs(l.delay)), now64 + txt)
+            (now64 + (txt + l.clock64.delay_s), now64 + txt)
         } else {
             (0.0, 0.0)
         };
