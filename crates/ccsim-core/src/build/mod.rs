@@ -339,7 +339,7 @@ impl<'a> Builder<'a> {
             to: b,
             rate_bps: rate,
             delay,
-            clock64: crate::link::Clock64::of(rate, delay),
+            derived: crate::link::Derived::of(rate, delay),
             egress,
             loss,
             busy_until: SimTime::ZERO,
