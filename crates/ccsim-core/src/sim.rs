@@ -603,7 +603,9 @@ impl Simulation {
             return;
         }
         q.enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
-        self.process_drops(link);
+        if !self.dropped.is_empty() {
+            self.process_drops(link);
+        }
         let l = &mut self.links[li];
         if ended && !l.free_pending {
             self.start_tx(link);
