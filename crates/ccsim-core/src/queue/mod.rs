@@ -151,7 +151,7 @@ pub trait QueueDisc: Send {
     /// Packets and bytes waiting, in one call: the wrapper ([`Queue`])
     /// reads them once after each call that may change them and keeps
     /// them, instead of calling through the vtable whenever it needs them.
-    fn len(&self) -> (usize, u64) {
+    fn lengths(&self) -> (usize, u64) {
         (self.len_pkts(), self.len_bytes())
     }
     /// Names of the internal quantities this discipline exposes as time
@@ -310,7 +310,7 @@ impl Queue {
             bytes: 0,
         });
         Queue {
-            disc_len: disc.len(),
+            disc_len: disc.lengths(),
             disc,
             fast,
             pass_limit,
@@ -705,7 +705,7 @@ impl Queue {
     /// changed it (its state changes only through such calls).
     #[inline]
     fn refresh_len(&mut self) {
-        self.disc_len = self.disc.len();
+        self.disc_len = self.disc.lengths();
     }
 
     /// Whether the discipline wants reverse-direction arrivals.
