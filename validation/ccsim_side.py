@@ -146,6 +146,14 @@ def _queue(p: dict, compat: str | None) -> dict:
             initial_ratio=float(p["vq_ecnlim"]),
             mean_pkt_size=size,
         )
+    elif kind == "fq_cobalt":
+        # ns-3's FqCobaltQueueDisc is FQ-CoDel's scheduler with COBALT per
+        # flow queue: ccsim's CAKE without shaper, tins or host isolation,
+        # and under the ns3 profile CAKE's `variant = "ns3"` is that queue
+        # disc (queue/cake.rs). Without the profile this is Linux's CAKE,
+        # whose set-associative hash takes no flow_queues.
+        q.update(kind="cake", flow_mode="flows", ecn=False)
+        q.update(_flow_queues(p) if compat == "ns3" else {})
     else:
         q["kind"] = kind
         q.update(_flow_queues(p) if kind == "fq_codel" else {})

@@ -107,8 +107,9 @@ pub struct TcpConfig {
     /// `TcpSocketBase::AddSocketTags` marks every packet of such a socket
     /// ECT (`|| m_tcb->m_ecnMode == TcpSocketState::DctcpEcn`,
     /// `tcp-socket-base.cc`): so at an ECN queue a DCTCP retransmission is
-    /// marked where ccsim's would be dropped or pass unmarked (default from
-    /// the profile: true under `ns3` for `dctcp`).
+    /// marked where ccsim's would be dropped or pass unmarked; Linux keeps
+    /// ECT on them for a controller that needs ECN (`tcp_ecn_send`) (default
+    /// from the profile: true under `ns3` and `linux` for `dctcp`).
     pub ect_every_packet: Option<bool>,
     /// Lower bound of the RTO (default from the compatibility profile:
     /// 200 ms; 1 s under `ns3` and `rfc`).
@@ -546,10 +547,12 @@ impl TcpConfig {
 
     /// Whether every packet of the flow is ECN-capable under `profile` (key
     /// `ect_every_packet`): ns-3's `DctcpEcn` mode, which only `TcpDctcp`
-    /// selects.
+    /// selects, and Linux's `tcp_ecn_send` (`net/ipv4/tcp_output.c`), which
+    /// clears ECT on ACKs and retransmissions only `if
+    /// (!tcp_ca_needs_ecn(sk))`: DCTCP's `TCP_CONG_NEEDS_ECN` keeps it.
     pub fn ect_every_packet_for(&self, profile: Profile) -> bool {
         self.ect_every_packet
-            .unwrap_or(profile == Profile::Ns3 && self.cc == "dctcp")
+            .unwrap_or(matches!(profile, Profile::Ns3 | Profile::Linux) && self.cc == "dctcp")
     }
 
     /// Whether the receiver delays ACKs under `profile`.

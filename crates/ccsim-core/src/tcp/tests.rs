@@ -1040,10 +1040,11 @@ fn ect_every_packet_makes_retransmissions_and_acks_ecn_capable() {
     let (rtx, acks_ect, acks) = run(Some(true));
     assert!(rtx.iter().all(|&e| e), "{rtx:?}");
     assert_eq!(acks_ect, acks);
-    // The profile's default: on under ns3 for DCTCP only.
+    // The profile's default: on under ns3 and linux for DCTCP only.
     let dctcp = cfg("dctcp");
     assert!(dctcp.ect_every_packet_for(crate::compat::Profile::Ns3));
+    assert!(dctcp.ect_every_packet_for(crate::compat::Profile::Linux));
     assert!(!dctcp.ect_every_packet_for(crate::compat::Profile::Ccsim));
-    assert!(!dctcp.ect_every_packet_for(crate::compat::Profile::Linux));
+    assert!(!dctcp.ect_every_packet_for(crate::compat::Profile::Rfc));
     assert!(!cfg("cubic").ect_every_packet_for(crate::compat::Profile::Ns3));
 }
