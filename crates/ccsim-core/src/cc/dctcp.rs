@@ -22,7 +22,9 @@
 //!   default under `ns3` and `linux`: ns-3's `TcpDctcp` derives from
 //!   `TcpLinuxReno`, whose `CongestionAvoidance` counts `segmentsAcked` as
 //!   Linux's `tcp_cong_avoid_ai`: one whole segment each time the count
-//!   reaches w = cwnd in whole segments, at least 1).
+//!   reaches w = cwnd in whole segments, at least 1; its `SlowStart` adds
+//!   the segments acknowledged up to ssthresh only and passes the rest on,
+//!   as Linux's `tcp_slow_start`).
 //!
 //! - The floor of every reduction (`min_ssthresh`): 2 segments, Linux's
 //!   `dctcp_ssthresh` (`max(cwnd - ((cwnd * alpha) >> 11), 2U)`) and RFC
