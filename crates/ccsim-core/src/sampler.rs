@@ -70,9 +70,6 @@ pub struct Sampler {
     last_sent: Vec<u64>,
     /// Per flow: (delay sum ns, packets) at the previous sample.
     last_delay: Vec<(u128, u64)>,
-    /// Per flow: the sum and number of the smoothed RTTs sampled inside the
-    /// metrics window (for `srtt_mean_s`, [`Sampler::srtt_mean_s`]).
-    srtt: Vec<(f64, u64)>,
     /// Per sampled link: (arrivals, drops) of the queue at the previous
     /// sample (the queue's running counters: they only grow).
     last_queue: Vec<(u64, u64)>,
@@ -90,7 +87,6 @@ pub struct Sampler {
     /// takes, in the order of its sender's `probe_names` (decided when the
     /// series are laid out, as the names are).
     flow_probes: Vec<Vec<ProbeField>>,
-    warmup: SimTime,
     /// Samples the run will take (from its duration), reserved in every
     /// series at the first sample so that sampling never reallocates.
     expected: usize,
@@ -138,13 +134,12 @@ impl Sampler {
 
     /// A sampler over the given links (indices), every flow if `flows`, and
     /// every flow group if `groups`.
-    pub fn new(interval: SimTime, links: Vec<usize>, flows: bool, groups: bool, warmup: SimTime) -> Self {
+    pub fn new(interval: SimTime, links: Vec<usize>, flows: bool, groups: bool) -> Self {
         Sampler {
             interval: Some(interval),
             links,
             flows,
             groups,
-            warmup,
             ..Sampler::default()
         }
     }
@@ -166,15 +161,6 @@ impl Sampler {
     pub fn with_ifaces(mut self, ifaces: Vec<(usize, usize)>) -> Self {
         self.ifaces = ifaces;
         self
-    }
-
-    /// The mean of flow `flow`'s smoothed RTT over the samples taken inside
-    /// the metrics window (after its start), seconds; `None` without such
-    /// samples (no sampling, or a sender without an RTT estimate). Unlike
-    /// `cwnd_mean_pkts`, which the kernel integrates over time, this mean
-    /// depends on `sample_interval`.
-    pub fn srtt_mean_s(&self, flow: usize) -> Option<f64> {
-        self.srtt.get(flow).filter(|m| m.1 > 0).map(|m| m.0 / m.1 as f64)
     }
 
     /// The sampling interval, if sampling.
@@ -262,7 +248,6 @@ impl Sampler {
         self.last_received = vec![0; flows.len()];
         self.last_sent = vec![0; flows.len()];
         self.last_delay = vec![(0, 0); flows.len()];
-        self.srtt = vec![(0.0, 0); flows.len()];
         // Group indices in first-appearance order (the map is only looked up).
         let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for f in flows {
@@ -364,8 +349,8 @@ impl Sampler {
             acc[3] += active as u8 as f64;
             self.group_delay[gi].0 += delay_sum;
             self.group_delay[gi].1 += delay_n;
-            let probe = f.sender.probe();
             if self.flows {
+                let probe = f.sender.probe();
                 let [good, thr, snd, delay] = &mut self.series[k..k + 4] else {
                     unreachable!("a slice of four")
                 };
@@ -378,11 +363,6 @@ impl Sampler {
                     self.series[k].values.push(field.value(&probe));
                     k += 1;
                 }
-            }
-            if now > self.warmup && probe.srtt_s.is_finite() {
-                let m = &mut self.srtt[i];
-                m.0 += probe.srtt_s;
-                m.1 += 1;
             }
         }
         if self.groups {

@@ -463,7 +463,9 @@ impl Simulation {
             (Endpoint::App, APP_START) => {
                 let (mut ctx, sender, _, app) = flow_ctx!(self, flow, fi);
                 ctx.stats.started_at = Some(ctx.now);
-                ctx.stats.tracks_cwnd = sender.probe_names().contains(&"cwnd_pkts");
+                let probes = sender.probe_names();
+                ctx.stats.tracks_cwnd = probes.contains(&"cwnd_pkts");
+                ctx.stats.tracks_srtt = probes.contains(&"srtt_s");
                 sender.start(&mut ctx);
                 let bytes = app.start(&mut ctx);
                 if bytes > 0 {
@@ -856,14 +858,15 @@ impl Simulation {
     }
 
     /// Hook: a callback of flow `fi`'s sender has run (an ACK, a timer, the
-    /// application). Per-flow statistics observe its congestion window here
-    /// (a time integral: [`FlowStats::note_cwnd`]); a sender without a
-    /// window costs one branch.
+    /// application). Per-flow statistics observe its congestion window and
+    /// smoothed RTT here (time integrals: [`FlowStats::note_sender`]); a
+    /// sender with neither costs one branch.
     #[inline]
     fn sender_hook(&mut self, fi: usize) {
         let f = &mut self.flows[fi];
-        if f.stats.tracks_cwnd {
-            f.stats.note_cwnd(self.now, f.sender.cwnd_pkts());
+        if f.stats.tracks_cwnd | f.stats.tracks_srtt {
+            let (cwnd, srtt) = f.sender.cwnd_and_srtt();
+            f.stats.note_sender(self.now, cwnd, srtt);
         }
     }
 }

@@ -1096,7 +1096,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
                 ),
             ));
         }
-        Sampler::new(interval, links, sample_flows, sample_groups, warmup)
+        Sampler::new(interval, links, sample_flows, sample_groups)
             .with_ifaces(ifaces)
             .with_duration(duration)
     };
