@@ -98,8 +98,16 @@ fn cwnd_and_srtt_means_are_independent_of_the_sample_interval() {
 /// using its whole window, as ns-2 does):
 /// 2 packets over [0, 21.54 ms), 3 over [21.54, 23.04 ms), 4 over
 /// [23.04 ms, 1 s]. Over the window [0.5 s, 1 s] the mean is 4.
+///
+/// The smoothed RTT (`rtt_sampling = "every_ack"`: RFC 6298 section 2):
+/// none before the first ACK; the first sample, 21.54 ms, sets SRTT
+/// (section 2.2), from 21.54 ms to 23.04 ms; the second ACK's sample, 23.04
+/// ms (both segments were sent at 0), makes it 7/8 21.54 + 1/8 23.04 =
+/// 21.7275 ms (section 2.3), which it keeps to the end (1 s): the
+/// time-weighted mean over [21.54 ms, 1 s], and 21.7275 ms over the window
+/// [0.5 s, 1 s].
 #[test]
-fn cwnd_mean_agrees_with_a_hand_computed_case() {
+fn means_agree_with_a_hand_computed_case() {
     let text = |warmup: &str| {
         two_nodes(
             warmup,
@@ -110,7 +118,8 @@ syn = false
 delayed_ack = false
 initial_cwnd = 2
 initial_ssthresh = 100
-cwnd_validation = false"#,
+cwnd_validation = false
+rtt_sampling = "every_ack""#,
         )
     };
     let out = run(&text("0s"));
@@ -119,37 +128,14 @@ cwnd_validation = false"#,
     let expected = (2.0 * 21.54 + 3.0 * 1.5 + 4.0 * 976.96) / 1000.0;
     let got = f.cwnd_mean_pkts.expect("a window");
     assert!((got - expected).abs() < 1e-9, "{got} vs {expected}");
-    let out = run(&text("0.5s"));
-    assert_eq!(out.result.flows[0].cwnd_mean_pkts, Some(4.0));
-}
-
-/// The smoothed RTT over the same exchange (`rtt_sampling = "every_ack"`:
-/// RFC 6298 section 2): none before the first ACK; the first sample, 21.54
-/// ms, sets SRTT (section 2.2), from 21.54 ms to 23.04 ms; the second
-/// ACK's sample, 23.04 ms (both segments were sent at 0), makes it 7/8
-/// 21.54 + 1/8 23.04 = 21.7275 ms (section 2.3), which it keeps to the end
-/// (1 s): the time-weighted mean over [21.54 ms, 1 s], and 21.7275 ms over
-/// a window that opens after the transfer.
-#[test]
-fn srtt_mean_agrees_with_a_hand_computed_case() {
-    let text = |warmup: &str| {
-        two_nodes(
-            warmup,
-            r#"transport = "tcp"
-app = "finite"
-size = 2
-syn = false
-delayed_ack = false
-initial_cwnd = 2
-rtt_sampling = "every_ack""#,
-        )
-    };
-    let out = run(&text("0s"));
     let (s1, s2) = (21.54, 7.0 / 8.0 * 21.54 + 1.0 / 8.0 * 23.04);
     let expected = (s1 * 1.5 + s2 * 976.96) / 978.46 * 1e-3;
-    let got = out.result.flows[0].srtt_mean_s.expect("an estimate");
+    let got = f.srtt_mean_s.expect("an estimate");
     assert!((got - expected).abs() < 1e-12, "{got} vs {expected}");
-    let got = run(&text("0.5s")).result.flows[0].srtt_mean_s.expect("an estimate");
+    let out = run(&text("0.5s"));
+    let f = &out.result.flows[0];
+    assert_eq!(f.cwnd_mean_pkts, Some(4.0));
+    let got = f.srtt_mean_s.expect("an estimate");
     assert!((got - s2 * 1e-3).abs() < 1e-12, "{got} vs {s2} ms");
 }
 
