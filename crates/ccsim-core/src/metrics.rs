@@ -156,7 +156,7 @@ impl FlowCounters {
 
 /// The statistics of one flow: its running counters, their snapshot at the
 /// window's start, and the delay distribution inside the window.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct FlowStats {
     /// Running totals since the flow was created (they only grow).
     pub counts: FlowCounters,
@@ -191,29 +191,6 @@ pub struct FlowStats {
     pub started_at: Option<SimTime>,
     /// When the last byte of a finite flow was delivered.
     pub completed_at: Option<SimTime>,
-}
-
-impl Default for FlowStats {
-    fn default() -> Self {
-        FlowStats {
-            counts: FlowCounters::default(),
-            window_start: FlowCounters::default(),
-            window_open: false,
-            delays_ns: Default::default(),
-            jitter_sum_ns: 0,
-            jitter_n: 0,
-            last_delay_ns: None,
-            tracks_cwnd: false,
-            tracks_srtt: false,
-            cwnd_now: Piecewise::default(),
-            srtt_now: Piecewise::default(),
-            in_flight: 0,
-            in_flight_start: 0,
-            target_bytes: None,
-            started_at: None,
-            completed_at: None,
-        }
-    }
 }
 
 impl FlowStats {
