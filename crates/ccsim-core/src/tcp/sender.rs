@@ -942,8 +942,9 @@ impl Sender for TcpSender {
         }
     }
 
-    fn cwnd_pkts(&self) -> f64 {
-        self.effective_cwnd()
+    fn cwnd_and_srtt(&self) -> (f64, f64) {
+        let srtt = self.rtt.srtt().map_or(f64::NAN, |s| s.secs_f64());
+        (self.effective_cwnd(), srtt)
     }
 
     fn probe_names(&self) -> &'static [&'static str] {
