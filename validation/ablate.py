@@ -63,6 +63,7 @@ SEMANTICS = {
         ("flow", "ack_first_segment", False),
         ("flow", "ssthresh_basis", "flight"),
         ("flow", "pipe_window", False),
+        ("flow", "sacked_retransmit_in_pipe", False),
         ("flow", "rate_sample", "linux"),
         ("top", "device_queue", 0),
         ("top", "framing_bytes", 0),

@@ -244,6 +244,16 @@ pub struct TcpConfig {
     /// outstanding segments plus RFC 3042's two (default from the profile:
     /// true under `ns3`).
     pub pipe_window: Option<bool>,
+    /// With SACK, a retransmitted segment that is SACKed stays in the pipe
+    /// until the cumulative ACK covers it or a timeout comes: ns-3's
+    /// `TcpTxBuffer::Update` clears a SACKed item's `m_lost` but not its
+    /// `m_retrans`, which `BytesInFlight` (m_sentSize - m_sackedOut -
+    /// m_lostOut + m_retrans) adds back (`tcp-tx-buffer.cc`); RFC 6675's
+    /// SetPipe counts no SACKed segment. After a lost retransmission the
+    /// later holes' retransmissions arrive above it and are SACKed, so
+    /// ns-3 sends less new data in that recovery (default from the profile:
+    /// true under `ns3`).
+    pub sacked_retransmit_in_pipe: Option<bool>,
     /// The delivery-rate estimator behind BBR's bandwidth model: "linux"
     /// (`tcp_rate.c`) or "ns3" (ns-3.44's `TcpRateLinux`, which keeps a
     /// sample's ACK phase across ACKs and repeats the last rate after an
@@ -344,6 +354,7 @@ impl Default for TcpConfig {
             cwnd_validation: None,
             ssthresh_basis: None,
             pipe_window: None,
+            sacked_retransmit_in_pipe: None,
             rate_sample: None,
             sub_segment_window: None,
             linux_agent: None,
@@ -402,6 +413,8 @@ pub struct SenderConfig {
     pub ssthresh_from_pipe: bool,
     /// With SACK, the window limits the unSACKed segments in every state (ns-3).
     pub pipe_window: bool,
+    /// With SACK, a SACKed retransmission stays in the pipe (ns-3).
+    pub sacked_rtx_in_pipe: bool,
     /// ns-3's delivery-rate estimator ([`rate::RateEstimator::ns3`]).
     pub ns3_rate_sample: bool,
     /// A window below one segment sends nothing; the RTO timer runs while
@@ -689,6 +702,7 @@ impl TcpConfig {
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns2, |b| b == SsthreshBasis::Window),
             pipe_window: self.pipe_window.unwrap_or(profile == Profile::Ns3),
+            sacked_rtx_in_pipe: self.sacked_retransmit_in_pipe.unwrap_or(profile == Profile::Ns3),
             ns3_rate_sample: self
                 .rate_sample
                 .map_or(profile == Profile::Ns3, |r| r == rate::RateSampler::Ns3),

@@ -9,6 +9,10 @@
 //! sequences" or "more than (DupThresh - 1) * SMSS bytes"). HighRxt is kept
 //! as an exclusive bound: segments below `high_rxt_end` have been
 //! retransmitted in this recovery.
+//!
+//! With `sacked_retransmit_in_pipe` (ns-3) a retransmitted segment that is
+//! SACKed afterwards stays in the pipe until the cumulative ACK covers it or
+//! a timeout ([`Scoreboard::with_sacked_retransmits_in_pipe`]).
 
 use std::collections::VecDeque;
 
@@ -33,6 +37,12 @@ pub struct Scoreboard {
     sacked: VecDeque<bool>,
     lost: VecDeque<bool>,
     count: usize,
+    /// Retransmitted since it was first sent (and since the last timeout).
+    rtx: VecDeque<bool>,
+    /// Segments both SACKed and flagged in `rtx`.
+    sacked_rtx: usize,
+    /// Count `sacked_rtx` in the pipe (ns-3).
+    keep_sacked_rtx: bool,
 }
 
 impl Scoreboard {
@@ -41,10 +51,57 @@ impl Scoreboard {
         Self::default()
     }
 
+    /// ns-3's pipe: a retransmitted segment stays in it once SACKed.
+    /// `TcpTxBuffer::BytesInFlight` is m_sentSize - m_sackedOut - m_lostOut
+    /// + m_retrans (`tcp-tx-buffer.cc`), and while `Update` clears an item's
+    /// `m_lost` when a SACK block covers it, it keeps `m_retrans` (set by
+    /// `GetTransmittedSegment`), which only `DiscardUpTo` (the cumulative
+    /// ACK) and `SetSentListLost` (a timeout) take away: such a segment
+    /// counts 1 - 1 + 1 = 1 where RFC 6675's SetPipe counts nothing
+    /// (checked against the ns-3.44 wheel: segments 0-9 sent, 1 and 3-6
+    /// SACKed, 0 and 2 retransmitted, then 2 SACKed: `BytesInFlight` stays
+    /// 5 segments, SetPipe gives 4).
+    pub fn with_sacked_retransmits_in_pipe(mut self, on: bool) -> Self {
+        self.keep_sacked_rtx = on;
+        self
+    }
+
     /// A new segment was sent for the first time (at snd_max).
     pub fn push(&mut self) {
         self.sacked.push_back(false);
         self.lost.push_back(false);
+        self.rtx.push_back(false);
+    }
+
+    /// Outstanding segment `seq` was retransmitted.
+    pub fn note_retransmit(&mut self, seq: u64) {
+        if let Some(i) = self.idx(seq) {
+            if !self.rtx[i] {
+                self.rtx[i] = true;
+                if self.sacked[i] {
+                    self.sacked_rtx += 1;
+                }
+            }
+        }
+    }
+
+    /// A timeout: no segment counts as retransmitted any more (ns-3's
+    /// `TcpTxBuffer::SetSentListLost` clears every `m_retrans`).
+    pub fn forget_retransmits(&mut self) {
+        for r in self.rtx.iter_mut() {
+            *r = false;
+        }
+        self.sacked_rtx = 0;
+    }
+
+    /// The SACKed retransmissions the pipe still counts: none unless
+    /// [`Scoreboard::with_sacked_retransmits_in_pipe`].
+    pub fn sacked_retransmits_in_pipe(&self) -> u64 {
+        if self.keep_sacked_rtx {
+            self.sacked_rtx as u64
+        } else {
+            0
+        }
     }
 
     /// The cumulative ACK moved to `ack`: forget everything below it.
@@ -52,8 +109,12 @@ impl Scoreboard {
         while self.base < ack {
             match self.sacked.pop_front() {
                 Some(s) => {
+                    let r = self.rtx.pop_front().unwrap_or(false);
                     if s {
                         self.count -= 1;
+                        if r {
+                            self.sacked_rtx -= 1;
+                        }
                     }
                     self.lost.pop_front();
                 }
@@ -77,6 +138,9 @@ impl Scoreboard {
             Some(i) if !self.sacked[i] => {
                 self.sacked[i] = true;
                 self.count += 1;
+                if self.rtx[i] {
+                    self.sacked_rtx += 1;
+                }
                 true
             }
             _ => false,
@@ -103,6 +167,7 @@ impl Scoreboard {
             *l = false;
         }
         self.count = 0;
+        self.sacked_rtx = 0;
     }
 
     /// One past the highest SACKed segment, if any.
@@ -127,9 +192,10 @@ impl Scoreboard {
     }
 
     /// RFC 6675 SetPipe(): segments not SACKed and not deemed lost, plus
-    /// those retransmitted in this recovery (below `high_rxt_end`).
+    /// those retransmitted in this recovery (below `high_rxt_end`); plus the
+    /// SACKed retransmissions with [`Scoreboard::with_sacked_retransmits_in_pipe`].
     pub fn pipe(&self, high_rxt_end: u64, dupthresh: u32) -> u64 {
-        let mut pipe = 0;
+        let mut pipe = self.sacked_retransmits_in_pipe();
         let mut above = 0usize;
         for (i, &s) in self.sacked.iter().enumerate().rev() {
             if s {
@@ -246,6 +312,38 @@ mod tests {
         assert_eq!(b.pipe(3, 3), 2);
         assert_eq!(b.high_sacked_end(), Some(10));
         assert_eq!(b.sacked_below(4), 2);
+    }
+
+    #[test]
+    fn ns3_keeps_a_sacked_retransmission_in_the_pipe() {
+        // The ns-3.44 wheel's TcpTxBuffer: segments 0-9 sent, 1 and 3-6
+        // SACKed (0 and 2 deemed lost), 0 and 2 retransmitted; the
+        // retransmission of 2 arrives and is SACKed, that of 0 is lost.
+        // `BytesInFlight` stays 5 (7, 8, 9, the retransmitted 0 and the
+        // SACKed retransmission of 2); RFC 6675's SetPipe gives 4.
+        let pipe_after = |ns3: bool| {
+            let mut b = board(10, &[1, 3, 4, 5, 6]);
+            b = b.with_sacked_retransmits_in_pipe(ns3);
+            assert_eq!(b.pipe(0, 3), 3);
+            b.note_retransmit(0);
+            b.note_retransmit(2);
+            assert_eq!(b.pipe(3, 3), 5);
+            assert!(b.mark(2));
+            let p = b.pipe(3, 3);
+            // The cumulative ACK passes the SACKed retransmission: gone in both.
+            b.advance(3);
+            assert_eq!(b.pipe(3, 3), 3);
+            p
+        };
+        assert_eq!(pipe_after(true), 5);
+        assert_eq!(pipe_after(false), 4);
+        // A timeout forgets which segments were retransmitted.
+        let mut b = board(10, &[1, 3, 4, 5, 6]).with_sacked_retransmits_in_pipe(true);
+        b.note_retransmit(2);
+        b.mark(2);
+        assert_eq!(b.sacked_retransmits_in_pipe(), 1);
+        b.forget_retransmits();
+        assert_eq!(b.sacked_retransmits_in_pipe(), 0);
     }
 
     #[test]

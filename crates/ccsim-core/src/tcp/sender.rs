@@ -160,9 +160,9 @@ impl TcpSender {
             syn_first_sent: None,
             la: Default::default(),
             rwnd: cfg.window as u64,
+            board: Scoreboard::new().with_sacked_retransmits_in_pipe(cfg.sacked_rtx_in_pipe),
             cfg,
             cc,
-            board: Scoreboard::new(),
             rate,
             segs: VecDeque::new(),
             snd_una: 0,
@@ -260,7 +260,7 @@ impl TcpSender {
         }
         let out = self.snd_nxt - self.snd_una;
         if self.uses_sack() && self.board.count() > 0 {
-            out - self.board.sacked_below(self.snd_nxt).min(out)
+            out - self.board.sacked_below(self.snd_nxt).min(out) + self.board.sacked_retransmits_in_pipe()
         } else {
             out
         }
@@ -336,6 +336,7 @@ impl TcpSender {
     /// (Re)transmit outstanding segment `seq`, or the new segment at snd_max.
     pub(super) fn transmit(&mut self, ctx: &mut FlowCtx, seq: u64) {
         let now = ctx.now;
+        let retransmission = seq < self.snd_max;
         if seq == self.snd_max {
             let payload = if self.syn_pending {
                 0
@@ -358,6 +359,9 @@ impl TcpSender {
             }
         }
         let in_flight = self.in_flight();
+        if retransmission {
+            self.board.note_retransmit(seq);
+        }
         let tx = self.rate.on_send(now, in_flight);
         let i = (seq - self.snd_una) as usize;
         let s = &mut self.segs[i];
@@ -664,6 +668,7 @@ impl TcpSender {
         self.high_rxt_end = self.snd_una;
         self.rescue_rxt = None;
         self.sack1_on_timeout();
+        self.board.forget_retransmits();
         self.snd_nxt = self.snd_una;
         self.note_reduction();
         self.send_much(ctx);

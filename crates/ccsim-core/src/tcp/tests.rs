@@ -940,6 +940,33 @@ fn ns3_counts_an_advancing_ack_with_new_sacks_as_a_duplicate() {
     assert_eq!(sent_before(&ns3, t_ns3) + 1, sent_before(&rfc, t_rfc));
 }
 
+#[test]
+fn ns3_keeps_a_sacked_retransmission_in_the_pipe() {
+    // Segments 59 and 61 lost, and the retransmission of 59 too: the
+    // retransmission of 61 then arrives above the hole at 59 and is SACKed.
+    // ns-3's BytesInFlight keeps it in the pipe (`m_retrans` stays set)
+    // until the cumulative ACK passes it, RFC 6675's SetPipe does not: one
+    // new segment fewer per round trip (about 21 ms), nine in all, from the
+    // retransmission of 61 (0.153 s) until the timeout resends 59 (0.364 s).
+    let run = |on: bool| {
+        let mut c = cfg("sack");
+        c.window = 1000;
+        c.sacked_retransmit_in_pipe = Some(on);
+        let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[60, 62]);
+        h.drop_tx = vec![(59, 1)];
+        h.start(u64::MAX);
+        h.run_until(SimTime::from_secs(3));
+        assert_eq!(h.stats.counts.timeouts, 1, "{on}");
+        let rto = tx_time_of(&h, 59, 2);
+        let new_before = h.log.iter().filter(|t| t.t < rto && !t.retransmission).count();
+        (h.retransmitted()[..3].to_vec(), new_before)
+    };
+    let (ns3, rfc) = (run(true), run(false));
+    assert_eq!(ns3.0, vec![59, 61, 59]);
+    assert_eq!(rfc.0, ns3.0);
+    assert_eq!(rfc.1 - ns3.1, 9);
+}
+
 /// `sack_recovery` set, the rest as `cfg("sack")`.
 fn sack_with(recovery: super::recovery::SackRecovery) -> impl FnOnce(&mut TcpConfig) {
     move |c| c.sack_recovery = Some(recovery)
