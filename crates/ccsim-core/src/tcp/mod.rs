@@ -254,6 +254,15 @@ pub struct TcpConfig {
     /// ns-3 sends less new data in that recovery (default from the profile:
     /// true under `ns3`).
     pub sacked_retransmit_in_pipe: Option<bool>,
+    /// In SACK recovery, while unsent data waits behind a full receiver
+    /// window, NextSeg returns nothing once rule 1 (a lost segment) finds
+    /// none: ns-3's `TcpTxBuffer::NextSeg` returns false from rule 2 when
+    /// `m_sentSize` reaches the peer's window ("There is no available
+    /// receiver window to send", `tcp-tx-buffer.cc`), so rule 3 (an
+    /// unSACKed segment not yet deemed lost) and rule 4 run only when the
+    /// application has nothing more to send; RFC 6675 goes on to rule 3
+    /// (default from the profile: true under `ns3`).
+    pub rwnd_stops_next_seg: Option<bool>,
     /// The delivery-rate estimator behind BBR's bandwidth model: "linux"
     /// (`tcp_rate.c`) or "ns3" (ns-3.44's `TcpRateLinux`, which keeps a
     /// sample's ACK phase across ACKs and repeats the last rate after an
@@ -355,6 +364,7 @@ impl Default for TcpConfig {
             ssthresh_basis: None,
             pipe_window: None,
             sacked_retransmit_in_pipe: None,
+            rwnd_stops_next_seg: None,
             rate_sample: None,
             sub_segment_window: None,
             linux_agent: None,
@@ -415,6 +425,9 @@ pub struct SenderConfig {
     pub pipe_window: bool,
     /// With SACK, a SACKed retransmission stays in the pipe (ns-3).
     pub sacked_rtx_in_pipe: bool,
+    /// SACK recovery: NextSeg stops after rule 1 while the receiver window
+    /// holds back unsent data (ns-3).
+    pub rwnd_stops_next_seg: bool,
     /// ns-3's delivery-rate estimator ([`rate::RateEstimator::ns3`]).
     pub ns3_rate_sample: bool,
     /// A window below one segment sends nothing; the RTO timer runs while
@@ -703,6 +716,7 @@ impl TcpConfig {
                 .map_or(profile == Profile::Ns2, |b| b == SsthreshBasis::Window),
             pipe_window: self.pipe_window.unwrap_or(profile == Profile::Ns3),
             sacked_rtx_in_pipe: self.sacked_retransmit_in_pipe.unwrap_or(profile == Profile::Ns3),
+            rwnd_stops_next_seg: self.rwnd_stops_next_seg.unwrap_or(profile == Profile::Ns3),
             ns3_rate_sample: self
                 .rate_sample
                 .map_or(profile == Profile::Ns3, |r| r == rate::RateSampler::Ns3),

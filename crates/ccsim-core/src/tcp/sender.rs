@@ -546,6 +546,14 @@ impl TcpSender {
             rescue_ok,
             self.snd_max,
         );
+        // `rwnd_stops_next_seg` (ns-3): with unsent data held back by the
+        // receiver window, NextSeg returns nothing after rule 1.
+        let next = match next {
+            Some(NextSeg::Unsacked(_) | NextSeg::Rescue(_)) if self.cfg.rwnd_stops_next_seg && self.has_new_data() => {
+                None
+            }
+            n => n,
+        };
         let Some(next) = next else {
             self.cwnd_limited = false;
             return false;

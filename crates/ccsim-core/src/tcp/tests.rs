@@ -967,6 +967,30 @@ fn ns3_keeps_a_sacked_retransmission_in_the_pipe() {
     assert_eq!(rfc.1 - ns3.1, 9);
 }
 
+#[test]
+fn ns3_next_seg_sends_nothing_while_the_receiver_window_holds_data_back() {
+    // A 21-segment receiver window, full when segments 59 and 77 are lost
+    // (60-76, 78 and 79 SACKed: 77 has two SACKed segments above, not
+    // DupThresh). RFC 6675's NextSeg, with no new data allowed, goes on to
+    // rule 3 and resends 77 at once; ns-3's returns nothing from rule 2
+    // (`TcpTxBuffer::NextSeg`: no receiver window), so 77 waits until the
+    // ACK of 59's retransmission opens the window and new data SACKed above
+    // 77 makes it lost, more than a round trip (21.2 ms) later.
+    let gap = |on: bool| {
+        let h = run_for("sack", &[60, 78], 3, |c| {
+            c.window = 21;
+            c.rwnd_stops_next_seg = Some(on);
+        });
+        assert_eq!(h.retransmitted(), vec![59, 77], "{on}");
+        assert_eq!((h.stats.counts.fast_retransmits, h.stats.counts.timeouts), (1, 0), "{on}");
+        tx_time_of(&h, 77, 1) - tx_time_of(&h, 59, 1)
+    };
+    let rtt = SimTime::from_micros(21_200);
+    let (ns3, rfc) = (gap(true), gap(false));
+    assert!(rfc < rtt, "rfc6675 {rfc}");
+    assert!(ns3 > rtt, "ns3 {ns3}");
+}
+
 /// `sack_recovery` set, the rest as `cfg("sack")`.
 fn sack_with(recovery: super::recovery::SackRecovery) -> impl FnOnce(&mut TcpConfig) {
     move |c| c.sack_recovery = Some(recovery)
