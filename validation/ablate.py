@@ -64,6 +64,8 @@ SEMANTICS = {
         ("flow", "ssthresh_basis", "flight"),
         ("flow", "pipe_window", False),
         ("flow", "sacked_retransmit_in_pipe", False),
+        ("flow", "rwnd_stops_next_seg", False),
+        ("flow", "loss_exit_beyond_recover", False),
         ("flow", "rate_sample", "linux"),
         ("top", "device_queue", 0),
         ("top", "framing_bytes", 0),

@@ -263,6 +263,17 @@ pub struct TcpConfig {
     /// application has nothing more to send; RFC 6675 goes on to rule 3
     /// (default from the profile: true under `ns3`).
     pub rwnd_stops_next_seg: Option<bool>,
+    /// The ACK that ends the recovery after a timeout (it reaches the
+    /// highest segment sent before the timeout) opens the window only by
+    /// the segments it acknowledges beyond that point: ns-3's
+    /// `TcpSocketBase::ProcessAck` leaves CA_LOSS with `segsAcked =
+    /// (ackNumber - m_recover) / segmentSize` and passes that to
+    /// `PktsAcked` and `IncreaseWindow` (`tcp-socket-base.cc`; `m_recover`
+    /// is `m_highTxMark` at the timeout), so an ACK that jumps over SACKed
+    /// data to exactly that point grows nothing; otherwise the ACK counts
+    /// the segments it newly delivers (default from the profile: true under
+    /// `ns3`).
+    pub loss_exit_beyond_recover: Option<bool>,
     /// The delivery-rate estimator behind BBR's bandwidth model: "linux"
     /// (`tcp_rate.c`) or "ns3" (ns-3.44's `TcpRateLinux`, which keeps a
     /// sample's ACK phase across ACKs and repeats the last rate after an
@@ -365,6 +376,7 @@ impl Default for TcpConfig {
             pipe_window: None,
             sacked_retransmit_in_pipe: None,
             rwnd_stops_next_seg: None,
+            loss_exit_beyond_recover: None,
             rate_sample: None,
             sub_segment_window: None,
             linux_agent: None,
@@ -428,6 +440,9 @@ pub struct SenderConfig {
     /// SACK recovery: NextSeg stops after rule 1 while the receiver window
     /// holds back unsent data (ns-3).
     pub rwnd_stops_next_seg: bool,
+    /// The ACK that ends the post-timeout recovery counts only the segments
+    /// beyond its recovery point (ns-3).
+    pub loss_exit_beyond_recover: bool,
     /// ns-3's delivery-rate estimator ([`rate::RateEstimator::ns3`]).
     pub ns3_rate_sample: bool,
     /// A window below one segment sends nothing; the RTO timer runs while
@@ -717,6 +732,7 @@ impl TcpConfig {
             pipe_window: self.pipe_window.unwrap_or(profile == Profile::Ns3),
             sacked_rtx_in_pipe: self.sacked_retransmit_in_pipe.unwrap_or(profile == Profile::Ns3),
             rwnd_stops_next_seg: self.rwnd_stops_next_seg.unwrap_or(profile == Profile::Ns3),
+            loss_exit_beyond_recover: self.loss_exit_beyond_recover.unwrap_or(profile == Profile::Ns3),
             ns3_rate_sample: self
                 .rate_sample
                 .map_or(profile == Profile::Ns3, |r| r == rate::RateSampler::Ns3),

@@ -802,8 +802,14 @@ impl TcpSender {
         let is_dup = (!advanced || self.cfg.sack_dupack && self.uses_sack())
             && self.snd_una < self.snd_max
             && (!self.uses_sack() || newly_sacked > 0);
+        let prior_state = self.state;
         let out = self.recovery_on_ack(ctx, advanced, is_dup, acked);
         losses += out.losses;
+        // `loss_exit_beyond_recover` (ns-3): the ACK that ends the recovery
+        // after a timeout counts only what lies beyond its recovery point.
+        let loss_exit =
+            (self.cfg.loss_exit_beyond_recover && prior_state == CaState::Loss && self.state == CaState::Open)
+                .then(|| self.snd_una.saturating_sub(self.recovery_point));
 
         if advanced {
             if self.snd_una >= self.snd_max && self.cfg.sub_segment_window && self.has_new_data() {
@@ -854,12 +860,12 @@ impl TcpSender {
         // ns-3 grows cwnd (`IncreaseWindow`) only in CA_OPEN: not on an
         // advancing duplicate (CA_DISORDER) before fast recovery; a
         // controller with `CongControl` (BBR) still sees what it delivered.
-        let hold = self.cfg.sack_dupack && advanced && is_dup && self.state == CaState::Open;
+        let hold = self.cfg.sack_dupack && advanced && is_dup && self.state == CaState::Open && loss_exit.is_none();
         let info = AckInfo {
             now,
-            acked: if hold { 0 } else { acked },
+            acked: if hold { 0 } else { loss_exit.unwrap_or(acked) },
             sacked: newly_sacked,
-            newly_delivered,
+            newly_delivered: loss_exit.unwrap_or(newly_delivered),
             acked_bytes,
             rtt: ack_rtt,
             srtt: self.rtt.srtt(),

@@ -982,13 +982,47 @@ fn ns3_next_seg_sends_nothing_while_the_receiver_window_holds_data_back() {
             c.rwnd_stops_next_seg = Some(on);
         });
         assert_eq!(h.retransmitted(), vec![59, 77], "{on}");
-        assert_eq!((h.stats.counts.fast_retransmits, h.stats.counts.timeouts), (1, 0), "{on}");
+        assert_eq!(
+            (h.stats.counts.fast_retransmits, h.stats.counts.timeouts),
+            (1, 0),
+            "{on}"
+        );
         tx_time_of(&h, 77, 1) - tx_time_of(&h, 59, 1)
     };
     let rtt = SimTime::from_micros(21_200);
     let (ns3, rfc) = (gap(true), gap(false));
     assert!(rfc < rtt, "rfc6675 {rfc}");
     assert!(ns3 > rtt, "ns3 {ns3}");
+}
+
+#[test]
+fn ns3_grows_nothing_on_the_ack_that_reaches_the_timeout_recovery_point() {
+    // Segment 59 and its retransmission lost; everything else arrives and
+    // is SACKed, so after the timeout the ACK of 59's second retransmission
+    // covers exactly what had been sent before the timeout. ns-3 leaves
+    // CA_LOSS there with segsAcked = (ackNumber - m_recover) / segmentSize
+    // = 0 (`ProcessAck`) and cwnd stays one segment; otherwise the segment
+    // it newly delivers (or all it covers) opens the window.
+    let after_exit = |on: bool| {
+        let mut c = cfg("sack");
+        c.window = 1000;
+        c.loss_exit_beyond_recover = Some(on);
+        let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[60]);
+        h.drop_tx = vec![(59, 1)];
+        h.start(u64::MAX);
+        h.run_until(SimTime::from_secs(3));
+        assert_eq!(h.stats.counts.timeouts, 1, "{on}");
+        let rto = tx_time_of(&h, 59, 2);
+        let exit = h
+            .ack_log
+            .iter()
+            .find(|a| a.0 > rto && a.1 > 59)
+            .expect("the ACK of the retransmission");
+        assert!(exit.1 > 100, "the ACK jumps over the SACKed data: {}", exit.1);
+        cwnd_at(&h, exit.0).0
+    };
+    assert_eq!(after_exit(true), 1.0);
+    assert!(after_exit(false) >= 2.0);
 }
 
 /// `sack_recovery` set, the rest as `cfg("sack")`.
