@@ -66,6 +66,7 @@ SEMANTICS = {
         ("flow", "sacked_retransmit_in_pipe", False),
         ("flow", "rwnd_stops_next_seg", False),
         ("flow", "loss_exit_beyond_recover", False),
+        ("flow", "retransmit_flags", False),
         ("flow", "rate_sample", "linux"),
         ("top", "device_queue", 0),
         ("top", "framing_bytes", 0),

@@ -44,7 +44,8 @@
 //!   acknowledged at once, the
 //!   window limiting RFC 6675's pipe in every state, a SACKed
 //!   retransmission kept in that pipe (`sacked_retransmit_in_pipe`,
-//!   `tcp-tx-buffer.cc`), NextSeg stopping at a full receiver window
+//!   `tcp-tx-buffer.cc`), retransmitted segments remembered across
+//!   recoveries (`retransmit_flags`), NextSeg stopping at a full receiver window
 //!   (`rwnd_stops_next_seg`), no window growth on the ACK that only
 //!   reaches the timeout's recovery point (`loss_exit_beyond_recover`),
 //!   ssthresh from the pipe,

@@ -274,6 +274,16 @@ pub struct TcpConfig {
     /// the segments it newly delivers (default from the profile: true under
     /// `ns3`).
     pub loss_exit_beyond_recover: Option<bool>,
+    /// With SACK, a segment retransmitted in one fast recovery and lost
+    /// again is still "retransmitted" in the next one: not resent by fast
+    /// recovery (only by a timeout) and counted in the pipe. ns-3 keeps a
+    /// flag per segment (`TcpTxItem::m_retrans`) that only the cumulative
+    /// ACK and a timeout clear, `TcpTxBuffer::NextSeg`'s rule 1 takes only
+    /// segments without it and `BytesInFlight` adds it back
+    /// (`tcp-tx-buffer.cc`); RFC 6675's HighRxt starts again from the
+    /// cumulative ACK at each recovery (default from the profile: true under
+    /// `ns3`).
+    pub retransmit_flags: Option<bool>,
     /// The delivery-rate estimator behind BBR's bandwidth model: "linux"
     /// (`tcp_rate.c`) or "ns3" (ns-3.44's `TcpRateLinux`, which keeps a
     /// sample's ACK phase across ACKs and repeats the last rate after an
@@ -377,6 +387,7 @@ impl Default for TcpConfig {
             sacked_retransmit_in_pipe: None,
             rwnd_stops_next_seg: None,
             loss_exit_beyond_recover: None,
+            retransmit_flags: None,
             rate_sample: None,
             sub_segment_window: None,
             linux_agent: None,
@@ -443,6 +454,8 @@ pub struct SenderConfig {
     /// The ACK that ends the post-timeout recovery counts only the segments
     /// beyond its recovery point (ns-3).
     pub loss_exit_beyond_recover: bool,
+    /// SACK: a segment's retransmitted flag outlives its recovery (ns-3).
+    pub rtx_flags: bool,
     /// ns-3's delivery-rate estimator ([`rate::RateEstimator::ns3`]).
     pub ns3_rate_sample: bool,
     /// A window below one segment sends nothing; the RTO timer runs while
@@ -733,6 +746,7 @@ impl TcpConfig {
             sacked_rtx_in_pipe: self.sacked_retransmit_in_pipe.unwrap_or(profile == Profile::Ns3),
             rwnd_stops_next_seg: self.rwnd_stops_next_seg.unwrap_or(profile == Profile::Ns3),
             loss_exit_beyond_recover: self.loss_exit_beyond_recover.unwrap_or(profile == Profile::Ns3),
+            rtx_flags: self.retransmit_flags.unwrap_or(profile == Profile::Ns3),
             ns3_rate_sample: self
                 .rate_sample
                 .map_or(profile == Profile::Ns3, |r| r == rate::RateSampler::Ns3),

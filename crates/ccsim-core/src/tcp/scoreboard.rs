@@ -43,6 +43,8 @@ pub struct Scoreboard {
     sacked_rtx: usize,
     /// Count `sacked_rtx` in the pipe (ns-3).
     keep_sacked_rtx: bool,
+    /// `rtx` marks a segment retransmitted across recoveries (ns-3).
+    persist_rtx: bool,
 }
 
 impl Scoreboard {
@@ -63,6 +65,21 @@ impl Scoreboard {
     /// 5 segments, SetPipe gives 4).
     pub fn with_sacked_retransmits_in_pipe(mut self, on: bool) -> Self {
         self.keep_sacked_rtx = on;
+        self
+    }
+
+    /// ns-3's retransmitted flag: a segment retransmitted in one recovery
+    /// and lost again stays retransmitted in the next one, until the
+    /// cumulative ACK covers it or a timeout. `TcpTxBuffer`'s `m_retrans`
+    /// outlives the recovery that set it (only `DiscardUpTo` and
+    /// `SetSentListLost` clear it), `NextSeg`'s rule 1 takes only an item
+    /// with `!m_retrans`, and `BytesInFlight` counts it (lost and
+    /// retransmitted: 1), where RFC 6675's HighRxt starts again at each
+    /// recovery (`tcp-tx-buffer.cc`). With this, [`Scoreboard::pipe`]
+    /// counts and [`Scoreboard::next_hole`] skips every segment flagged by
+    /// [`Scoreboard::note_retransmit`], not only those below `high_rxt_end`.
+    pub fn with_retransmit_flags(mut self, on: bool) -> Self {
+        self.persist_rtx = on;
         self
     }
 
@@ -206,7 +223,7 @@ impl Scoreboard {
             if above < dupthresh as usize {
                 pipe += 1;
             }
-            if seq < high_rxt_end {
+            if seq < high_rxt_end || self.persist_rtx && self.rtx[i] {
                 pipe += 1;
             }
         }
@@ -239,9 +256,11 @@ impl Scoreboard {
     /// SACKed while a segment above it is: ns-2's
     /// `ScoreBoardRQ::GetNextRetran` (`tcp/scoreboard-rq.cc`, through
     /// `ReassemblyQueue::nexthole`: a hole with a SACK block above it).
+    /// With [`Scoreboard::with_retransmit_flags`], not one retransmitted.
     pub fn next_hole(&self, from: u64) -> Option<u64> {
         let high_sacked = self.high_sacked_end()?;
-        (from.max(self.base)..high_sacked).find(|&s| !self.is_sacked(s))
+        (from.max(self.base)..high_sacked)
+            .find(|&s| !self.is_sacked(s) && !(self.persist_rtx && self.idx(s).is_some_and(|i| self.rtx[i])))
     }
 
     /// RFC 6675 NextSeg(). `high_rxt_end`: one past HighRxt; `new_data`:
@@ -344,6 +363,23 @@ mod tests {
         assert_eq!(b.sacked_retransmits_in_pipe(), 1);
         b.forget_retransmits();
         assert_eq!(b.sacked_retransmits_in_pipe(), 0);
+    }
+
+    #[test]
+    fn ns3_remembers_retransmissions_across_recoveries() {
+        // 0-9 sent; 1 and 3-9 SACKed; 0 and 2 retransmitted in an earlier
+        // recovery and lost again; the new recovery starts with HighRxt at
+        // 0. ns-3 (`m_retrans` kept): 2 is not resent (rule 1 skips it) and
+        // counts in the pipe, as 0 does; RFC 6675 resends 2 after 0.
+        for ns3 in [true, false] {
+            let mut b = board(10, &[1, 3, 4, 5, 6, 7, 8, 9]).with_retransmit_flags(ns3);
+            b.note_retransmit(0);
+            b.note_retransmit(2);
+            let high_rxt_end = 1; // the new recovery resent the head
+            assert_eq!(b.pipe(high_rxt_end, 3), if ns3 { 2 } else { 1 });
+            let next = b.next_seg(high_rxt_end, 3, true, false, 10);
+            assert_eq!(next, Some(if ns3 { NextSeg::NewData } else { NextSeg::Lost(2) }));
+        }
     }
 
     #[test]

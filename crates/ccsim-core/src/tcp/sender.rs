@@ -160,7 +160,9 @@ impl TcpSender {
             syn_first_sent: None,
             la: Default::default(),
             rwnd: cfg.window as u64,
-            board: Scoreboard::new().with_sacked_retransmits_in_pipe(cfg.sacked_rtx_in_pipe),
+            board: Scoreboard::new()
+                .with_sacked_retransmits_in_pipe(cfg.sacked_rtx_in_pipe)
+                .with_retransmit_flags(cfg.rtx_flags),
             cfg,
             cc,
             rate,
