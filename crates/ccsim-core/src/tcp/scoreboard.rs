@@ -54,8 +54,8 @@ impl Scoreboard {
     }
 
     /// ns-3's pipe: a retransmitted segment stays in it once SACKed.
-    /// `TcpTxBuffer::BytesInFlight` is m_sentSize - m_sackedOut - m_lostOut
-    /// + m_retrans (`tcp-tx-buffer.cc`), and while `Update` clears an item's
+    /// `TcpTxBuffer::BytesInFlight` is `m_sentSize - m_sackedOut -
+    /// m_lostOut + m_retrans` (`tcp-tx-buffer.cc`), and while `Update` clears an item's
     /// `m_lost` when a SACK block covers it, it keeps `m_retrans` (set by
     /// `GetTransmittedSegment`), which only `DiscardUpTo` (the cumulative
     /// ACK) and `SetSentListLost` (a timeout) take away: such a segment
@@ -260,7 +260,7 @@ impl Scoreboard {
     pub fn next_hole(&self, from: u64) -> Option<u64> {
         let high_sacked = self.high_sacked_end()?;
         (from.max(self.base)..high_sacked)
-            .find(|&s| !self.is_sacked(s) && !(self.persist_rtx && self.idx(s).is_some_and(|i| self.rtx[i])))
+            .find(|&s| !(self.is_sacked(s) || self.persist_rtx && self.idx(s).is_some_and(|i| self.rtx[i])))
     }
 
     /// RFC 6675 NextSeg(). `high_rxt_end`: one past HighRxt; `new_data`:
