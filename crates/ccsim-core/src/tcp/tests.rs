@@ -940,6 +940,19 @@ fn ns3_counts_an_advancing_ack_with_new_sacks_as_a_duplicate() {
     assert_eq!(sent_before(&ns3, t_ns3) + 1, sent_before(&rfc, t_rfc));
 }
 
+/// SACK with a receiver window that never limits, the packets `drops`
+/// lost and the first retransmission of segment 59 too, for 3 s.
+fn run_sack_losing_rtx(drops: &[u64], tweak: impl FnOnce(&mut TcpConfig)) -> Harness {
+    let mut c = cfg("sack");
+    c.window = 1000;
+    tweak(&mut c);
+    let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), drops);
+    h.drop_tx = vec![(59, 1)];
+    h.start(u64::MAX);
+    h.run_until(SimTime::from_secs(3));
+    h
+}
+
 #[test]
 fn ns3_keeps_a_sacked_retransmission_in_the_pipe() {
     // Segments 59 and 61 lost, and the retransmission of 59 too: the
@@ -949,13 +962,7 @@ fn ns3_keeps_a_sacked_retransmission_in_the_pipe() {
     // new segment fewer per round trip (about 21 ms), nine in all, from the
     // retransmission of 61 (0.153 s) until the timeout resends 59 (0.364 s).
     let run = |on: bool| {
-        let mut c = cfg("sack");
-        c.window = 1000;
-        c.sacked_retransmit_in_pipe = Some(on);
-        let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[60, 62]);
-        h.drop_tx = vec![(59, 1)];
-        h.start(u64::MAX);
-        h.run_until(SimTime::from_secs(3));
+        let h = run_sack_losing_rtx(&[60, 62], |c| c.sacked_retransmit_in_pipe = Some(on));
         assert_eq!(h.stats.counts.timeouts, 1, "{on}");
         let rto = tx_time_of(&h, 59, 2);
         let new_before = h.log.iter().filter(|t| t.t < rto && !t.retransmission).count();
@@ -1004,13 +1011,7 @@ fn ns3_grows_nothing_on_the_ack_that_reaches_the_timeout_recovery_point() {
     // = 0 (`ProcessAck`) and cwnd stays one segment; otherwise the segment
     // it newly delivers (or all it covers) opens the window.
     let after_exit = |on: bool| {
-        let mut c = cfg("sack");
-        c.window = 1000;
-        c.loss_exit_beyond_recover = Some(on);
-        let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &[60]);
-        h.drop_tx = vec![(59, 1)];
-        h.start(u64::MAX);
-        h.run_until(SimTime::from_secs(3));
+        let h = run_sack_losing_rtx(&[60], |c| c.loss_exit_beyond_recover = Some(on));
         assert_eq!(h.stats.counts.timeouts, 1, "{on}");
         let rto = tx_time_of(&h, 59, 2);
         let exit = h
