@@ -42,7 +42,13 @@
 //!   (`handshake_ack`, `syn_option_bytes`), an advancing ACK with new SACK
 //!   blocks counted as a duplicate (`sack_dupack`), the first data segment
 //!   acknowledged at once, the
-//!   window limiting RFC 6675's pipe in every state, ssthresh from the pipe,
+//!   window limiting RFC 6675's pipe in every state, a SACKed
+//!   retransmission kept in that pipe (`sacked_retransmit_in_pipe`,
+//!   `tcp-tx-buffer.cc`), retransmitted segments remembered across
+//!   recoveries (`retransmit_flags`), NextSeg stopping at a full receiver window
+//!   (`rwnd_stops_next_seg`), no window growth on the ACK that only
+//!   reaches the timeout's recovery point (`loss_exit_beyond_recover`),
+//!   ssthresh from the pipe,
 //!   window validation for CUBIC only, RTT samples from the oldest
 //!   segment an ACK covers, the SYN's own 3 s timeout, a partial ACK in
 //!   SACK recovery sending at once and restarting the timer only the first

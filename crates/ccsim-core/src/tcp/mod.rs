@@ -257,6 +257,46 @@ pub struct TcpConfig {
     /// outstanding segments plus RFC 3042's two (default from the profile:
     /// true under `ns3`).
     pub pipe_window: Option<bool>,
+    /// With SACK, a retransmitted segment that is SACKed stays in the pipe
+    /// until the cumulative ACK covers it or a timeout comes: ns-3's
+    /// `TcpTxBuffer::Update` clears a SACKed item's `m_lost` but not its
+    /// `m_retrans`, which `BytesInFlight` (m_sentSize - m_sackedOut -
+    /// m_lostOut + m_retrans) adds back (`tcp-tx-buffer.cc`); RFC 6675's
+    /// SetPipe counts no SACKed segment. After a lost retransmission the
+    /// later holes' retransmissions arrive above it and are SACKed, so
+    /// ns-3 sends less new data in that recovery (default from the profile:
+    /// true under `ns3`).
+    pub sacked_retransmit_in_pipe: Option<bool>,
+    /// In SACK recovery, while unsent data waits behind a full receiver
+    /// window, NextSeg returns nothing once rule 1 (a lost segment) finds
+    /// none: ns-3's `TcpTxBuffer::NextSeg` returns false from rule 2 when
+    /// `m_sentSize` reaches the peer's window ("There is no available
+    /// receiver window to send", `tcp-tx-buffer.cc`), so rule 3 (an
+    /// unSACKed segment not yet deemed lost) and rule 4 run only when the
+    /// application has nothing more to send; RFC 6675 goes on to rule 3
+    /// (default from the profile: true under `ns3`).
+    pub rwnd_stops_next_seg: Option<bool>,
+    /// The ACK that ends the recovery after a timeout (it reaches the
+    /// highest segment sent before the timeout) opens the window only by
+    /// the segments it acknowledges beyond that point: ns-3's
+    /// `TcpSocketBase::ProcessAck` leaves CA_LOSS with `segsAcked =
+    /// (ackNumber - m_recover) / segmentSize` and passes that to
+    /// `PktsAcked` and `IncreaseWindow` (`tcp-socket-base.cc`; `m_recover`
+    /// is `m_highTxMark` at the timeout), so an ACK that jumps over SACKed
+    /// data to exactly that point grows nothing; otherwise the ACK counts
+    /// the segments it newly delivers (default from the profile: true under
+    /// `ns3`).
+    pub loss_exit_beyond_recover: Option<bool>,
+    /// With SACK, a segment retransmitted in one fast recovery and lost
+    /// again is still "retransmitted" in the next one: not resent by fast
+    /// recovery (only by a timeout) and counted in the pipe. ns-3 keeps a
+    /// flag per segment (`TcpTxItem::m_retrans`) that only the cumulative
+    /// ACK and a timeout clear, `TcpTxBuffer::NextSeg`'s rule 1 takes only
+    /// segments without it and `BytesInFlight` adds it back
+    /// (`tcp-tx-buffer.cc`); RFC 6675's HighRxt starts again from the
+    /// cumulative ACK at each recovery (default from the profile: true under
+    /// `ns3`).
+    pub retransmit_flags: Option<bool>,
     /// The delivery-rate estimator behind BBR's bandwidth model: "linux"
     /// (`tcp_rate.c`) or "ns3" (ns-3.44's `TcpRateLinux`, which keeps a
     /// sample's ACK phase across ACKs and repeats the last rate after an
@@ -358,6 +398,10 @@ impl Default for TcpConfig {
             cwnd_validation: None,
             ssthresh_basis: None,
             pipe_window: None,
+            sacked_retransmit_in_pipe: None,
+            rwnd_stops_next_seg: None,
+            loss_exit_beyond_recover: None,
+            retransmit_flags: None,
             rate_sample: None,
             sub_segment_window: None,
             linux_agent: None,
@@ -418,6 +462,16 @@ pub struct SenderConfig {
     pub ssthresh_from_pipe: bool,
     /// With SACK, the window limits the unSACKed segments in every state (ns-3).
     pub pipe_window: bool,
+    /// With SACK, a SACKed retransmission stays in the pipe (ns-3).
+    pub sacked_rtx_in_pipe: bool,
+    /// SACK recovery: NextSeg stops after rule 1 while the receiver window
+    /// holds back unsent data (ns-3).
+    pub rwnd_stops_next_seg: bool,
+    /// The ACK that ends the post-timeout recovery counts only the segments
+    /// beyond its recovery point (ns-3).
+    pub loss_exit_beyond_recover: bool,
+    /// SACK: a segment's retransmitted flag outlives its recovery (ns-3).
+    pub rtx_flags: bool,
     /// ns-3's delivery-rate estimator ([`rate::RateEstimator::ns3`]).
     pub ns3_rate_sample: bool,
     /// A window below one segment sends nothing; the RTO timer runs while
@@ -730,6 +784,10 @@ impl TcpConfig {
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns2, |b| b == SsthreshBasis::Window),
             pipe_window: self.pipe_window.unwrap_or(profile == Profile::Ns3),
+            sacked_rtx_in_pipe: self.sacked_retransmit_in_pipe.unwrap_or(profile == Profile::Ns3),
+            rwnd_stops_next_seg: self.rwnd_stops_next_seg.unwrap_or(profile == Profile::Ns3),
+            loss_exit_beyond_recover: self.loss_exit_beyond_recover.unwrap_or(profile == Profile::Ns3),
+            rtx_flags: self.retransmit_flags.unwrap_or(profile == Profile::Ns3),
             ns3_rate_sample: self
                 .rate_sample
                 .map_or(profile == Profile::Ns3, |r| r == rate::RateSampler::Ns3),

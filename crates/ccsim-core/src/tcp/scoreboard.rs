@@ -9,6 +9,10 @@
 //! sequences" or "more than (DupThresh - 1) * SMSS bytes"). HighRxt is kept
 //! as an exclusive bound: segments below `high_rxt_end` have been
 //! retransmitted in this recovery.
+//!
+//! With `sacked_retransmit_in_pipe` (ns-3) a retransmitted segment that is
+//! SACKed afterwards stays in the pipe until the cumulative ACK covers it or
+//! a timeout ([`Scoreboard::with_sacked_retransmits_in_pipe`]).
 
 use std::collections::VecDeque;
 
@@ -33,6 +37,14 @@ pub struct Scoreboard {
     sacked: VecDeque<bool>,
     lost: VecDeque<bool>,
     count: usize,
+    /// Retransmitted since it was first sent (and since the last timeout).
+    rtx: VecDeque<bool>,
+    /// Segments both SACKed and flagged in `rtx`.
+    sacked_rtx: usize,
+    /// Count `sacked_rtx` in the pipe (ns-3).
+    keep_sacked_rtx: bool,
+    /// `rtx` marks a segment retransmitted across recoveries (ns-3).
+    persist_rtx: bool,
 }
 
 impl Scoreboard {
@@ -41,10 +53,72 @@ impl Scoreboard {
         Self::default()
     }
 
+    /// ns-3's pipe: a retransmitted segment stays in it once SACKed.
+    /// `TcpTxBuffer::BytesInFlight` is `m_sentSize - m_sackedOut -
+    /// m_lostOut + m_retrans` (`tcp-tx-buffer.cc`), and while `Update` clears an item's
+    /// `m_lost` when a SACK block covers it, it keeps `m_retrans` (set by
+    /// `GetTransmittedSegment`), which only `DiscardUpTo` (the cumulative
+    /// ACK) and `SetSentListLost` (a timeout) take away: such a segment
+    /// counts 1 - 1 + 1 = 1 where RFC 6675's SetPipe counts nothing
+    /// (checked against the ns-3.44 wheel: segments 0-9 sent, 1 and 3-6
+    /// SACKed, 0 and 2 retransmitted, then 2 SACKed: `BytesInFlight` stays
+    /// 5 segments, SetPipe gives 4).
+    pub fn with_sacked_retransmits_in_pipe(mut self, on: bool) -> Self {
+        self.keep_sacked_rtx = on;
+        self
+    }
+
+    /// ns-3's retransmitted flag: a segment retransmitted in one recovery
+    /// and lost again stays retransmitted in the next one, until the
+    /// cumulative ACK covers it or a timeout. `TcpTxBuffer`'s `m_retrans`
+    /// outlives the recovery that set it (only `DiscardUpTo` and
+    /// `SetSentListLost` clear it), `NextSeg`'s rule 1 takes only an item
+    /// with `!m_retrans`, and `BytesInFlight` counts it (lost and
+    /// retransmitted: 1), where RFC 6675's HighRxt starts again at each
+    /// recovery (`tcp-tx-buffer.cc`). With this, [`Scoreboard::pipe`]
+    /// counts and [`Scoreboard::next_hole`] skips every segment flagged by
+    /// [`Scoreboard::note_retransmit`], not only those below `high_rxt_end`.
+    pub fn with_retransmit_flags(mut self, on: bool) -> Self {
+        self.persist_rtx = on;
+        self
+    }
+
     /// A new segment was sent for the first time (at snd_max).
     pub fn push(&mut self) {
         self.sacked.push_back(false);
         self.lost.push_back(false);
+        self.rtx.push_back(false);
+    }
+
+    /// Outstanding segment `seq` was retransmitted.
+    pub fn note_retransmit(&mut self, seq: u64) {
+        if let Some(i) = self.idx(seq) {
+            if !self.rtx[i] {
+                self.rtx[i] = true;
+                if self.sacked[i] {
+                    self.sacked_rtx += 1;
+                }
+            }
+        }
+    }
+
+    /// A timeout: no segment counts as retransmitted any more (ns-3's
+    /// `TcpTxBuffer::SetSentListLost` clears every `m_retrans`).
+    pub fn forget_retransmits(&mut self) {
+        for r in self.rtx.iter_mut() {
+            *r = false;
+        }
+        self.sacked_rtx = 0;
+    }
+
+    /// The SACKed retransmissions the pipe still counts: none unless
+    /// [`Scoreboard::with_sacked_retransmits_in_pipe`].
+    pub fn sacked_retransmits_in_pipe(&self) -> u64 {
+        if self.keep_sacked_rtx {
+            self.sacked_rtx as u64
+        } else {
+            0
+        }
     }
 
     /// The cumulative ACK moved to `ack`: forget everything below it.
@@ -52,8 +126,12 @@ impl Scoreboard {
         while self.base < ack {
             match self.sacked.pop_front() {
                 Some(s) => {
+                    let r = self.rtx.pop_front().unwrap_or(false);
                     if s {
                         self.count -= 1;
+                        if r {
+                            self.sacked_rtx -= 1;
+                        }
                     }
                     self.lost.pop_front();
                 }
@@ -77,6 +155,9 @@ impl Scoreboard {
             Some(i) if !self.sacked[i] => {
                 self.sacked[i] = true;
                 self.count += 1;
+                if self.rtx[i] {
+                    self.sacked_rtx += 1;
+                }
                 true
             }
             _ => false,
@@ -103,6 +184,7 @@ impl Scoreboard {
             *l = false;
         }
         self.count = 0;
+        self.sacked_rtx = 0;
     }
 
     /// One past the highest SACKed segment, if any.
@@ -127,9 +209,10 @@ impl Scoreboard {
     }
 
     /// RFC 6675 SetPipe(): segments not SACKed and not deemed lost, plus
-    /// those retransmitted in this recovery (below `high_rxt_end`).
+    /// those retransmitted in this recovery (below `high_rxt_end`); plus the
+    /// SACKed retransmissions with [`Scoreboard::with_sacked_retransmits_in_pipe`].
     pub fn pipe(&self, high_rxt_end: u64, dupthresh: u32) -> u64 {
-        let mut pipe = 0;
+        let mut pipe = self.sacked_retransmits_in_pipe();
         let mut above = 0usize;
         for (i, &s) in self.sacked.iter().enumerate().rev() {
             if s {
@@ -140,7 +223,7 @@ impl Scoreboard {
             if above < dupthresh as usize {
                 pipe += 1;
             }
-            if seq < high_rxt_end {
+            if seq < high_rxt_end || self.persist_rtx && self.rtx[i] {
                 pipe += 1;
             }
         }
@@ -173,9 +256,11 @@ impl Scoreboard {
     /// SACKed while a segment above it is: ns-2's
     /// `ScoreBoardRQ::GetNextRetran` (`tcp/scoreboard-rq.cc`, through
     /// `ReassemblyQueue::nexthole`: a hole with a SACK block above it).
+    /// With [`Scoreboard::with_retransmit_flags`], not one retransmitted.
     pub fn next_hole(&self, from: u64) -> Option<u64> {
         let high_sacked = self.high_sacked_end()?;
-        (from.max(self.base)..high_sacked).find(|&s| !self.is_sacked(s))
+        (from.max(self.base)..high_sacked)
+            .find(|&s| !(self.is_sacked(s) || self.persist_rtx && self.idx(s).is_some_and(|i| self.rtx[i])))
     }
 
     /// RFC 6675 NextSeg(). `high_rxt_end`: one past HighRxt; `new_data`:
@@ -246,6 +331,55 @@ mod tests {
         assert_eq!(b.pipe(3, 3), 2);
         assert_eq!(b.high_sacked_end(), Some(10));
         assert_eq!(b.sacked_below(4), 2);
+    }
+
+    #[test]
+    fn ns3_keeps_a_sacked_retransmission_in_the_pipe() {
+        // The ns-3.44 wheel's TcpTxBuffer: segments 0-9 sent, 1 and 3-6
+        // SACKed (0 and 2 deemed lost), 0 and 2 retransmitted; the
+        // retransmission of 2 arrives and is SACKed, that of 0 is lost.
+        // `BytesInFlight` stays 5 (7, 8, 9, the retransmitted 0 and the
+        // SACKed retransmission of 2); RFC 6675's SetPipe gives 4.
+        let pipe_after = |ns3: bool| {
+            let mut b = board(10, &[1, 3, 4, 5, 6]);
+            b = b.with_sacked_retransmits_in_pipe(ns3);
+            assert_eq!(b.pipe(0, 3), 3);
+            b.note_retransmit(0);
+            b.note_retransmit(2);
+            assert_eq!(b.pipe(3, 3), 5);
+            assert!(b.mark(2));
+            let p = b.pipe(3, 3);
+            // The cumulative ACK passes the SACKed retransmission: gone in both.
+            b.advance(3);
+            assert_eq!(b.pipe(3, 3), 3);
+            p
+        };
+        assert_eq!(pipe_after(true), 5);
+        assert_eq!(pipe_after(false), 4);
+        // A timeout forgets which segments were retransmitted.
+        let mut b = board(10, &[1, 3, 4, 5, 6]).with_sacked_retransmits_in_pipe(true);
+        b.note_retransmit(2);
+        b.mark(2);
+        assert_eq!(b.sacked_retransmits_in_pipe(), 1);
+        b.forget_retransmits();
+        assert_eq!(b.sacked_retransmits_in_pipe(), 0);
+    }
+
+    #[test]
+    fn ns3_remembers_retransmissions_across_recoveries() {
+        // 0-9 sent; 1 and 3-9 SACKed; 0 and 2 retransmitted in an earlier
+        // recovery and lost again; the new recovery starts with HighRxt at
+        // 0. ns-3 (`m_retrans` kept): 2 is not resent (rule 1 skips it) and
+        // counts in the pipe, as 0 does; RFC 6675 resends 2 after 0.
+        for ns3 in [true, false] {
+            let mut b = board(10, &[1, 3, 4, 5, 6, 7, 8, 9]).with_retransmit_flags(ns3);
+            b.note_retransmit(0);
+            b.note_retransmit(2);
+            let high_rxt_end = 1; // the new recovery resent the head
+            assert_eq!(b.pipe(high_rxt_end, 3), if ns3 { 2 } else { 1 });
+            let next = b.next_seg(high_rxt_end, 3, true, false, 10);
+            assert_eq!(next, Some(if ns3 { NextSeg::NewData } else { NextSeg::Lost(2) }));
+        }
     }
 
     #[test]

@@ -160,9 +160,11 @@ impl TcpSender {
             syn_first_sent: None,
             la: Default::default(),
             rwnd: cfg.window as u64,
+            board: Scoreboard::new()
+                .with_sacked_retransmits_in_pipe(cfg.sacked_rtx_in_pipe)
+                .with_retransmit_flags(cfg.rtx_flags),
             cfg,
             cc,
-            board: Scoreboard::new(),
             rate,
             segs: VecDeque::new(),
             snd_una: 0,
@@ -272,7 +274,7 @@ impl TcpSender {
         }
         let out = self.snd_nxt - self.snd_una;
         if self.board.count() > 0 {
-            out - self.board.sacked_below(self.snd_nxt).min(out)
+            out - self.board.sacked_below(self.snd_nxt).min(out) + self.board.sacked_retransmits_in_pipe()
         } else {
             out
         }
@@ -348,6 +350,7 @@ impl TcpSender {
     /// (Re)transmit outstanding segment `seq`, or the new segment at snd_max.
     pub(super) fn transmit(&mut self, ctx: &mut FlowCtx, seq: u64) {
         let now = ctx.now;
+        let retransmission = seq < self.snd_max;
         if seq == self.snd_max {
             let payload = if self.syn_pending {
                 0
@@ -370,6 +373,9 @@ impl TcpSender {
             }
         }
         let in_flight = self.in_flight();
+        if retransmission {
+            self.board.note_retransmit(seq);
+        }
         let tx = self.rate.on_send(now, in_flight);
         let i = (seq - self.snd_una) as usize;
         let s = &mut self.segs[i];
@@ -555,6 +561,14 @@ impl TcpSender {
             rescue_ok,
             self.snd_max,
         );
+        // `rwnd_stops_next_seg` (ns-3): with unsent data held back by the
+        // receiver window, NextSeg returns nothing after rule 1.
+        let next = match next {
+            Some(NextSeg::Unsacked(_) | NextSeg::Rescue(_)) if self.cfg.rwnd_stops_next_seg && self.has_new_data() => {
+                None
+            }
+            n => n,
+        };
         let Some(next) = next else {
             self.cwnd_limited = false;
             return false;
@@ -677,6 +691,7 @@ impl TcpSender {
         self.high_rxt_end = self.snd_una;
         self.rescue_rxt = None;
         self.sack1_on_timeout();
+        self.board.forget_retransmits();
         self.snd_nxt = self.snd_una;
         self.note_reduction();
         self.send_much(ctx);
@@ -802,8 +817,14 @@ impl TcpSender {
         let is_dup = (!advanced || self.cfg.sack_dupack && self.uses_sack())
             && self.snd_una < self.snd_max
             && (!self.uses_sack() || newly_sacked > 0);
+        let prior_state = self.state;
         let out = self.recovery_on_ack(ctx, advanced, is_dup, acked);
         losses += out.losses;
+        // `loss_exit_beyond_recover` (ns-3): the ACK that ends the recovery
+        // after a timeout counts only what lies beyond its recovery point.
+        let loss_exit =
+            (self.cfg.loss_exit_beyond_recover && prior_state == CaState::Loss && self.state == CaState::Open)
+                .then(|| self.snd_una.saturating_sub(self.recovery_point));
 
         if advanced {
             if self.snd_una >= self.snd_max && self.cfg.sub_segment_window && self.has_new_data() {
@@ -855,12 +876,12 @@ impl TcpSender {
         // ns-3 grows cwnd (`IncreaseWindow`) only in CA_OPEN: not on an
         // advancing duplicate (CA_DISORDER) before fast recovery; a
         // controller with `CongControl` (BBR) still sees what it delivered.
-        let hold = self.cfg.sack_dupack && advanced && is_dup && self.state == CaState::Open;
+        let hold = self.cfg.sack_dupack && advanced && is_dup && self.state == CaState::Open && loss_exit.is_none();
         let info = AckInfo {
             now,
-            acked: if hold { 0 } else { acked },
+            acked: if hold { 0 } else { loss_exit.unwrap_or(acked) },
             sacked: newly_sacked,
-            newly_delivered,
+            newly_delivered: loss_exit.unwrap_or(newly_delivered),
             acked_bytes,
             rtt: ack_rtt,
             srtt: self.rtt.srtt(),

@@ -947,6 +947,92 @@ fn ns3_counts_an_advancing_ack_with_new_sacks_as_a_duplicate() {
     assert_eq!(sent_before(&ns3, t_ns3) + 1, sent_before(&rfc, t_rfc));
 }
 
+/// SACK with a receiver window that never limits, the packets `drops`
+/// lost and the first retransmission of segment 59 too, for 3 s.
+fn run_sack_losing_rtx(drops: &[u64], tweak: impl FnOnce(&mut TcpConfig)) -> Harness {
+    let mut c = cfg("sack");
+    c.window = 1000;
+    tweak(&mut c);
+    let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), drops);
+    h.drop_tx = vec![(59, 1)];
+    h.start(u64::MAX);
+    h.run_until(SimTime::from_secs(3));
+    h
+}
+
+#[test]
+fn ns3_keeps_a_sacked_retransmission_in_the_pipe() {
+    // Segments 59 and 61 lost, and the retransmission of 59 too: the
+    // retransmission of 61 then arrives above the hole at 59 and is SACKed.
+    // ns-3's BytesInFlight keeps it in the pipe (`m_retrans` stays set)
+    // until the cumulative ACK passes it, RFC 6675's SetPipe does not: one
+    // new segment fewer per round trip (about 21 ms), nine in all, from the
+    // retransmission of 61 (0.153 s) until the timeout resends 59 (0.364 s).
+    let run = |on: bool| {
+        let h = run_sack_losing_rtx(&[60, 62], |c| c.sacked_retransmit_in_pipe = Some(on));
+        assert_eq!(h.stats.counts.timeouts, 1, "{on}");
+        let rto = tx_time_of(&h, 59, 2);
+        let new_before = h.log.iter().filter(|t| t.t < rto && !t.retransmission).count();
+        (h.retransmitted()[..3].to_vec(), new_before)
+    };
+    let (ns3, rfc) = (run(true), run(false));
+    assert_eq!(ns3.0, vec![59, 61, 59]);
+    assert_eq!(rfc.0, ns3.0);
+    assert_eq!(rfc.1 - ns3.1, 9);
+}
+
+#[test]
+fn ns3_next_seg_sends_nothing_while_the_receiver_window_holds_data_back() {
+    // A 21-segment receiver window, full when segments 59 and 77 are lost
+    // (60-76, 78 and 79 SACKed: 77 has two SACKed segments above, not
+    // DupThresh). RFC 6675's NextSeg, with no new data allowed, goes on to
+    // rule 3 and resends 77 at once; ns-3's returns nothing from rule 2
+    // (`TcpTxBuffer::NextSeg`: no receiver window), so 77 waits until the
+    // ACK of 59's retransmission opens the window and new data SACKed above
+    // 77 makes it lost, more than a round trip (21.2 ms) later.
+    let gap = |on: bool| {
+        let h = run_for("sack", &[60, 78], 3, |c| {
+            c.window = 21;
+            c.rwnd_stops_next_seg = Some(on);
+        });
+        assert_eq!(h.retransmitted(), vec![59, 77], "{on}");
+        assert_eq!(
+            (h.stats.counts.fast_retransmits, h.stats.counts.timeouts),
+            (1, 0),
+            "{on}"
+        );
+        tx_time_of(&h, 77, 1) - tx_time_of(&h, 59, 1)
+    };
+    let rtt = SimTime::from_micros(21_200);
+    let (ns3, rfc) = (gap(true), gap(false));
+    assert!(rfc < rtt, "rfc6675 {rfc}");
+    assert!(ns3 > rtt, "ns3 {ns3}");
+}
+
+#[test]
+fn ns3_grows_nothing_on_the_ack_that_reaches_the_timeout_recovery_point() {
+    // Segment 59 and its retransmission lost; everything else arrives and
+    // is SACKed, so after the timeout the ACK of 59's second retransmission
+    // covers exactly what had been sent before the timeout. ns-3 leaves
+    // CA_LOSS there with segsAcked = (ackNumber - m_recover) / segmentSize
+    // = 0 (`ProcessAck`) and cwnd stays one segment; otherwise the segment
+    // it newly delivers (or all it covers) opens the window.
+    let after_exit = |on: bool| {
+        let h = run_sack_losing_rtx(&[60], |c| c.loss_exit_beyond_recover = Some(on));
+        assert_eq!(h.stats.counts.timeouts, 1, "{on}");
+        let rto = tx_time_of(&h, 59, 2);
+        let exit = h
+            .ack_log
+            .iter()
+            .find(|a| a.0 > rto && a.1 > 59)
+            .expect("the ACK of the retransmission");
+        assert!(exit.1 > 100, "the ACK jumps over the SACKed data: {}", exit.1);
+        cwnd_at(&h, exit.0).0
+    };
+    assert_eq!(after_exit(true), 1.0);
+    assert!(after_exit(false) >= 2.0);
+}
+
 /// `sack_recovery` set, the rest as `cfg("sack")`.
 fn sack_with(recovery: super::recovery::SackRecovery) -> impl FnOnce(&mut TcpConfig) {
     move |c| c.sack_recovery = Some(recovery)
