@@ -25,7 +25,7 @@ use crate::rng::SimRng;
 use serde::Deserialize;
 
 /// AIMD parameters.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct AimdConfig {
     /// Increase per RTT, segments (default: the TCP-compatible value for `b`).

@@ -44,7 +44,7 @@ use serde::Deserialize;
 pub const BICTCP_B: f64 = 4.0;
 
 /// BIC parameters (Linux module defaults).
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct BicConfig {
     /// Multiplicative decrease factor (default 819/1024; ns-3's `Beta` 0.8
@@ -69,7 +69,7 @@ pub struct BicConfig {
 }
 
 /// The BIC implementations (key `variant` of `bic`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 pub enum BicVariant {
     /// This module.
     #[serde(rename = "ccsim")]

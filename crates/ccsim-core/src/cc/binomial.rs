@@ -30,7 +30,7 @@ use crate::rng::SimRng;
 use serde::Deserialize;
 
 /// Binomial parameters.
-#[derive(Deserialize, Debug, Clone, Default)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct BinomialConfig {
     /// Increase exponent k (binomial only; default 0).

@@ -30,7 +30,7 @@ use crate::time::SimTime;
 use serde::Deserialize;
 
 /// CUBIC parameters (RFC 9438 section 5 defaults).
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct CubicConfig {
     /// C, segments / s^3 (default 0.4).
@@ -91,7 +91,7 @@ pub struct CubicConfig {
 }
 
 /// The CUBIC implementations (key `variant` of `cubic`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 pub enum CubicVariant {
     /// RFC 9438.
     #[serde(rename = "rfc9438")]

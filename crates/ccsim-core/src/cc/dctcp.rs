@@ -82,7 +82,7 @@ use crate::units::Time;
 use serde::Deserialize;
 
 /// How DCTCP reduces its window on a loss or a timeout.
-#[derive(Deserialize, Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Deserialize, serde::Serialize, Copy, Clone, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum LossResponse {
     /// ssthresh = FlightSize / 2, as standard TCP (RFC 8257 section 3.4).
@@ -92,7 +92,7 @@ pub enum LossResponse {
 }
 
 /// DCTCP's options (`cc_params`).
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct DctcpConfig {
     /// Estimation gain g (default 1/16).
@@ -128,7 +128,7 @@ pub struct DctcpConfig {
 }
 
 /// Which marked-fraction estimator DCTCP runs (key `estimator`).
-#[derive(Deserialize, Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Deserialize, serde::Serialize, Copy, Clone, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Estimator {
     /// RFC 8257 section 3.3 steps 1-8.

@@ -27,7 +27,7 @@ use crate::rng::SimRng;
 use serde::Deserialize;
 
 /// Standard TCP's one option.
-#[derive(Deserialize, Default, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Default, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct RenoConfig {
     /// Congestion avoidance in whole bytes, as ns-3 (default false; true

@@ -206,7 +206,7 @@ impl QueueDisc for Avq {
     }
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, serde::Serialize, Default)]
 #[serde(deny_unknown_fields, default)]
 struct AvqConfig {
     gamma: Option<f64>,

@@ -78,7 +78,7 @@ const MIN_AUTO_BUFFER: u64 = 4 << 20;
 /// How packets are assigned to queues (`tc-cake`'s flow isolation keywords;
 /// the `CAKE_FLOW_*` values of `pkt_sched.h`: bit 1 source host, bit 2
 /// destination host, bit 4 flows).
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum FlowMode {
     /// One queue for everything (`CAKE_FLOW_NONE`).
@@ -115,7 +115,7 @@ impl FlowMode {
 }
 
 /// Priority tins. Only best effort is modelled.
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Diffserv {
     /// One tin for all traffic (`CAKE_DIFFSERV_BESTEFFORT`).
@@ -123,7 +123,7 @@ pub enum Diffserv {
 }
 
 /// Link-layer framing compensation of the shaper (`tc-cake` `atm` / `ptm`).
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Framing {
     /// None (`noatm`).
@@ -135,7 +135,7 @@ pub enum Framing {
 }
 
 /// Scenario parameters of `cake`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct CakeConfig {
     /// Shaper rate; absent: unlimited (Linux `rate_bps = 0` in `cake_init`).

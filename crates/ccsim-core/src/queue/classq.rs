@@ -29,7 +29,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 /// What a packet is classified by.
-#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Deserialize, serde::Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Classify {
     /// One queue per flow.

@@ -37,7 +37,7 @@ use crate::units::Time;
 use serde::Deserialize;
 
 /// Scenario parameters of `dualpi2` (RFC 9332 Figure 2).
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct DualPi2Config {
     /// Classic queue delay target (15 ms).

@@ -142,7 +142,7 @@ impl QueueDisc for Pi {
     }
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, serde::Serialize, Default)]
 #[serde(deny_unknown_fields, default)]
 struct PiConfig {
     a: Option<f64>,

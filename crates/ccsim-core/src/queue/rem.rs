@@ -171,7 +171,7 @@ impl QueueDisc for Rem {
     }
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, serde::Serialize, Default)]
 #[serde(deny_unknown_fields, default)]
 struct RemConfig {
     gamma: Option<f64>,

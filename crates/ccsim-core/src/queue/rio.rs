@@ -57,7 +57,7 @@ pub struct Precedence {
 }
 
 /// Which RIO: the paper's or ns-2.35's (see the module documentation).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RioVariant {
     /// Clark and Fang, Section III-B.
@@ -308,7 +308,7 @@ impl QueueDisc for Rio {
 }
 
 /// The scenario keys of `rio` and `modred`.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, serde::Serialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub(crate) struct RioConfig {
     variant: Option<RioVariant>,

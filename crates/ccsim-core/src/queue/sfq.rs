@@ -40,7 +40,7 @@ use serde::Deserialize;
 use std::collections::VecDeque;
 
 /// Scenario parameters of `sfq`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct SfqConfig {
     /// Number of hash buckets (ns-2 `Queue/SFQ buckets_`: 16).
@@ -56,7 +56,7 @@ pub struct SfqConfig {
 }
 
 /// Which SFQ: the paper's or ns-2's.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SfqVariant {
     /// McKenney 1990 with Linux's buffer stealing.

@@ -25,7 +25,7 @@ use crate::params::{parse, ParamError};
 use serde::Deserialize;
 
 /// A scalar broadcast to every level, or one value per level.
-#[derive(Deserialize, Clone, Debug)]
+#[derive(Deserialize, serde::Serialize, Clone, Debug)]
 #[serde(untagged)]
 enum PerLevel {
     One(f64),
@@ -47,7 +47,7 @@ impl PerLevel {
     }
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, serde::Serialize, Default)]
 #[serde(deny_unknown_fields, default)]
 struct WredConfig {
     min_th: Option<PerLevel>,

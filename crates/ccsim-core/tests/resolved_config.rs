@@ -1,0 +1,154 @@
+//! Every component reports the configuration it was built with (issue 14:
+//! "each run's results carry every component's resolved configuration"):
+//! the `config` of the results' `components`, every key of the component's
+//! `*Config` with its default filled in. The lists of disciplines and
+//! controllers come from their registries, so a new one is covered here
+//! without touching this file.
+
+mod common;
+use ccsim_core::cc::{CcInit, CONTROLLERS};
+use ccsim_core::compat::Profile;
+use ccsim_core::params::{resolving, Params};
+use ccsim_core::queue::droptail::Limit;
+use ccsim_core::queue::registry::{QueueArgs, DISCIPLINES};
+use common::*;
+use serde_json::{json, Value};
+
+fn queue_args(params: &Params) -> QueueArgs<'_> {
+    QueueArgs {
+        limit: Limit {
+            packets: Some(100),
+            bytes: None,
+        },
+        params,
+        link_rate_bps: 10_000_000,
+        compat: Profile::Ccsim,
+    }
+}
+
+fn cc_init() -> CcInit {
+    CcInit {
+        initial_cwnd: 10.0,
+        initial_ssthresh: f64::INFINITY,
+        mss: 1460,
+        wire_size: 1500,
+        compat: Profile::Ccsim,
+        linux_agent: false,
+        sack: true,
+    }
+}
+
+/// Whether `key` is one the component's parser accepts (a value of the
+/// wrong type is refused for its type, an unknown key for its name).
+fn accepted(err: Option<String>) -> bool {
+    err.is_none_or(|m| !m.contains("unknown key") && !m.contains("unknown field"))
+}
+
+#[test]
+fn every_discipline_reports_its_resolved_config() {
+    let none = Params::new();
+    for d in DISCIPLINES {
+        let (built, config) = resolving(|| (d.build)(&queue_args(&none)));
+        assert!(built.is_ok(), "{}: builds with its defaults", d.name);
+        assert!(!config.is_empty(), "{}: reports no configuration", d.name);
+        // The keys are the scenario's: each is accepted back by the discipline.
+        for (k, v) in &config {
+            let mut one = Params::new();
+            one.insert(k.clone(), v.clone());
+            let err = (d.build)(&queue_args(&one)).err().map(|e| e.message);
+            assert!(
+                accepted(err.clone()),
+                "{}: key {k} is not one of its keys: {err:?}",
+                d.name
+            );
+        }
+    }
+}
+
+#[test]
+fn every_controller_reports_its_resolved_config() {
+    let none = Params::new();
+    for c in CONTROLLERS {
+        let (built, config) = resolving(|| (c.build)(&none, &cc_init()));
+        assert!(built.is_ok(), "{}: builds with its defaults", c.name);
+        for (k, v) in &config {
+            let mut one = Params::new();
+            one.insert(k.clone(), v.clone());
+            let err = (c.build)(&one, &cc_init()).err().map(|e| e.message);
+            assert!(
+                accepted(err.clone()),
+                "{}: key {k} is not one of its keys: {err:?}",
+                c.name
+            );
+        }
+        // A controller with parameters reports each of them (reno's family has none of its own).
+        eprintln!("{}: {}", c.name, Value::Object(config.clone()));
+    }
+}
+
+const SCENARIO: &str = r#"
+name = "resolved"
+duration = "2s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+[topology.access]
+rate = "100Mbps"
+delay = "1ms"
+queue = { kind = "codel" }
+[topology.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+queue = { kind = "red", min_th = 5, max_th = 15 }
+loss = { model = "gilbert-elliott", p_gb = 0.01, p_bg = 0.5 }
+[[flows]]
+transport = "tcp"
+app = "bulk"
+cc = "cubic"
+[[flows]]
+transport = "udp"
+app = "cbr"
+rate = "1Mbps"
+"#;
+
+#[test]
+fn defaults_not_in_the_scenario_are_reported() {
+    let out = run(SCENARIO);
+    let c = serde_json::to_value(&out.components).expect("serializable");
+    let queue = |link: &str| {
+        c["queues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["link"] == link)
+            .unwrap()
+            .clone()
+    };
+    let red = queue("r1->r2");
+    assert_eq!(red["params"], json!({"min_th": 5, "max_th": 15}));
+    // RED's max_p and w_q: ns-2's defaults (docs/algorithms.md), not in the scenario.
+    assert_eq!(red["config"]["max_p"], json!(0.1));
+    assert_eq!(red["config"]["weight"], json!(0.002));
+    assert_eq!(red["config"]["min_th"], json!(5.0));
+    // CoDel's target and interval (RFC 8289 section 4.2/4.3), in seconds.
+    let codel = queue("s0->r1");
+    assert_eq!(codel["params"], json!({}));
+    assert_eq!(codel["config"]["target"], json!(0.005));
+    assert_eq!(codel["config"]["interval"], json!(0.1));
+    // The flow groups: TCP's keys with the controller's resolved under cc_params.
+    let tcp = &c["flow_groups"][0]["config"];
+    assert_eq!(tcp["cc"], json!("cubic"));
+    assert!(
+        tcp["cc_params"].as_object().is_some_and(|m| m.contains_key("beta")),
+        "{tcp}"
+    );
+    assert!(tcp.get("mss").is_some_and(Value::is_u64), "{tcp}");
+    let udp = &c["flow_groups"][1]["config"];
+    assert_eq!(udp["rate"], json!(1_000_000));
+    assert_eq!(udp["ecn"], json!(false));
+    // The loss model, its defaults filled in.
+    assert_eq!(
+        c["losses"],
+        json!([{"link": "r1->r2", "model": "gilbert-elliott", "p_gb": 0.01, "p_bg": 0.5, "loss_good": 0.0, "loss_bad": 1.0}])
+    );
+}
