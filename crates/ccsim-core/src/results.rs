@@ -662,6 +662,10 @@ pub struct QueueComponent {
     /// the compatibility profile's or is derived at run time). An external
     /// (`SCHEME:NAME`) discipline's are its parameters as given.
     pub config: crate::params::Params,
+    /// The scenario's bottleneck (the dumbbell's `topology.bottleneck`, in
+    /// its forward direction): the summary's `bottleneck_*` figures are
+    /// this link's.
+    pub bottleneck: bool,
 }
 
 /// One flow group as the engine configured it (the results' `components`).
@@ -840,8 +844,10 @@ impl RunResult {
                 });
             }
         }
-        // The bottleneck: r1->r2 in a dumbbell, otherwise the most utilized wired link.
-        let bi = links.iter().position(|l| l.link == "r1->r2").unwrap_or_else(|| {
+        // The bottleneck: the link the scenario makes one (a dumbbell's
+        // `topology.bottleneck`), otherwise the most utilized wired link.
+        let marked = wired().position(|(_, q)| q.config.as_ref().is_some_and(|c| c.bottleneck));
+        let bi = marked.unwrap_or_else(|| {
             let mut best = 0;
             for (i, l) in links.iter().enumerate() {
                 if l.utilization > links[best].utilization {

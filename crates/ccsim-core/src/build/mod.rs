@@ -136,6 +136,7 @@ impl<'a> Builder<'a> {
             limit_bytes: bytes,
             params: spec.map(|s| s.params.clone()).unwrap_or_default(),
             config,
+            bottleneck: false,
         }));
         Ok(q)
     }
@@ -403,13 +404,16 @@ impl<'a> Builder<'a> {
                 (b.reverse_trace.as_ref(), "topology.bottleneck.reverse_trace".into()),
             ],
         )?;
-        let fwd_q = self.queue(
+        let mut fwd_q = self.queue(
             b.queue.as_ref(),
             BOTTLENECK_QUEUE_LIMIT,
             fwd_rate,
             "topology.bottleneck.queue",
             "r1->r2",
         )?;
+        if let Some(c) = fwd_q.config.as_mut() {
+            c.bottleneck = true;
+        }
         // The reverse direction defaults to DropTail with the forward queue's limit.
         let rev_default = b.queue.as_ref().map(|q| QueueSpec {
             kind: None,

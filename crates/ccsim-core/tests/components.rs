@@ -1,9 +1,11 @@
-//! Every component reports the configuration it was built with (issue 14:
-//! "each run's results carry every component's resolved configuration"):
+//! The results' `components` (issue 14). Every component reports the
+//! configuration it was built with ("each run's results carry every
+//! component's resolved configuration"):
 //! the `config` of the results' `components`, every key of the component's
 //! `*Config` with its default filled in. The lists of disciplines and
 //! controllers come from their registries, so a new one is covered here
-//! without touching this file.
+//! without touching this file. The bottleneck is the scenario's, marked
+//! by the builder, not a link picked by its name.
 
 mod common;
 use ccsim_core::cc::{CcInit, CONTROLLERS};
@@ -81,8 +83,6 @@ fn every_controller_reports_its_resolved_config() {
                 c.name
             );
         }
-        // A controller with parameters reports each of them (reno's family has none of its own).
-        eprintln!("{}: {}", c.name, Value::Object(config.clone()));
     }
 }
 
@@ -151,4 +151,81 @@ fn defaults_not_in_the_scenario_are_reported() {
         c["losses"],
         json!([{"link": "r1->r2", "model": "gilbert-elliott", "p_gb": 0.01, "p_bg": 0.5, "loss_good": 0.0, "loss_bad": 1.0}])
     );
+}
+
+/// A custom topology whose routers happen to be called r1 and r2: its
+/// bottleneck is the most utilized link (here the slow access link s->r1),
+/// not a link picked by its name; a dumbbell's is `topology.bottleneck`.
+#[test]
+fn the_bottleneck_is_the_scenarios_not_a_name() {
+    let custom = r#"
+name = "custom"
+duration = "2s"
+[[nodes]]
+name = "s"
+[[nodes]]
+name = "r1"
+[[nodes]]
+name = "r2"
+[[nodes]]
+name = "d"
+[[links]]
+a = "s"
+b = "r1"
+rate = "1Mbps"
+delay = "1ms"
+[[links]]
+a = "r1"
+b = "r2"
+rate = "100Mbps"
+delay = "1ms"
+[[links]]
+a = "r2"
+b = "d"
+rate = "100Mbps"
+delay = "1ms"
+[[flows]]
+src = "s"
+dst = "d"
+transport = "udp"
+app = "cbr"
+rate = "2Mbps"
+"#;
+    let out = run(custom);
+    assert_eq!(out.result.summary.bottleneck_link, "s->r1");
+    let c = serde_json::to_value(&out.components).expect("serializable");
+    assert!(c["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|q| q["bottleneck"] == json!(false)));
+    // A dumbbell whose access links are busier than its bottleneck: still r1->r2.
+    let dumbbell = r#"
+name = "dumbbell"
+duration = "2s"
+[topology]
+kind = "dumbbell"
+pairs = 1
+[topology.access]
+rate = "1Mbps"
+delay = "1ms"
+[topology.bottleneck]
+rate = "100Mbps"
+delay = "1ms"
+[[flows]]
+transport = "udp"
+app = "cbr"
+rate = "2Mbps"
+"#;
+    let out = run(dumbbell);
+    assert_eq!(out.result.summary.bottleneck_link, "r1->r2");
+    let c = serde_json::to_value(&out.components).expect("serializable");
+    let marked: Vec<&Value> = c["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| q["bottleneck"] == json!(true))
+        .collect();
+    assert_eq!(marked.len(), 1);
+    assert_eq!(marked[0]["link"], json!("r1->r2"));
 }
