@@ -65,14 +65,17 @@ def flat_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def dtype(column: Mapping[str, Any], empty: bool = False) -> str:
+def dtype(column: Mapping[str, Any], empty: bool = False) -> str | None:
     """The pandas dtype of a declared column (the engine's schema), as the files hold it (crates/ccsim-output).
 
     `int` is int64, float64 if nullable (missing values NaN); `float` float64; `bool` bool, object if
-    nullable; `text` object. A table without rows has float64 columns but for its text ones.
+    nullable; `text` pandas' own type for text (None: as pandas makes it), object without rows. A table
+    without rows has float64 columns but for its text ones.
     """
     kind, nullable = column["type"], bool(column.get("nullable"))
-    if kind == "text" or (kind == "bool" and nullable):
+    if kind == "text":
+        return "object" if empty else None
+    if kind == "bool" and nullable:
         return "object"
     if empty or kind == "float" or (kind == "int" and nullable):
         return "float64"
@@ -90,7 +93,8 @@ def table(rows: Sequence[Mapping[str, Any]], declared: Sequence[Mapping[str, Any
 
     names = [c["name"] for c in declared]
     df = pd.DataFrame.from_records(flat_rows(rows), columns=names)
-    return df.astype({c["name"]: dtype(c, empty=not rows) for c in declared})
+    types = {c["name"]: dtype(c, empty=not rows) for c in declared}
+    return df.astype({name: t for name, t in types.items() if t is not None})
 
 
 class Result:

@@ -43,7 +43,7 @@ def bottleneck_of(res: SweepResults, run_id: str | None = None) -> str:
         return str(links[run_id])
     names = sorted({str(n) for n in links})
     if len(names) != 1:
-        raise ValueError(f"the runs of sweep {res.sweep!r} do not share one bottleneck link: {names}")
+        raise ValueError(f"the runs of sweep {res.name!r} do not share one bottleneck link: {names}")
     return names[0]
 
 
