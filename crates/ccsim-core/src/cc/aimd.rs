@@ -69,11 +69,17 @@ impl Aimd {
             Some(a) => check_range("a", a, 1e-6, 1e6)?,
             None => tcp_compatible_a(b),
         };
+        let first = HalveFirst::new(cfg.decrease_rule, init);
+        crate::params::resolved(&AimdConfig {
+            a: Some(a),
+            b,
+            decrease_rule: Some(first.rule()),
+        });
         Ok(Aimd {
             a,
             b,
             w: Window::new(init),
-            first: HalveFirst::new(cfg.decrease_rule, init),
+            first,
         })
     }
 

@@ -546,6 +546,11 @@ impl HalveFirst {
         }
     }
 
+    /// The rule in force (the key's, or the profile's default).
+    pub fn rule(&self) -> DecreaseRule {
+        self.rule.unwrap_or(DecreaseRule::HalveFirst)
+    }
+
     /// Whether this decrease must be a standard halving; records it.
     pub fn standard(&mut self, w: &Window, timeout: bool) -> bool {
         self.decide(w, timeout, false).ssthresh

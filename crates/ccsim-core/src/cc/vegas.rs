@@ -160,6 +160,12 @@ impl Vegas {
             _ => VegasVariant::Linux,
         });
         let ns2 = variant == VegasVariant::Ns2;
+        crate::params::resolved(&VegasConfig {
+            alpha: Some(alpha),
+            beta: Some(beta),
+            variant: Some(variant),
+            ..cfg.clone()
+        });
         Ok(Vegas {
             cfg,
             alpha,

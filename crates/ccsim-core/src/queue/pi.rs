@@ -167,6 +167,15 @@ pub fn build(args: &QueueArgs) -> Result<Box<dyn QueueDisc>, ParamError> {
         mean_pkt_size: check::pkt_size("mean_pkt_size", c.mean_pkt_size.unwrap_or(d.mean_pkt_size))?,
         ecn: c.ecn.unwrap_or(d.ecn),
     };
+    crate::params::resolved(&PiConfig {
+        a: Some(p.a),
+        b: Some(p.b),
+        w: Some(p.w),
+        q_ref: Some(p.q_ref),
+        bytes: Some(p.bytes),
+        mean_pkt_size: Some(p.mean_pkt_size),
+        ecn: Some(p.ecn),
+    });
     Ok(Box::new(Pi::new(args.limit, p)))
 }
 

@@ -374,6 +374,24 @@ pub(crate) fn parse_params(args: &QueueArgs, modred: bool) -> Result<(RioParams,
         ecn: c.ecn.unwrap_or(d.ecn),
         rules: RedRules::resolve(args.compat, c.small_queue_rule, c.spare_first),
     };
+    crate::params::resolved(&RioConfig {
+        variant: (!modred).then_some(p.variant),
+        in_min_th: Some(p.in_.min_th),
+        in_max_th: Some(p.in_.max_th),
+        in_max_p: Some(p.in_.max_p),
+        out_min_th: Some(p.out.min_th),
+        out_max_th: Some(p.out.max_th),
+        out_max_p: Some(p.out.max_p),
+        weight: Some(p.weight),
+        wait: Some(p.wait),
+        gentle: Some(p.gentle),
+        bytes: Some(p.bytes),
+        mean_pkt_size: Some(p.mean_pkt_size),
+        ecn: Some(p.ecn),
+        small_queue_rule: Some(p.rules.small_queue),
+        spare_first: Some(p.rules.spare_first),
+        early_drops: c.early_drops,
+    });
     Ok((p, c.early_drops))
 }
 

@@ -125,6 +125,12 @@ impl Sfq {
         } else {
             limit
         };
+        params::resolved(&SfqConfig {
+            perturb: Some(Time(perturb)),
+            variant: Some(variant),
+            maxqueue: if ns2 { limit.packets.map(|p| p as u32) } else { None },
+            ..cfg.clone()
+        });
         let mut q = Sfq::new(limit, cfg.buckets as usize, perturb);
         q.ns2 = ns2;
         Ok(q)
