@@ -16,7 +16,22 @@ use ccsim_core::queue::registry::{QueueArgs, DISCIPLINES};
 use common::*;
 use serde_json::{json, Value};
 
-fn queue_args(params: &Params) -> QueueArgs<'_> {
+const PROFILES: [Profile; 5] = [Profile::Ccsim, Profile::Ns2, Profile::Ns3, Profile::Linux, Profile::Rfc];
+
+/// Keys whose null is a value: "none" (no step marking, no classes, no
+/// shaping, no RTT target) or "derived at run time" (CAKE's memory limit,
+/// from the rate and the limit). Any other null in a resolved config is a
+/// default the component did not report.
+const NULL_MEANS_NONE: &[&str] = &[
+    "mark_threshold",
+    "mark_threshold_bytes",
+    "class_queue",
+    "bandwidth",
+    "memlimit",
+    "rtt_target",
+];
+
+fn queue_args(params: &Params, compat: Profile) -> QueueArgs<'_> {
     QueueArgs {
         limit: Limit {
             packets: Some(100),
@@ -24,17 +39,17 @@ fn queue_args(params: &Params) -> QueueArgs<'_> {
         },
         params,
         link_rate_bps: 10_000_000,
-        compat: Profile::Ccsim,
+        compat,
     }
 }
 
-fn cc_init() -> CcInit {
+fn cc_init(compat: Profile) -> CcInit {
     CcInit {
         initial_cwnd: 10.0,
         initial_ssthresh: f64::INFINITY,
         mss: 1460,
         wire_size: 1500,
-        compat: Profile::Ccsim,
+        compat,
         linux_agent: false,
         sack: true,
     }
@@ -46,43 +61,53 @@ fn accepted(err: Option<String>) -> bool {
     err.is_none_or(|m| !m.contains("unknown key") && !m.contains("unknown field"))
 }
 
-#[test]
-fn every_discipline_reports_its_resolved_config() {
+/// The keys of `config` that are null without meaning "none".
+fn unreported(config: &Params) -> Vec<&str> {
+    config
+        .iter()
+        .filter(|(k, v)| v.is_null() && !NULL_MEANS_NONE.contains(&k.as_str()))
+        .map(|(k, _)| k.as_str())
+        .collect()
+}
+
+/// Under every profile, `build` with no parameters reports a configuration
+/// whose every default is filled in and whose keys `build` accepts back.
+fn check_reports<B: Fn(&Params, Profile) -> Result<(), String>>(name: &str, build: B) {
     let none = Params::new();
-    for d in DISCIPLINES {
-        let (built, config) = resolving(|| (d.build)(&queue_args(&none)));
-        assert!(built.is_ok(), "{}: builds with its defaults", d.name);
-        assert!(!config.is_empty(), "{}: reports no configuration", d.name);
-        // The keys are the scenario's: each is accepted back by the discipline.
+    for compat in PROFILES {
+        let (built, config) = resolving(|| build(&none, compat));
+        assert_eq!(built, Ok(()), "{name} ({compat:?}): builds with its defaults");
+        assert!(!config.is_empty(), "{name} ({compat:?}): reports no configuration");
+        assert_eq!(
+            unreported(&config),
+            Vec::<&str>::new(),
+            "{name} ({compat:?}): defaults not reported"
+        );
+        // The keys are the scenario's: each is accepted back.
         for (k, v) in &config {
             let mut one = Params::new();
             one.insert(k.clone(), v.clone());
-            let err = (d.build)(&queue_args(&one)).err().map(|e| e.message);
-            assert!(
-                accepted(err.clone()),
-                "{}: key {k} is not one of its keys: {err:?}",
-                d.name
-            );
+            let err = build(&one, compat).err();
+            assert!(accepted(err.clone()), "{name}: key {k} is not one of its keys: {err:?}");
         }
     }
 }
 
 #[test]
+fn every_discipline_reports_its_resolved_config() {
+    for d in DISCIPLINES {
+        check_reports(d.name, |p, compat| {
+            (d.build)(&queue_args(p, compat)).map(|_| ()).map_err(|e| e.message)
+        });
+    }
+}
+
+#[test]
 fn every_controller_reports_its_resolved_config() {
-    let none = Params::new();
     for c in CONTROLLERS {
-        let (built, config) = resolving(|| (c.build)(&none, &cc_init()));
-        assert!(built.is_ok(), "{}: builds with its defaults", c.name);
-        for (k, v) in &config {
-            let mut one = Params::new();
-            one.insert(k.clone(), v.clone());
-            let err = (c.build)(&one, &cc_init()).err().map(|e| e.message);
-            assert!(
-                accepted(err.clone()),
-                "{}: key {k} is not one of its keys: {err:?}",
-                c.name
-            );
-        }
+        check_reports(c.name, |p, compat| {
+            (c.build)(p, &cc_init(compat)).map(|_| ()).map_err(|e| e.message)
+        });
     }
 }
 

@@ -181,6 +181,10 @@ impl Bbr {
             // `TcpBbr::HighGain`
             cfg.high_gain = 2.89;
         }
+        crate::params::resolved(&BbrConfig {
+            variant: Some(if ns3 { BbrVariant::Ns3 } else { BbrVariant::Linux }),
+            ..cfg.clone()
+        });
         super::check_range("high_gain", cfg.high_gain, 1.0, 100.0)?;
         super::check_range("cwnd_gain", cfg.cwnd_gain, 1.0, 100.0)?;
         if cfg.bw_rtts == 0 {

@@ -157,6 +157,11 @@ impl Bic {
             .map_or(init.compat == crate::compat::Profile::Ns3, |v| v == BicVariant::Ns3);
         let beta = cfg.beta.unwrap_or(if ns3 { 0.8 } else { 819.0 / 1024.0 });
         let smooth_part = cfg.smooth_part.unwrap_or(if ns3 { 5 } else { 20 });
+        crate::params::resolved(&BicConfig {
+            beta: Some(beta),
+            smooth_part: Some(smooth_part),
+            ..cfg.clone()
+        });
         check_range("beta", beta, 0.01, 0.99)?;
         if cfg.max_increment == 0 {
             return Err(ParamError::at("max_increment", "expected at least 1"));

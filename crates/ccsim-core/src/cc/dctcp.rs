@@ -218,6 +218,27 @@ impl Dctcp {
         if cfg.rtt_target.is_some_and(|t| t.0 == SimTime::ZERO) {
             return Err(ParamError::at("rtt_target", "must be greater than 0"));
         }
+        // `rtt_target` stays null when not given: no RTT-independence (RFC 9331's Prague option).
+        let cfg = DctcpConfig {
+            loss_response: Some(cfg.loss_response.unwrap_or(if ns3 {
+                LossResponse::Alpha
+            } else {
+                LossResponse::Halve
+            })),
+            growth_per_segment: Some(
+                cfg.growth_per_segment
+                    .unwrap_or(matches!(init.compat, Profile::Ns3 | Profile::Linux)),
+            ),
+            min_ssthresh: Some(min_ssthresh),
+            estimate_first: Some(cfg.estimate_first.unwrap_or(!ns3)),
+            estimator: Some(
+                cfg.estimator
+                    .unwrap_or(if ns3 { Estimator::Ns3 } else { Estimator::Rfc8257 }),
+            ),
+            grow_in_cwr: Some(cfg.grow_in_cwr.unwrap_or(!ns3)),
+            ..cfg
+        };
+        crate::params::resolved(&cfg);
         Ok(Dctcp {
             name: "dctcp",
             w: Window::new(init),

@@ -88,6 +88,10 @@ pub fn build(cfg: HighSpeedConfig, init: &CcInit) -> Result<Box<dyn CongestionCo
             ));
         }
     }
+    crate::params::resolved(&HighSpeedConfig {
+        variant: Some(variant),
+        ..cfg.clone()
+    });
     let hs = HighSpeed::new(cfg, init)?;
     Ok(match variant {
         HighSpeedVariant::Rfc3649 => Box::new(hs),

@@ -311,6 +311,8 @@ impl QueueDisc for Rio {
 #[derive(Deserialize, serde::Serialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub(crate) struct RioConfig {
+    // RIO's only (absent from ModRED's resolved config).
+    #[serde(skip_serializing_if = "Option::is_none")]
     variant: Option<RioVariant>,
     in_min_th: Option<f64>,
     in_max_th: Option<f64>,
@@ -327,6 +329,7 @@ pub(crate) struct RioConfig {
     small_queue_rule: Option<bool>,
     spare_first: Option<bool>,
     /// ModRED only.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) early_drops: Option<bool>,
 }
 
@@ -390,7 +393,8 @@ pub(crate) fn parse_params(args: &QueueArgs, modred: bool) -> Result<(RioParams,
         ecn: Some(p.ecn),
         small_queue_rule: Some(p.rules.small_queue),
         spare_first: Some(p.rules.spare_first),
-        early_drops: c.early_drops,
+        // ModRED's default (`modred::build`): no early drops.
+        early_drops: modred.then_some(c.early_drops.unwrap_or(false)),
     });
     Ok((p, c.early_drops))
 }

@@ -52,6 +52,7 @@ pub struct SfqConfig {
     /// "ns2" (ns-2's hash and admission rule); default from the profile.
     pub variant: Option<SfqVariant>,
     /// ns-2's `maxqueue_` (variant "ns2" only; default 40).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub maxqueue: Option<u32>,
 }
 
