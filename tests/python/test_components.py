@@ -127,7 +127,8 @@ def test_a_sweep_report_reads_the_metrics_window_from_the_results(twelve: tuple[
     _, serial, _ = twelve
     res = ccsim.load(serial)
     ok = res.runs[res.runs.status == "ok"]
-    assert (ok.warmup_s == 0.5).all() and (ok.duration_s == 2.0).all()  # tests/python/scenarios.py's _SMALL
+    assert (ok.warmup_s == 0.5).all()
+    assert (ok.duration_s == 2.0).all()
     assert not {"warmup_s", "duration_s"} & set(res.metrics)
     want = report.sweep_run_metrics(res, ok)
     # The same figures with the stored scenario emptied: it is not read.
@@ -143,7 +144,8 @@ def test_studies_take_each_runs_bottleneck_from_its_results(twelve: tuple[Path, 
     _, serial, _ = twelve
     res = ccsim.load(serial)
     q = common.bottleneck_queue(res)
-    assert sorted(q.index) == sorted(res.runs.run_id) and set(q.link) == {"r1->r2"}
+    assert sorted(q.index) == sorted(res.runs.run_id)
+    assert set(q.link) == {"r1->r2"}
     assert common.bottleneck_of(res) == "r1->r2"
     # A run whose results name another link is read there.
     first = res.runs.run_id.iloc[0]

@@ -93,7 +93,7 @@ def execute(task: Task) -> Outcome:
             task.scenario_json, task.source, "json", max_wall_s=task.max_wall_s, plugin_dirs=list(task.plugin_dirs)
         )
         data = json.loads(summary_json)
-        tables = {name: arrow_table(task.run_id, flat_rows(data[name])) for name in TABLES}
+        tables = {name: arrow_table(task.run_id, flat_rows(data[name]), data["schema"][name]) for name in TABLES}
         parquet = run.timeseries_parquet() if task.timeseries else None
     except (ScenarioError, SimulationError) as e:
         return failure(task, str(e), time.perf_counter() - start, worker_name())
