@@ -422,8 +422,6 @@ mod tests {
         let mut rng = stream(3, "red");
         let mut dropped = Vec::new();
         let mut p = RedParams::classic();
-        // `c` with every default filled in, recorded for the results' `components`.
-        let mut resolved = RedConfig::default();
         p.weight = 0.5; // fast average so that a few arrivals cross the thresholds
         let mut q = Red::new(
             "red",
@@ -452,8 +450,6 @@ mod tests {
         let mut rng = stream(4, "red");
         let mut dropped = Vec::new();
         let mut p = RedParams::classic();
-        // `c` with every default filled in, recorded for the results' `components`.
-        let mut resolved = RedConfig::default();
         p.ecn = true;
         p.max_p = 1.0;
         p.wait = false;
