@@ -87,13 +87,17 @@ def table(rows: Sequence[Mapping[str, Any]], declared: Sequence[Mapping[str, Any
 
     The columns, their order and their types are the schema's (`dtype`), never inferred from the values,
     so every column has one type in CSV and Parquet whatever the run; a nested object of a row (a WLAN
-    interface's `queue`) is spread into `<key>_<inner key>` columns.
+    interface's `queue`) is spread into `<key>_<inner key>` columns. Rows made by hand may leave columns
+    out: they are missing values (an int column with one is float64, as in pandas; the files refuse them).
     """
     import pandas as pd  # noqa: PLC0415 (the DataFrame API only; writing the files does without it)
 
     names = [c["name"] for c in declared]
     df = pd.DataFrame.from_records(flat_rows(rows), columns=names)
     types = {c["name"]: dtype(c, empty=not rows) for c in declared}
+    # Rows made by hand may lack a column the engine always fills: missing, as pandas has them.
+    missing = {"int64": "float64", "bool": "object"}
+    types = {n: missing.get(t, t) if t in missing and df[n].isna().any() else t for n, t in types.items()}
     return df.astype({name: t for name, t in types.items() if t is not None})
 
 
