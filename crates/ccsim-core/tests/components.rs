@@ -19,8 +19,8 @@ use serde_json::{json, Value};
 const PROFILES: [Profile; 5] = [Profile::Ccsim, Profile::Ns2, Profile::Ns3, Profile::Linux, Profile::Rfc];
 
 /// Keys whose null is a value: "none" (no step marking, no classes, no
-/// shaping, no RTT target) or "derived at run time" (CAKE's memory limit,
-/// from the rate and the limit). Any other null in a resolved config is a
+/// shaping, no RTT target, no BLUE sojourn threshold) or "derived at run
+/// time" (CAKE's memory limit, from the rate and the limit). Any other null in a resolved config is a
 /// default the component did not report.
 const NULL_MEANS_NONE: &[&str] = &[
     "mark_threshold",
@@ -29,6 +29,7 @@ const NULL_MEANS_NONE: &[&str] = &[
     "bandwidth",
     "memlimit",
     "rtt_target",
+    "blue_threshold",
 ];
 
 fn queue_args(params: &Params, compat: Profile) -> QueueArgs<'_> {
