@@ -43,10 +43,10 @@ class RunData:
     def summary_json(self) -> str:
         """The summary as compact JSON text."""
 
-    def write(self, out_dir: str | os.PathLike[str], empty: list[tuple[str, list[str], list[str]]]) -> list[str]:
-        """Write the run's files into `out_dir` (docs/results.md); `empty`: (table, columns, text columns) of a
-        table without rows. Returns the paths written; OSError if a file cannot be written, ValueError for a
-        value the files cannot hold."""
+    def write(self, out_dir: str | os.PathLike[str]) -> list[str]:
+        """Write the run's files into `out_dir` (docs/results.md), the tables' columns from the summary's `schema`.
+        Returns the paths written; OSError if a file cannot be written, ValueError for a value the files cannot
+        hold or a summary without a schema."""
 
     def timeseries_parquet(self) -> bytes:
         """timeseries.parquet's bytes."""

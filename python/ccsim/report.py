@@ -18,7 +18,6 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import html
-import json
 import math
 import tomllib
 import warnings
@@ -32,7 +31,6 @@ import numpy as np
 import pandas as pd
 
 import ccsim
-from ccsim import units
 from ccsim.plots.run import Plot, plot_result, read_meta
 from ccsim.results import Result
 
@@ -330,12 +328,12 @@ def sweep_run_metrics(res: SweepResults, ok: pd.DataFrame) -> pd.DataFrame:
         link = run.get("bottleneck_link")
         q = queues.loc[(rid, link)] if queues is not None and (rid, link) in queues.index else None
         f = flows.get_group(rid) if flows is not None and rid in flows.groups else None
-        ts, warmup = None, 0.0
+        ts = None
+        # The metrics window as the engine resolved it (the run's `warmup_s`); 0 for a store written before
+        # the runs table kept it.
+        warmup = run.get("warmup_s")
+        warmup = float(warmup) if isinstance(warmup, int | float) and not math.isnan(warmup) else 0.0
         if isinstance(run.get("timeseries"), str):
-            try:
-                warmup = units.seconds(json.loads(run["scenario"]).get("warmup", 0))
-            except (TypeError, ValueError):
-                warmup = 0.0
             ts = pd.read_parquet(res.out_dir / run["timeseries"])
         values = summary_values(q, f, ts, warmup, float(run.get("bottleneck_utilization", math.nan)))
         rows.append({"run_id": rid, "case_label": run["case_label"], **values})

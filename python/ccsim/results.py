@@ -40,10 +40,8 @@ def columns(table: str, *, kind: str | None = None) -> tuple[str, ...]:
     return tuple(c["name"] for c in schema()[table] if kind is None or c["type"] == kind)
 
 
-# The columns of the wlans table (its `queue` flattened), so that a run without WLANs still writes a table
-# with them, and those that hold text (the others are numbers): from the engine's schema.
+# The columns of the wlans table (its `queue` flattened), which a run without WLANs has too: from the engine's schema.
 WLAN_COLUMNS = columns("wlans")
-WLAN_TEXT_COLUMNS = frozenset(columns("wlans", kind="text"))
 TIMESERIES_FILE = "timeseries.parquet"
 TIMESERIES_COLUMNS = ("time_s", "entity_kind", "entity", "metric", "value")
 DELAYS_FILE = "delays.parquet"
@@ -51,10 +49,6 @@ DELAYS_COLUMNS = ("flow", "delay_s", "count")
 
 Series = tuple[str, str, str, "npt.NDArray[np.float64]"]
 Delays = tuple[str, "npt.NDArray[np.float64]", "npt.NDArray[np.float64]"]
-
-
-def _is_number(v: object) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool)
 
 
 def flat_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -71,23 +65,40 @@ def flat_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def table(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """Rows of the summary JSON as a DataFrame, columns in the JSON's key order.
+def dtype(column: Mapping[str, Any], empty: bool = False) -> str | None:
+    """The pandas dtype of a declared column (the engine's schema), as the files hold it (crates/ccsim-output).
 
-    Optional numbers (null in JSON, e.g. the delay of a flow that received
-    nothing) become float64 columns with NaN rather than object columns, so
-    every column has one type in CSV and Parquet whatever the run
-    (crates/ccsim-output writes the files by the same rule).
+    `int` is int64, float64 if nullable (missing values NaN); `float` float64; `bool` bool, object if
+    nullable; `text` pandas' own type for text (None: as pandas makes it), object without rows. A table
+    without rows has float64 columns but for its text ones.
+    """
+    kind, nullable = column["type"], bool(column.get("nullable"))
+    if kind == "text":
+        return "object" if empty else None
+    if kind == "bool" and nullable:
+        return "object"
+    if empty or kind == "float" or (kind == "int" and nullable):
+        return "float64"
+    return "int64" if kind == "int" else "bool"
+
+
+def table(rows: Sequence[Mapping[str, Any]], declared: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """Rows of the summary JSON as a DataFrame with the `declared` columns (one table of the engine's schema).
+
+    The columns, their order and their types are the schema's (`dtype`), never inferred from the values,
+    so every column has one type in CSV and Parquet whatever the run; a nested object of a row (a WLAN
+    interface's `queue`) is spread into `<key>_<inner key>` columns. Rows made by hand may leave columns
+    out: they are missing values (an int column with one is float64, as in pandas; the files refuse them).
     """
     import pandas as pd  # noqa: PLC0415 (the DataFrame API only; writing the files does without it)
 
-    df = pd.DataFrame.from_records(list(rows), columns=list(rows[0]) if rows else None)
-    for col in df.columns:
-        values = [v for v in df[col].tolist() if v is not None]
-        has_null = len(values) < len(df)
-        if has_null and all(_is_number(v) for v in values):
-            df[col] = df[col].astype("float64")
-    return df
+    names = [c["name"] for c in declared]
+    df = pd.DataFrame.from_records(flat_rows(rows), columns=names)
+    types = {c["name"]: dtype(c, empty=not rows) for c in declared}
+    # Rows made by hand may lack a column the engine always fills: missing, as pandas has them.
+    missing = {"int64": "float64", "bool": "object"}
+    types = {n: missing.get(t, t) if t in missing and df[n].isna().any() else t for n, t in types.items()}
+    return df.astype({name: t for name, t in types.items() if t is not None})
 
 
 class Result:
@@ -141,8 +152,10 @@ class Result:
             import numpy as np  # noqa: PLC0415
 
             time_s, series, delays = self._series_parts()
+            # The files' columns are the schema's: results made without one are written with the engine's.
+            data = self._data if "schema" in self._data else {**self._data, "schema": schema()}
             self._engine = _core.RunData.from_parts(
-                json.dumps(self._data, allow_nan=False, ensure_ascii=False),
+                json.dumps(data, allow_nan=False, ensure_ascii=False),
                 np.ascontiguousarray(time_s, dtype=np.float64),
                 [(k, e, m, np.ascontiguousarray(v, dtype=np.float64)) for k, e, m, v in series],
                 [
@@ -242,34 +255,27 @@ class Result:
     @cached_property
     def flows(self) -> pd.DataFrame:
         """One row per flow."""
-        return table(self._data["flows"])
+        return table(self._data["flows"], self.schema["flows"])
 
     @cached_property
     def groups(self) -> pd.DataFrame:
         """One row per flow group (flows aggregated by their `group` label)."""
-        return table(self._data.get("groups", []))
+        return table(self._data.get("groups", []), self.schema["groups"])
 
     @cached_property
     def queues(self) -> pd.DataFrame:
         """One row per queue (one per link direction)."""
-        return table(self._data["queues"])
+        return table(self._data["queues"], self.schema["queues"])
 
     @cached_property
     def links(self) -> pd.DataFrame:
         """One row per link direction."""
-        return table(self._data["links"])
+        return table(self._data["links"], self.schema["links"])
 
     @cached_property
     def wlans(self) -> pd.DataFrame:
         """One row per WLAN interface (`wlans[]`, its `queue` as `queue_*` columns); no rows without WLANs."""
-        rows = flat_rows(self._data.get("wlans", []))
-        if not rows:
-            import pandas as pd  # noqa: PLC0415
-
-            return pd.DataFrame(
-                {c: pd.Series([], dtype=object if c in WLAN_TEXT_COLUMNS else "float64") for c in WLAN_COLUMNS}
-            )
-        return table(rows)
+        return table(self._data.get("wlans", []), self.schema["wlans"])
 
     @cached_property
     def timeseries(self) -> pd.DataFrame:
@@ -331,7 +337,7 @@ class Result:
     def write(self, out_dir: str | Path) -> Path:
         """Write summary.json, the tables (CSV and Parquet), timeseries.parquet and delays.parquet into `out_dir`."""
         out = Path(out_dir)
-        self._run_data().write(out, [("wlans", list(WLAN_COLUMNS), sorted(WLAN_TEXT_COLUMNS))])
+        self._run_data().write(out)
         return out
 
     def rows(self, name: str) -> list[dict[str, Any]]:

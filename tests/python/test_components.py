@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import ccsim
@@ -86,6 +87,13 @@ def test_components_reach_summary_json(result: ccsim.Result, tmp_path: Path) -> 
     on_disk = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
     assert on_disk["components"] == result.components
     assert ccsim.Result.read(tmp_path).components == result.components
+    # The resolved configuration: RED's max_p and w_q, not in the scenario, are there with their defaults
+    # (docs/algorithms.md), the times in seconds; the TCP group's controller under cc_params.
+    red = next(q for q in on_disk["components"]["queues"] if q["link"] == "r1->r2")
+    assert "max_p" not in red["params"]
+    assert (red["config"]["max_p"], red["config"]["weight"], red["config"]["min_th"]) == (0.1, 0.002, 5.0)
+    cubic = next(g for g in on_disk["components"]["flow_groups"] if g["group"] == "cubic")
+    assert (cubic["config"]["sack"], cubic["config"]["cc_params"]["beta"]) == (True, 0.7)
 
 
 def test_ccsim_run_reads_the_scenario_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -109,3 +117,41 @@ def test_parsed_is_the_engines_reading() -> None:
     text = scenario_mod.ScenarioText(text='name = "x"\nduration = "2min"\n', source="<t>", fmt="toml")
     assert text.parsed() == {"name": "x", "duration": "2min"}
     assert scenario_mod.ScenarioText(text="name = [", source="<t>", fmt="toml").parsed() is None
+
+
+def test_a_sweep_report_reads_the_metrics_window_from_the_results(twelve: tuple[Path, Path, Path]) -> None:
+    """The runs table keeps what the engine resolved (`duration_s`, `warmup_s`: not metrics), and the sweep
+    report's figures use it, never the stored scenario."""
+    from ccsim import report  # noqa: PLC0415
+
+    _, serial, _ = twelve
+    res = ccsim.load(serial)
+    ok = res.runs[res.runs.status == "ok"]
+    assert (ok.warmup_s == 0.5).all()
+    assert (ok.duration_s == 2.0).all()
+    assert not {"warmup_s", "duration_s"} & set(res.metrics)
+    want = report.sweep_run_metrics(res, ok)
+    # The same figures with the stored scenario emptied: it is not read.
+    pd.testing.assert_frame_equal(report.sweep_run_metrics(res, ok.assign(scenario="{}")), want)
+    # ... and the window is used: counted from 0, the mean throughput differs.
+    assert not report.sweep_run_metrics(res, ok.assign(warmup_s=0.0)).equals(want)
+
+
+def test_studies_take_each_runs_bottleneck_from_its_results(twelve: tuple[Path, Path, Path]) -> None:
+    """The studies' bottleneck rows are those of the link each run's results name (`bottleneck_link`)."""
+    from ccsim.studies import common  # noqa: PLC0415
+
+    _, serial, _ = twelve
+    res = ccsim.load(serial)
+    q = common.bottleneck_queue(res)
+    assert sorted(q.index) == sorted(res.runs.run_id)
+    assert set(q.link) == {"r1->r2"}
+    assert common.bottleneck_of(res) == "r1->r2"
+    # A run whose results name another link is read there.
+    first = res.runs.run_id.iloc[0]
+    res.runs.loc[res.runs.run_id == first, "bottleneck_link"] = "r2->d0"
+    assert common.bottleneck_queue(res).loc[first, "link"] == "r2->d0"
+    assert common.bottleneck_link(res).loc[first, "link"] == "r2->d0"
+    assert common.bottleneck_of(res, first) == "r2->d0"
+    with pytest.raises(ValueError, match="do not share one bottleneck link"):
+        common.bottleneck_of(res)

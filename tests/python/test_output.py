@@ -2,8 +2,9 @@
 
 The CSV files must be byte for byte those of `DataFrame.to_csv(index=False)`
 of the `Result` tables, summary.json that of `json.dumps(indent=2)`, and the
-Parquet files must read back as the same DataFrames: every column type
-follows pandas' inference.
+Parquet files must read back as the same DataFrames: every column's type is
+the one the engine's schema declares (summary.json's `schema`), nothing is
+inferred from the values.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import ccsim
-from ccsim.results import TABLES, Result, table
+from ccsim.results import TABLES, Result, columns, schema, table
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ["examples/dumbbell_udp.toml", "examples/slowcc_cbr_restart.toml", "benches/wlan_20_saturated.toml"]
@@ -93,36 +94,61 @@ def test_a_pickled_result_writes_the_same_files(written: tuple[Result, Path], tm
     pd.testing.assert_frame_equal(back.timeseries, result.timeseries)
 
 
-def write_rows(rows: list[dict[str, object]], out: Path) -> Path:
-    """A Result whose flows table is `rows` (nothing else), written into `out`."""
-    Result({"flows": rows}, np.empty(0), []).write(out)
+def col(name: str, kind: str, nullable: bool = False) -> dict[str, object]:
+    """A column of a schema, as the engine declares them."""
+    return {"name": name, "unit": "", "type": kind, "nullable": nullable}
+
+
+def write_rows(rows: list[dict[str, object]], declared: list[dict[str, object]], out: Path) -> Path:
+    """A Result whose flows table is `rows` with the columns `declared` (nothing else), written into `out`."""
+    Result({"flows": rows, "schema": {**schema(), "flows": declared}}, np.empty(0), []).write(out)
     return out
 
 
 @pytest.mark.parametrize(
-    ("values", "kind"),
+    ("values", "declared", "kind"),
     [
-        ([1, 2, 3], "int"),
-        ([1, None, 3], "float"),  # a missing number makes the column float (NaN), as pandas does
-        ([1, 2.5], "float"),
-        ([None, None], "float"),
-        ([True, False], "bool"),
-        ([True, None], "text"),
-        ([1, True], "text"),
-        (["a", None], "text"),
-        (["a,b", 'say "hi"', "two\nlines", ""], "text"),
+        ([1, 2, 3], col("c", "int"), "int"),
+        ([1, None, 3], col("c", "int", nullable=True), "float"),  # a nullable int column is float (NaN), as in pandas
+        ([1, 2], col("c", "float"), "float"),  # whole numbers in a float column: still float
+        ([1, 2.5], col("c", "float"), "float"),
+        ([None, None], col("c", "float", nullable=True), "float"),
+        ([True, False], col("c", "bool"), "bool"),
+        ([True, None], col("c", "bool", nullable=True), "text"),
+        (["a", None], col("c", "text", nullable=True), "text"),
+        (["a,b", 'say "hi"', "two\nlines", ""], col("c", "text"), "text"),
     ],
 )
-def test_column_types_follow_pandas(values: list[object], kind: str, tmp_path: Path) -> None:
-    """The CSV cells and the Parquet types agree with `results.table`, the pandas path of the Result tables."""
+def test_column_types_are_the_schemas(
+    values: list[object], declared: dict[str, object], kind: str, tmp_path: Path
+) -> None:
+    """The CSV cells and the Parquet types are the declared ones, as `results.table` makes the DataFrame."""
     rows = [{"c": v} for v in values]
-    out = write_rows(rows, tmp_path)
-    assert (out / "flows.csv").read_text(encoding="utf-8") == table(rows).to_csv(index=False)
+    out = write_rows(rows, [declared], tmp_path)
+    frame = table(rows, [declared])
+    assert (out / "flows.csv").read_text(encoding="utf-8") == frame.to_csv(index=False)
     back = pq.read_table(out / "flows.parquet")
-    if kind == "text":  # mixed Python objects: Parquet holds their text, as the CSV does
+    if kind == "text":  # Python objects: Parquet holds their text, as the CSV does
         assert back.column("c").to_pylist() == [None if v is None else str(v) for v in values]
         return
-    pd.testing.assert_frame_equal(pd.read_parquet(out / "flows.parquet"), table(rows))
+    assert str(frame["c"].dtype) == {"int": "int64", "float": "float64", "bool": "bool"}[kind]
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "flows.parquet"), frame)
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ({"c": 1, "x": 2}, r"flows\[0\]\.x: not a column of the schema"),
+        ({"c": 1.5}, r"flows\[0\]\.c: 1\.5 is not of the column's type"),
+        ({"c": None}, r"flows\[0\]\.c: missing \(the column is not nullable\)"),
+        ({"c": "1"}, r"flows\[0\]\.c: \"1\" is not of the column's type"),
+    ],
+)
+def test_a_cell_that_breaks_the_schema_is_an_error_naming_it(
+    row: dict[str, object], message: str, tmp_path: Path
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        write_rows([row], [col("c", "int")], tmp_path)
 
 
 def test_floats_are_written_as_python_repr(tmp_path: Path) -> None:
@@ -131,9 +157,19 @@ def test_floats_are_written_as_python_repr(tmp_path: Path) -> None:
     floats = [0.1, 1e-4, 1e-5, 1e15, 1e16, -2.5e-300, 5e-324, 1.7976931348623157e308, -0.0, 123456789.125]
     floats += list(rng.standard_normal(300) * 10.0 ** rng.integers(-30, 30, 300))
     rows = [{"x": x, "n": i} for i, x in enumerate(floats)]
-    out = write_rows(rows, tmp_path)
-    assert (out / "flows.csv").read_text(encoding="utf-8") == table(rows).to_csv(index=False)
-    assert (out / "summary.json").read_text(encoding="utf-8") == json.dumps({"flows": rows}, indent=2) + "\n"
+    declared = [col("x", "float"), col("n", "int")]
+    out = write_rows(rows, declared, tmp_path)
+    assert (out / "flows.csv").read_text(encoding="utf-8") == table(rows, declared).to_csv(index=False)
+    summary = {"flows": rows, "schema": {**schema(), "flows": declared}}
+    assert (out / "summary.json").read_text(encoding="utf-8") == json.dumps(summary, indent=2) + "\n"
+
+
+def test_results_without_a_schema_are_written_with_the_engines(tmp_path: Path) -> None:
+    """Results made by hand (or read from an older run) get the engine's columns, even for a table without rows."""
+    Result({}, np.empty(0), []).write(tmp_path)
+    assert json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))["schema"] == schema()
+    for name in TABLES:
+        assert (tmp_path / f"{name}.csv").read_text(encoding="utf-8") == ",".join(columns(name)) + "\n"
 
 
 def test_a_sampled_nan_stays_a_number(tmp_path: Path) -> None:
@@ -191,9 +227,9 @@ def test_label_columns_carry_pyarrows_arrow_schema(written: tuple[Result, Path])
         ),
         "delays.parquet": pa.schema([("flow", label), ("delay_s", pa.float64()), ("count", pa.int64())]),
     }
-    for name, schema in schemas.items():
+    for name, arrow in schemas.items():
         buf = io.BytesIO()
-        pq.write_table(schema.empty_table(), buf)
+        pq.write_table(arrow.empty_table(), buf)
         pyarrows = pq.read_metadata(io.BytesIO(buf.getvalue())).metadata[b"ARROW:schema"]
         assert pq.read_metadata(out / name).metadata[b"ARROW:schema"] == pyarrows, name
-        assert pq.read_schema(out / name) == schema
+        assert pq.read_schema(out / name) == arrow

@@ -24,7 +24,6 @@ import ccsim
 from ccsim.studies.bisoy import STUDY
 from ccsim.studies.bisoy.setup import LENGTH
 from ccsim.studies.bisoy.tables import cumulative, lengths, packet_factor
-from ccsim.studies.core import BOTTLENECK
 
 SEED = 7
 FLOWS = 20
@@ -55,12 +54,12 @@ def runs() -> dict[int, ccsim.Result]:
 
 def bottleneck(result: ccsim.Result) -> pd.Series:
     q = result.queues
-    return q[q.link == BOTTLENECK].iloc[0]
+    return q[q.link == result.summary["bottleneck_link"]].iloc[0]
 
 
 def test_a_cut_run_is_the_shorter_run(runs: dict[int, ccsim.Result]) -> None:
     long = runs[50]
-    cut = cumulative(long.timeseries, [25.0, 50.0]).set_index(LENGTH)
+    cut = cumulative(long.timeseries, [25.0, 50.0], long.summary["bottleneck_link"]).set_index(LENGTH)
     for t, short in runs.items():
         row = cut.loc[float(t)]
         q = bottleneck(short)
@@ -94,7 +93,7 @@ def test_lengths_are_the_papers() -> None:
 
 def test_a_length_between_samples_is_refused(runs: dict[int, ccsim.Result]) -> None:
     with pytest.raises(ValueError, match="not a sampling time"):
-        cumulative(runs[25].timeseries, [12.5])
+        cumulative(runs[25].timeseries, [12.5], runs[25].summary["bottleneck_link"])
 
 
 def test_goodput_counts_packets_with_their_headers() -> None:

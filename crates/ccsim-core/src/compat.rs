@@ -85,7 +85,7 @@ pub enum Profile {
 }
 
 /// How the minimum RTO bounds the retransmission timeout.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RtoFloor {
     /// RTO = SRTT + max(min_rto, 4 RTTVAR) (Linux: `tcp_rto_min` bounds rttvar).
@@ -96,7 +96,7 @@ pub enum RtoFloor {
 }
 
 /// What ends the RTO's exponential backoff (key `rto_backoff_reset`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BackoffReset {
     /// A valid RTT sample (RFC 6298 section 5.7 with Karn's algorithm;
@@ -108,7 +108,7 @@ pub enum BackoffReset {
 }
 
 /// The order of events due at the same nanosecond.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TieOrder {
     /// By kind: the window's opening, transmitters becoming free, packet

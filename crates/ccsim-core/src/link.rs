@@ -11,7 +11,10 @@ use crate::rng::{uniform01, SimRng};
 use crate::time::{tx_time, SimTime};
 
 /// Random packet loss applied to packets crossing a link (after the queue).
-#[derive(Clone, Debug, PartialEq)]
+/// Serialized as the scenario writes it (`model` and its keys), for the
+/// results' `components`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(tag = "model", rename_all = "snake_case")]
 pub enum LossModel {
     /// Independent loss with probability `rate`.
     Bernoulli {
@@ -19,6 +22,7 @@ pub enum LossModel {
         rate: f64,
     },
     /// Two-state Gilbert-Elliott channel, stepped once per packet.
+    #[serde(rename = "gilbert-elliott")]
     GilbertElliott {
         /// P(good -> bad) per packet.
         p_gb: f64,
@@ -50,6 +54,11 @@ pub struct Loss {
 }
 
 impl Loss {
+    /// Its model and parameters.
+    pub fn model(&self) -> &LossModel {
+        &self.model
+    }
+
     /// A loss process starting in the good state.
     pub fn new(model: LossModel, rng: SimRng) -> Self {
         Loss {

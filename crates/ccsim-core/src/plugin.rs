@@ -91,13 +91,19 @@ fn provider(key: &str, full: &str, scheme: &str) -> Result<&'static dyn Provider
 /// Build the external queue discipline `kind` (`SCHEME:NAME`).
 pub fn build_queue(kind: &str, args: &QueueArgs) -> Result<Box<dyn QueueDisc>, ParamError> {
     let (scheme, name) = split(kind).ok_or_else(|| ParamError::at("kind", format!("\"{kind}\" has no scheme")))?;
-    provider("kind", kind, scheme)?.queue(kind, name, args)
+    let built = provider("kind", kind, scheme)?.queue(kind, name, args)?;
+    // Its defaults live outside the engine: the resolved configuration is
+    // what the scenario gave.
+    crate::params::record(args.params.clone());
+    Ok(built)
 }
 
 /// Build the external congestion controller `cc` (`SCHEME:NAME`).
 pub fn build_controller(cc: &str, params: &Params, init: &CcInit) -> Result<Box<dyn CongestionControl>, ParamError> {
     let (scheme, name) = split(cc).ok_or_else(|| ParamError::at("cc", format!("\"{cc}\" has no scheme")))?;
-    provider("cc", cc, scheme)?.controller(cc, name, params, init)
+    let built = provider("cc", cc, scheme)?.controller(cc, name, params, init)?;
+    crate::params::record(params.clone());
+    Ok(built)
 }
 
 thread_local! {

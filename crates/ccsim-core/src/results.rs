@@ -657,6 +657,16 @@ pub struct QueueComponent {
     /// The discipline's own parameters as given (every key but `kind`,
     /// `compat`, `limit` and `limit_bytes`).
     pub params: crate::params::Params,
+    /// The discipline's parameters as the engine built it: every key of its
+    /// `*Config`, defaults filled in (`crate::params::resolving`; times in
+    /// seconds, rates in bit/s, sizes in bytes; null where the default is
+    /// the compatibility profile's or is derived at run time). An external
+    /// (`SCHEME:NAME`) discipline's are its parameters as given.
+    pub config: crate::params::Params,
+    /// The scenario's bottleneck (the dumbbell's `topology.bottleneck`, in
+    /// its forward direction): the summary's `bottleneck_*` figures are
+    /// this link's.
+    pub bottleneck: bool,
 }
 
 /// One flow group as the engine configured it (the results' `components`).
@@ -680,6 +690,21 @@ pub struct FlowGroupComponent {
     /// The group's other keys as given (the transport's, the controller's and
     /// the application's parameters).
     pub params: crate::params::Params,
+    /// The transport's and the application's parameters as the engine built
+    /// the group's flows: every key of their `*Config`s, defaults filled in,
+    /// a TCP group's `cc_params` those of its controller's config (units
+    /// and nulls as in [`QueueComponent::config`]).
+    pub config: crate::params::Params,
+}
+
+/// The loss model of a link direction as the engine built it.
+#[derive(Clone, Debug, Serialize)]
+pub struct LossComponent {
+    /// The link ("a->b").
+    pub link: String,
+    /// The model and its parameters, defaults filled in.
+    #[serde(flatten)]
+    pub model: crate::link::LossModel,
 }
 
 /// Every configured component of a run: written into summary.json as
@@ -691,6 +716,8 @@ pub struct Components {
     pub queues: Vec<QueueComponent>,
     /// Every flow group, in the scenario's order.
     pub flow_groups: Vec<FlowGroupComponent>,
+    /// The loss model of every link direction that has one, in link order.
+    pub losses: Vec<LossComponent>,
 }
 
 impl Components {
@@ -704,6 +731,16 @@ impl Components {
                 .cloned()
                 .collect(),
             flow_groups: sim.flow_groups.clone(),
+            losses: sim
+                .links
+                .iter()
+                .filter_map(|l| {
+                    l.loss.as_ref().map(|m| LossComponent {
+                        link: l.name.clone(),
+                        model: m.model().clone(),
+                    })
+                })
+                .collect(),
         }
     }
 }
@@ -807,8 +844,10 @@ impl RunResult {
                 });
             }
         }
-        // The bottleneck: r1->r2 in a dumbbell, otherwise the most utilized wired link.
-        let bi = links.iter().position(|l| l.link == "r1->r2").unwrap_or_else(|| {
+        // The bottleneck: the link the scenario makes one (a dumbbell's
+        // `topology.bottleneck`), otherwise the most utilized wired link.
+        let marked = wired().position(|(_, q)| q.config.as_ref().is_some_and(|c| c.bottleneck));
+        let bi = marked.unwrap_or_else(|| {
             let mut best = 0;
             for (i, l) in links.iter().enumerate() {
                 if l.utilization > links[best].utilization {

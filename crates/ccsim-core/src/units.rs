@@ -151,6 +151,24 @@ macro_rules! string_unit {
     };
 }
 
+/// How a resolved configuration (the results' `components`) writes a unit
+/// value: as a number in the unit the result tables use (bit/s, seconds,
+/// bytes), so that readers never parse a unit.
+macro_rules! number_unit {
+    ($ty:ident, $v:ident => $e:expr) => {
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let $v = self;
+                $e.serialize(s)
+            }
+        }
+    };
+}
+
+number_unit!(Rate, r => r.0);
+number_unit!(Time, t => t.0.secs_f64());
+number_unit!(Bytes, b => b.0);
+
 string_unit!(Rate, parse_rate, "a rate like \"10Mbps\"", Rate, false);
 string_unit!(Time, parse_time, "a time like \"20ms\"", Time, false);
 string_unit!(Bytes, parse_size, "a size like \"1500B\"", Bytes, true);

@@ -90,18 +90,6 @@ pub struct Run<'a> {
     pub delays: &'a [Delays<'a>],
 }
 
-/// The columns of a table that has no rows (the wlans table of a run
-/// without WLANs): their names, and which of them are text (the others float).
-#[derive(Default)]
-pub struct EmptyColumns {
-    /// The table.
-    pub table: String,
-    /// Its columns.
-    pub columns: Vec<String>,
-    /// Those that hold text.
-    pub text: Vec<String>,
-}
-
 /// The time series in long format (time_s, entity_kind, entity, metric,
 /// value), one block of rows per series, as Parquet.
 pub fn timeseries_parquet<W: Write + Send>(out: W, time_s: &[f64], series: &[Series]) -> Result<W, Error> {
@@ -185,20 +173,25 @@ fn write_file(path: &Path, write: impl FnOnce(BufWriter<File>) -> Result<BufWrit
 
 /// Write summary.json, the tables (CSV and Parquet), timeseries.parquet and
 /// delays.parquet into `dir` (created if missing); returns the files written.
-pub fn write_run(dir: &Path, run: &Run, empty: &[EmptyColumns]) -> Result<Vec<PathBuf>, Error> {
+/// The tables' columns are those of the summary's `schema` (the engine's
+/// declaration of every table: names, units, types).
+pub fn write_run(dir: &Path, run: &Run) -> Result<Vec<PathBuf>, Error> {
+    let Some(schema) = run.summary.get("schema") else {
+        return Err(Error::Unsupported(
+            "summary JSON: no `schema` (the tables' columns, which the engine declares)".into(),
+        ));
+    };
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     let mut written = Vec::new();
     let path = dir.join(SUMMARY_FILE);
     std::fs::write(&path, pretty_json(run.summary)?).map_err(|e| io(&path, e))?;
     written.push(path);
-    let none = EmptyColumns::default();
     for name in TABLES {
         let rows = match run.summary.get(name) {
             Some(Value::List(rows)) => rows.as_slice(),
             _ => &[],
         };
-        let e = empty.iter().find(|e| e.table == name).unwrap_or(&none);
-        let cols = table::columns(name, rows, &e.columns, &e.text)?;
+        let cols = table::columns(name, rows, &table::declared(schema, name)?)?;
         let path = dir.join(format!("{name}.csv"));
         std::fs::write(&path, table::csv(&cols)).map_err(|e| io(&path, e))?;
         written.push(path);

@@ -1,12 +1,14 @@
 //! A table of the summary (flows, groups, queues, links, wlans) as typed
 //! columns, and its CSV text.
 //!
-//! The column types follow pandas' inference on the JSON rows, as
-//! `ccsim.results.table` builds the DataFrames: whole numbers stay integers
-//! unless a value is missing or a float (then the column is float, missing
-//! values NaN); true/false stay booleans unless a value is missing; a column
-//! of nothing but missing values is float; anything else is text (each value
-//! as Python's `str` writes it).
+//! The columns, their order and their types are those the engine declares
+//! in summary.json's `schema` (`results::schema` in ccsim-core): nothing is
+//! inferred from the values. A declared type maps to the dtype pandas gives
+//! such a column (`ccsim.results.table` builds the DataFrames from the same
+//! schema): `int` is int64 (float64 with NaN if the column is nullable),
+//! `float` float64 (missing values NaN), `bool` bool (text if nullable),
+//! `text` text; a table without rows has float64 columns except its text
+//! ones, as pandas makes an empty numeric column.
 
 use crate::value::{py_float, Value};
 use crate::Error;
@@ -35,20 +37,58 @@ pub struct Column<'a> {
     pub values: Vec<Option<&'a Value>>,
 }
 
-/// The type pandas gives a column of these values.
-pub fn kind_of(values: &[Option<&Value>]) -> Kind {
-    let present = || values.iter().flatten();
-    let complete = values.iter().all(Option::is_some);
-    if present().all(|v| matches!(v, Value::Int(_) | Value::Float(_))) {
-        if complete && present().all(|v| matches!(v, Value::Int(_))) {
-            return Kind::Int;
-        }
-        return Kind::Float;
-    }
-    if complete && present().all(|v| matches!(v, Value::Bool(_))) {
-        return Kind::Bool;
-    }
-    Kind::Text
+/// A column as the schema declares it: name, type, and whether a row may
+/// have no value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declared {
+    /// The column's name.
+    pub name: String,
+    /// The declared type (its values' type).
+    pub ty: Kind,
+    /// The file's type for it (see the module's comment).
+    pub kind: Kind,
+    /// A row may have no value (JSON null).
+    pub nullable: bool,
+}
+
+/// The declared columns of `table` in `schema` (summary.json's `schema`:
+/// `{table: [{name, unit, type, nullable}, ...]}`).
+pub fn declared(schema: &Value, table: &str) -> Result<Vec<Declared>, Error> {
+    let bad = |what: String| Error::Unsupported(format!("summary JSON: schema.{table}: {what}"));
+    let Some(Value::List(cols)) = schema.get(table) else {
+        return Err(bad("missing (expected a list of columns)".into()));
+    };
+    cols.iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let Some(Value::Str(name)) = c.get("name") else {
+                return Err(bad(format!("[{i}].name: expected a column name")));
+            };
+            let nullable = matches!(c.get("nullable"), Some(Value::Bool(true)));
+            let (ty, kind) = match c.get("type") {
+                Some(Value::Str(t)) => match (t.as_str(), nullable) {
+                    ("int", false) => (Kind::Int, Kind::Int),
+                    ("int", true) => (Kind::Int, Kind::Float),
+                    ("float", _) => (Kind::Float, Kind::Float),
+                    ("bool", false) => (Kind::Bool, Kind::Bool),
+                    ("bool", true) => (Kind::Bool, Kind::Text),
+                    ("text", _) => (Kind::Text, Kind::Text),
+                    (other, _) => {
+                        return Err(bad(format!(
+                            "{name}: expected type int, float, bool or text, got \"{other}\""
+                        )))
+                    }
+                },
+                _ => return Err(bad(format!("{name}: expected a type"))),
+            };
+            Ok(Declared {
+                name: name.clone(),
+                ty,
+                kind,
+                nullable,
+            })
+        })
+        .collect()
 }
 
 /// The rows of a table with their nested objects spread into
@@ -66,67 +106,65 @@ fn flat_row(row: &Value) -> Vec<(String, &Value)> {
     out
 }
 
-/// The rows as columns, in the first row's key order (a key a row lacks is
-/// missing there, a key the first row lacks is not a column). A table
-/// without rows has the columns `empty` names, typed text if in
-/// `empty_text`, else float.
-pub fn columns<'a>(
-    table: &str,
-    rows: &'a [Value],
-    empty: &[String],
-    empty_text: &[String],
-) -> Result<Vec<Column<'a>>, Error> {
-    if rows.is_empty() {
-        return Ok(empty
-            .iter()
-            .map(|name| Column {
-                name: name.clone(),
-                kind: if empty_text.contains(name) {
-                    Kind::Text
-                } else {
-                    Kind::Float
-                },
-                values: Vec::new(),
-            })
-            .collect());
+/// Whether `v` is a value of a column of type `kind`.
+fn fits(v: &Value, kind: Kind) -> bool {
+    match kind {
+        Kind::Int => matches!(v, Value::Int(_)),
+        Kind::Float => matches!(v, Value::Int(_) | Value::Float(_)),
+        Kind::Bool => matches!(v, Value::Bool(_)),
+        Kind::Text => matches!(v, Value::Str(_)),
     }
-    let flat: Vec<Vec<(String, &Value)>> = rows.iter().map(flat_row).collect();
-    let mut cols: Vec<Column> = flat[0]
+}
+
+/// A value as an error message shows it.
+fn describe(v: &Value) -> String {
+    match v {
+        Value::List(_) => "a list".into(),
+        Value::Map(_) => "an object".into(),
+        Value::Str(s) => format!("\"{s}\""),
+        other => text(other),
+    }
+}
+
+/// The rows as the declared columns, in the schema's order. A row's key
+/// that the schema does not declare, a value of another type and a missing
+/// value in a column that is not nullable are errors naming the cell.
+pub fn columns<'a>(table: &str, rows: &'a [Value], decl: &[Declared]) -> Result<Vec<Column<'a>>, Error> {
+    let mut cols: Vec<Column> = decl
         .iter()
-        .map(|(name, _)| Column {
-            name: name.clone(),
-            kind: Kind::Text,
+        .map(|d| Column {
+            name: d.name.clone(),
+            kind: match d.kind {
+                Kind::Text => Kind::Text,
+                k if !rows.is_empty() => k,
+                _ => Kind::Float,
+            },
             values: Vec::with_capacity(rows.len()),
         })
         .collect();
-    for row in &flat {
-        for (i, col) in cols.iter_mut().enumerate() {
-            // Rows of one table share their key order: look at the same place first.
-            let hit = match row.get(i) {
-                Some((k, v)) if *k == col.name => Some(*v),
-                _ => row.iter().find(|(k, _)| *k == col.name).map(|(_, v)| *v),
-            };
-            col.values.push(hit.filter(|v| **v != Value::Null));
+    let bad = |i: usize, col: &str, what: String| Error::Unsupported(format!("{table}[{i}].{col}: {what}"));
+    for (i, row) in rows.iter().enumerate() {
+        let flat = flat_row(row);
+        if let Some((k, _)) = flat.iter().find(|(k, _)| !decl.iter().any(|d| d.name == *k)) {
+            return Err(bad(i, k, "not a column of the schema".into()));
         }
-    }
-    for col in &mut cols {
-        col.kind = kind_of(&col.values);
-        if col.kind == Kind::Text {
-            if let Some(v) = col
-                .values
-                .iter()
-                .flatten()
-                .find(|v| matches!(v, Value::List(_) | Value::Map(_)))
-            {
-                let what = if matches!(v, Value::List(_)) {
-                    "a list"
-                } else {
-                    "an object"
-                };
-                return Err(Error::Unsupported(format!(
-                    "{table}.{}: {what} in a table cell (tables hold numbers, text and booleans)",
-                    col.name
-                )));
+        for (j, (col, d)) in cols.iter_mut().zip(decl).enumerate() {
+            // Rows follow the schema's order: look at the same place first.
+            let hit = match flat.get(j) {
+                Some((k, v)) if *k == col.name => Some(*v),
+                _ => flat.iter().find(|(k, _)| *k == col.name).map(|(_, v)| *v),
+            };
+            let v = hit.filter(|v| **v != Value::Null);
+            match v {
+                None if !d.nullable => return Err(bad(i, &col.name, "missing (the column is not nullable)".into())),
+                Some(v) if !fits(v, d.ty) => {
+                    return Err(bad(
+                        i,
+                        &col.name,
+                        format!("{} is not of the column's type", describe(v)),
+                    ))
+                }
+                _ => col.values.push(v),
             }
         }
     }
@@ -222,49 +260,91 @@ mod tests {
         }
     }
 
-    fn kinds(json: &str) -> Vec<Kind> {
-        let r = rows(json);
-        columns("t", &r, &[], &[]).unwrap().iter().map(|c| c.kind).collect()
+    fn schema(cols: &str) -> Vec<Declared> {
+        declared(&Value::parse(&format!("{{\"t\": {cols}}}")).unwrap(), "t").unwrap()
+    }
+
+    fn col(name: &str, ty: &str, nullable: bool) -> String {
+        format!("{{\"name\": \"{name}\", \"unit\": \"\", \"type\": \"{ty}\", \"nullable\": {nullable}}}")
     }
 
     #[test]
-    fn kinds_follow_pandas() {
-        assert_eq!(kinds(r#"[{"c": 1}, {"c": 2}]"#), [Kind::Int]);
-        assert_eq!(kinds(r#"[{"c": 1}, {"c": null}]"#), [Kind::Float]);
-        assert_eq!(kinds(r#"[{"c": 1}, {"c": 2.5}]"#), [Kind::Float]);
-        assert_eq!(kinds(r#"[{"c": null}, {"c": null}]"#), [Kind::Float]);
-        assert_eq!(kinds(r#"[{"c": true}, {"c": false}]"#), [Kind::Bool]);
-        assert_eq!(kinds(r#"[{"c": true}, {"c": null}]"#), [Kind::Text]);
-        assert_eq!(kinds(r#"[{"c": 1}, {"c": true}]"#), [Kind::Text]);
-        assert_eq!(kinds(r#"[{"c": "a"}, {"c": null}]"#), [Kind::Text]);
+    fn kinds_are_the_schemas_not_the_values() {
+        let decl = schema(&format!(
+            "[{}, {}, {}, {}, {}]",
+            col("i", "int", false),
+            col("n", "int", true),
+            col("f", "float", true),
+            col("b", "bool", false),
+            col("s", "text", false)
+        ));
+        let kinds: Vec<Kind> = decl.iter().map(|d| d.kind).collect();
+        assert_eq!(kinds, [Kind::Int, Kind::Float, Kind::Float, Kind::Bool, Kind::Text]);
+        // Whole numbers in a float column stay a float column; a column of
+        // nothing but nulls keeps its type.
+        let r = rows(
+            r#"[{"i": 1, "n": 2, "f": 1, "b": true, "s": "a"}, {"i": 2, "n": null, "f": null, "b": false, "s": "b"}]"#,
+        );
+        let cols = columns("t", &r, &decl).unwrap();
+        assert_eq!(csv(&cols), "i,n,f,b,s\n1,2.0,1.0,True,a\n2,,,False,b\n");
+        // No rows: the declared columns, float but for text.
+        let cols = columns("t", &[], &decl).unwrap();
+        assert_eq!(csv(&cols), "i,n,f,b,s\n");
+        let kinds: Vec<Kind> = cols.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, [Kind::Float, Kind::Float, Kind::Float, Kind::Float, Kind::Text]);
+    }
+
+    #[test]
+    fn cells_that_break_the_schema_are_errors_naming_them() {
+        let decl = schema(&format!("[{}, {}]", col("i", "int", false), col("f", "float", true)));
+        let e = |json: &str| columns("flows", &rows(json), &decl).unwrap_err().to_string();
+        assert_eq!(
+            e(r#"[{"i": 1, "f": 1.0, "x": 2}]"#),
+            "flows[0].x: not a column of the schema"
+        );
+        assert_eq!(
+            e(r#"[{"i": 1.5, "f": 1.0}]"#),
+            "flows[0].i: 1.5 is not of the column's type"
+        );
+        assert_eq!(
+            e(r#"[{"i": null, "f": 1.0}]"#),
+            "flows[0].i: missing (the column is not nullable)"
+        );
+        assert_eq!(
+            e(r#"[{"i": 1, "f": [1]}]"#),
+            "flows[0].f: a list is not of the column's type"
+        );
+        let bad = Value::parse(r#"{"t": [{"name": "c", "type": "date"}]}"#).unwrap();
+        let msg = declared(&bad, "t").unwrap_err().to_string();
+        assert!(
+            msg.contains("schema.t: c: expected type int, float, bool or text"),
+            "{msg}"
+        );
     }
 
     #[test]
     fn csv_cells_and_quoting_are_pythons() {
+        let decl = schema(&format!(
+            "[{}, {}, {}, {}, {}]",
+            col("a", "int", false),
+            col("b", "float", true),
+            col("c", "text", false),
+            col("d", "bool", false),
+            col("q_n", "int", false)
+        ));
         let r = rows(
             r#"[{"a": 1, "b": null, "c": "x,y", "d": true, "q": {"n": 2}},
                          {"a": 2, "b": 1e-05, "c": "say \"hi\"\n", "d": false, "q": {"n": 3}}]"#,
         );
-        let cols = columns("t", &r, &[], &[]).unwrap();
+        let cols = columns("t", &r, &decl).unwrap();
         let want = "a,b,c,d,q_n\n1,,\"x,y\",True,2\n2,1e-05,\"say \"\"hi\"\"\n\",False,3\n";
         assert_eq!(csv(&cols), want);
     }
 
     #[test]
-    fn one_empty_field_is_quoted_and_empty_tables_keep_their_columns() {
+    fn one_empty_field_is_quoted() {
+        let decl = schema(&format!("[{}]", col("c", "text", false)));
         let r = rows(r#"[{"c": "a"}, {"c": ""}]"#);
-        assert_eq!(csv(&columns("t", &r, &[], &[]).unwrap()), "c\na\n\"\"\n");
-        let names = ["x".to_string(), "y".to_string()];
-        let cols = columns("t", &[], &names, &names[..1]).unwrap();
-        assert_eq!(csv(&cols), "x,y\n");
-        assert_eq!(cols[0].kind, Kind::Text);
-        assert_eq!(cols[1].kind, Kind::Float);
-    }
-
-    #[test]
-    fn a_list_in_a_cell_is_an_error_naming_it() {
-        let r = rows(r#"[{"c": [1, 2]}]"#);
-        let e = columns("flows", &r, &[], &[]).unwrap_err().to_string();
-        assert!(e.contains("flows.c") && e.contains("a list"), "{e}");
+        assert_eq!(csv(&columns("t", &r, &decl).unwrap()), "c\na\n\"\"\n");
     }
 }

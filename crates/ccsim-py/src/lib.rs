@@ -203,9 +203,6 @@ fn output_err(py: Python<'_>, e: ccsim_output::Error) -> PyErr {
     }
 }
 
-/// Columns of an empty table: (table, column names, the text columns).
-type EmptyTable = (String, Vec<String>, Vec<String>);
-
 #[pymethods]
 impl RunData {
     /// Results built from Python data (`ccsim.Result` read back or built by
@@ -253,13 +250,9 @@ impl RunData {
     }
 
     /// Write summary.json, the tables (CSV, Parquet), timeseries.parquet and
-    /// delays.parquet into `out_dir`; `empty` gives the columns of a table
-    /// without rows: (table, columns, text columns). Returns the paths written.
-    fn write(&self, py: Python<'_>, out_dir: std::path::PathBuf, empty: Vec<EmptyTable>) -> PyResult<Vec<String>> {
-        let empty: Vec<ccsim_output::EmptyColumns> = empty
-            .into_iter()
-            .map(|(table, columns, text)| ccsim_output::EmptyColumns { table, columns, text })
-            .collect();
+    /// delays.parquet into `out_dir`, the tables' columns from the summary's
+    /// `schema`. Returns the paths written.
+    fn write(&self, py: Python<'_>, out_dir: std::path::PathBuf) -> PyResult<Vec<String>> {
         let written = py.detach(|| {
             let summary = ccsim_output::Value::parse(&self.summary_json)?;
             let (series, delays) = (self.series_refs(), self.delay_refs());
@@ -269,7 +262,7 @@ impl RunData {
                 series: &series,
                 delays: &delays,
             };
-            ccsim_output::write_run(&out_dir, &run, &empty)
+            ccsim_output::write_run(&out_dir, &run)
         });
         let written = written.map_err(|e| output_err(py, e))?;
         Ok(written.iter().map(|p| p.display().to_string()).collect())

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from ccsim.studies.claims import Claim
     from ccsim.studies.tables import StudyTables
 
-BOTTLENECK = "r1->r2"
 CASE = "case_label"
 MAIN = "main"
 ENV_DIR = "CCSIM_STUDIES"

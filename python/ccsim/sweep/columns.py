@@ -1,7 +1,8 @@
 """Column types of the results store, shared by the workers (which build the tables) and the driver (which stores them).
 
 A run's `flows`, `groups`, `queues`, `links` and `wlans` rows become Arrow tables in the
-worker, typed by `sql_type`, so that the driver only hands them to DuckDB.
+worker, typed by the engine's schema (`SCHEMA_SQL`), so that the driver only hands them to DuckDB;
+`sql_type` types the grid parameters and the summary block, which the schema does not cover.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import pyarrow as pa
 from ccsim.sweep.spec import canonical_json
 
 ARROW = {"BOOLEAN": pa.bool_(), "BIGINT": pa.int64(), "DOUBLE": pa.float64(), "VARCHAR": pa.string()}
+SCHEMA_SQL = {"int": "BIGINT", "float": "DOUBLE", "bool": "BOOLEAN", "text": "VARCHAR"}
+"""The column type of each type of the engine's schema (summary.json's `schema`)."""
 SQL = {str(t): name for name, t in ARROW.items()}
 
 # How a column widens when its values need a wider type (a grid that gains a float, a resumed sweep
@@ -57,12 +60,11 @@ def sql_type_of(arrow_type: pa.DataType) -> str:
     return SQL.get(str(arrow_type), "VARCHAR")
 
 
-def arrow_table(run_id: str, rows: Sequence[Mapping[str, Any]]) -> pa.Table:
-    """A run's result rows as an Arrow table: `run_id` first, then the rows' keys in order, typed by sql_type."""
-    columns = list(rows[0]) if rows else []
+def arrow_table(run_id: str, rows: Sequence[Mapping[str, Any]], declared: Sequence[Mapping[str, Any]]) -> pa.Table:
+    """A run's result rows as an Arrow table: `run_id` first, then the `declared` columns (one table of the
+    engine's schema) in order, typed by their declared type; no rows, no columns but `run_id`."""
     arrays: dict[str, pa.Array] = {"run_id": pa.array([run_id] * len(rows), type=pa.string())}
-    for c in columns:
-        values = [r.get(c) for r in rows]
-        kind = sql_type(values)
-        arrays[c] = pa.array([sql_value(v, kind) for v in values], type=ARROW[kind])
+    for c in declared if rows else ():
+        name, kind = c["name"], SCHEMA_SQL[c["type"]]
+        arrays[name] = pa.array([r.get(name) for r in rows], type=ARROW[kind])
     return pa.table(arrays)

@@ -61,6 +61,8 @@ class Outcome:
     """The summary block (goodput_bps, ...)."""
     perf: dict[str, Any] | None = None
     """The perf block (events, wall_s, ...)."""
+    window: dict[str, float] | None = None
+    """The run's `duration_s` and `warmup_s` as the engine resolved them (RUN_INFO_COLUMNS of the store)."""
     tables: dict[str, pa.Table] | None = None
     """flows, groups, queues, links, wlans: each with `run_id` first (columns.arrow_table)."""
     timeseries: bytes | None = None
@@ -91,7 +93,7 @@ def execute(task: Task) -> Outcome:
             task.scenario_json, task.source, "json", max_wall_s=task.max_wall_s, plugin_dirs=list(task.plugin_dirs)
         )
         data = json.loads(summary_json)
-        tables = {name: arrow_table(task.run_id, flat_rows(data[name])) for name in TABLES}
+        tables = {name: arrow_table(task.run_id, flat_rows(data[name]), data["schema"][name]) for name in TABLES}
         parquet = run.timeseries_parquet() if task.timeseries else None
     except (ScenarioError, SimulationError) as e:
         return failure(task, str(e), time.perf_counter() - start, worker_name())
@@ -106,6 +108,7 @@ def execute(task: Task) -> Outcome:
         worker_name(),
         summary=data["summary"],
         perf=data["perf"],
+        window={"duration_s": data["duration_s"], "warmup_s": data["warmup_s"]},
         tables=tables,
         timeseries=parquet,
         cpu_s=time.process_time() - cpu,

@@ -58,7 +58,10 @@ RUN_TAIL_COLUMNS: tuple[tuple[str, str], ...] = (
     ("timeseries", "VARCHAR"),
     ("scenario", "VARCHAR"),
 )
-NOT_METRICS = frozenset(name for name, _ in RUN_COLUMNS + RUN_TAIL_COLUMNS)
+RUN_INFO_COLUMNS: tuple[tuple[str, str], ...] = (("duration_s", "DOUBLE"), ("warmup_s", "DOUBLE"))
+"""What the engine resolved of a run's set-up (its results' `duration_s`, `warmup_s`): added after the summary
+columns by the first finished run, so that readers (the report's metrics window) never parse the scenario."""
+NOT_METRICS = frozenset(name for name, _ in RUN_COLUMNS + RUN_TAIL_COLUMNS + RUN_INFO_COLUMNS)
 """Columns of `runs` that are not results of the simulation (wall times are wall-clock)."""
 STATUS_OK = "ok"
 STATUS_ERROR = "error"
@@ -253,6 +256,10 @@ class Store:
         if outcome.perf is not None:
             row["events"] = outcome.perf["events"]
             row["engine_wall_s"] = outcome.perf["wall_s"]
+        kinds = dict(RUN_INFO_COLUMNS)
+        for key, value in (outcome.window or {}).items():
+            self._fit_column(runs, key, kinds[key])
+            row[key] = value
         for key, value in (outcome.summary or {}).items():
             # A summary key never shadows a fixed or grid column (none does today).
             col = f"summary_{key}" if key in NOT_METRICS or key in self.sweep.grid_columns else key

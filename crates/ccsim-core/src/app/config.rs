@@ -49,7 +49,7 @@ macro_rules! from_value {
 }
 
 /// A packet size in bytes: a positive integer or a size with a unit ("1KB").
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize)]
 pub struct PacketSize(pub u32);
 
 from_value!(PacketSize, |v| match v {
@@ -66,7 +66,7 @@ from_value!(PacketSize, |v| match v {
 });
 
 /// A fraction in (0, 1].
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Duty(pub f64);
 
 from_value!(Duty, |v| match v.as_f64() {
@@ -75,7 +75,7 @@ from_value!(Duty, |v| match v.as_f64() {
 });
 
 /// A Pareto shape (checked to be > 1 where a Pareto distribution is chosen).
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Shape(pub f64);
 
 from_value!(Shape, |v| v
@@ -84,7 +84,8 @@ from_value!(Shape, |v| v
     .ok_or_else(|| format!("expected a number > 1, got {v}")));
 
 /// A distribution's name.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum DistName {
     /// "constant" (or "fixed").
     Constant,
@@ -125,8 +126,16 @@ from_value!(Interval, |v| {
     Ok(Interval(a, b))
 });
 
+impl serde::Serialize for Interval {
+    /// [start, stop] in seconds.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        [self.0.secs_f64(), self.1.secs_f64()].serialize(s)
+    }
+}
+
 /// A finite transfer's size.
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum TransferSize {
     /// Bytes, written with a unit ("1MB").
     Bytes(u64),
@@ -148,7 +157,7 @@ from_value!(TransferSize, |v| match v {
 });
 
 /// Flows per second, > 0.
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ArrivalRate(pub f64);
 
 from_value!(ArrivalRate, |v| match v {
@@ -160,7 +169,7 @@ from_value!(ArrivalRate, |v| match v {
 });
 
 /// A web transfer's mean size in packets, >= 1.
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize)]
 pub struct WebSize(pub f64);
 
 from_value!(WebSize, |v| match v {
@@ -174,7 +183,7 @@ from_value!(WebSize, |v| match v {
 });
 
 /// One step of an empirical size CDF: (packets, cumulative probability).
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CdfStep(pub u64, pub f64);
 
 from_value!(CdfStep, |v| {
@@ -184,7 +193,7 @@ from_value!(CdfStep, |v| {
 });
 
 /// A number of sender/receiver pairs, >= 1 (at most the dumbbell's pairs: checked by the builder).
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Pool(pub u64);
 
 from_value!(Pool, |v| v
@@ -194,12 +203,12 @@ from_value!(Pool, |v| v
     .ok_or_else(|| format!("expected a number of pairs >= 1, got {v}")));
 
 /// `app = "bulk"`: no keys.
-#[derive(Deserialize, Debug, Default)]
+#[derive(Deserialize, serde::Serialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct BulkConfig {}
 
 /// `app = "finite"`.
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, serde::Serialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct FiniteConfig {
     /// Bytes ("1MB") or packets of the sender's segment size (an integer). Required.
@@ -208,7 +217,7 @@ pub struct FiniteConfig {
 
 /// The keys every source of packets at a rate has (`cbr`, `poisson`,
 /// `onoff`): the rate and the packet size.
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, serde::Serialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct SourceConfig {
     /// Sending rate: the (mean) rate of `cbr` and `poisson`, the rate while
@@ -233,7 +242,7 @@ impl SourceConfig {
 
 /// When a paced source (`cbr`, `poisson`) sends: `period` and `duty` (a
 /// square wave), `on` (intervals), or always.
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, serde::Serialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct ScheduleConfig {
     /// Period of a square-wave schedule.
@@ -283,7 +292,7 @@ impl ScheduleConfig {
 
 /// Take the keys `names` out of `keys` and parse them as `T` (one part of
 /// an application's keys; the rest are parsed by the next part).
-fn take<T: DeserializeOwned>(keys: &mut Params, names: &[&str]) -> Result<T, ParamError> {
+fn take<T: DeserializeOwned + serde::Serialize>(keys: &mut Params, names: &[&str]) -> Result<T, ParamError> {
     let part: Params = names
         .iter()
         .filter_map(|&k| keys.remove(k).map(|v| (k.to_string(), v)))
@@ -344,7 +353,7 @@ pub struct PoissonConfig {
 }
 
 /// The keys of `poisson` of its own: the distribution of its packet sizes.
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, serde::Serialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct PoissonSizes {
     /// Packet size distribution (constant).
@@ -363,7 +372,7 @@ pub struct OnOffConfig {
 }
 
 /// The keys of `onoff` of its own: its ON and OFF times.
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, serde::Serialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct OnOffTimes {
     /// Mean ON time (500 ms).
@@ -378,7 +387,7 @@ pub struct OnOffTimes {
 
 /// `app = "web"`: short TCP transfers arriving as a Poisson process
 /// ([`super::web`]).
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, serde::Serialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct WebConfig {
     /// Flows per second (required).

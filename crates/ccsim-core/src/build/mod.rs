@@ -115,8 +115,8 @@ impl<'a> Builder<'a> {
     }
 
     fn queue(&self, spec: Option<&QueueSpec>, default_limit: u64, rate: u64, path: &str, label: &str) -> Result<Queue> {
-        let disc = self.queue_disc(spec, default_limit, rate, path)?;
-        let mut q = Queue::new(disc, stream(self.seed, &format!("queue:{label}")));
+        let (disc, config) = crate::params::resolving(|| self.queue_disc(spec, default_limit, rate, path));
+        let mut q = Queue::new(disc?, stream(self.seed, &format!("queue:{label}")));
         let bytes = spec.and_then(|s| s.limit_bytes).map(|b| b.0);
         q.config = Some(Box::new(crate::results::QueueComponent {
             link: label.to_string(),
@@ -130,6 +130,8 @@ impl<'a> Builder<'a> {
             },
             limit_bytes: bytes,
             params: spec.map(|s| s.params.clone()).unwrap_or_default(),
+            config,
+            bottleneck: false,
         }));
         Ok(q)
     }
@@ -398,13 +400,16 @@ impl<'a> Builder<'a> {
                 (b.reverse_trace.as_ref(), "topology.bottleneck.reverse_trace".into()),
             ],
         )?;
-        let fwd_q = self.queue(
+        let mut fwd_q = self.queue(
             b.queue.as_ref(),
             BOTTLENECK_QUEUE_LIMIT,
             fwd_rate,
             "topology.bottleneck.queue",
             "r1->r2",
         )?;
+        if let Some(c) = fwd_q.config.as_mut() {
+            c.bottleneck = true;
+        }
         // The reverse direction defaults to DropTail with the forward queue's limit.
         let rev_default = b.queue.as_ref().map(|q| QueueSpec {
             kind: None,
@@ -565,11 +570,13 @@ impl<'a> Builder<'a> {
 }
 
 /// The flow groups as configured (the results' `components`): `group_of`
-/// gives each flow's group index.
+/// gives each flow's group index, `configs` each group's resolved
+/// configuration.
 fn flow_group_components(
     spec: &ScenarioSpec,
     flows: &[Flow],
     group_of: &[usize],
+    mut configs: Vec<Params>,
     compat: crate::compat::Profile,
 ) -> Vec<crate::results::FlowGroupComponent> {
     spec.flows
@@ -596,6 +603,7 @@ fn flow_group_components(
                 cc,
                 compat: g.compat.unwrap_or(compat).name(),
                 params,
+                config: configs.get_mut(gi).map(std::mem::take).unwrap_or_default(),
             }
         })
         .collect()
@@ -606,10 +614,13 @@ fn add_flows(
     spec: &ScenarioSpec,
     duration: SimTime,
     pairs: Option<u32>,
-) -> Result<(Vec<Flow>, Vec<usize>)> {
+) -> Result<(Vec<Flow>, Vec<usize>, Vec<Params>)> {
     let file = b.file;
     let mut flows = Vec::new();
     let mut group_of = Vec::new();
+    // Each group's resolved configuration: its application's, then its
+    // first flow's transport's (the results' `components`).
+    let mut configs = Vec::new();
     let mut global = 0usize;
     for (gi, g) in spec.flows.iter().enumerate() {
         let path = format!("flows[{gi}]");
@@ -672,7 +683,8 @@ fn add_flows(
             Some(t) => t.0,
         };
         let (app_keys, rest) = split_keys(&g.params, &transport);
-        let app_cfg = app_config(b, &app, &app_keys, &path)?;
+        let (app_cfg, mut config) = crate::params::resolving(|| app_config(b, &app, &app_keys, &path));
+        let app_cfg = app_cfg?;
         let web = match &app_cfg {
             AppConfig::Web(cfg) => Some(web_plan(b, g, cfg, &path, &group, &transport, duration, pairs, global)?),
             _ => None,
@@ -718,10 +730,19 @@ fn add_flows(
                 .get("cc")
                 .and_then(serde_json::Value::as_str)
                 .is_some_and(crate::plugin::is_external);
-            let built = if external_cc {
-                crate::plugin::with_key(&format!("{path}.cc"), || transports::build(&transport, &args))
+            let build = || {
+                if external_cc {
+                    crate::plugin::with_key(&format!("{path}.cc"), || transports::build(&transport, &args))
+                } else {
+                    transports::build(&transport, &args)
+                }
+            };
+            let built = if k == 0 {
+                let (built, transport_config) = crate::params::resolving(build);
+                config.extend(transport_config);
+                built
             } else {
-                transports::build(&transport, &args)
+                build()
             };
             let (sender, receiver) = built.map_err(|e| {
                 let p = if e.path == "transport" || e.path == "app" {
@@ -768,12 +789,13 @@ fn add_flows(
             });
             group_of.push(gi);
         }
+        configs.push(config);
         global += match &web {
             Some(w) => w.pool,
             None => count,
         };
     }
-    Ok((flows, group_of))
+    Ok((flows, group_of, configs))
 }
 
 fn flow_ends(b: &Builder, g: &FlowGroupSpec, pairs: Option<u32>, i: usize, path: &str) -> Result<(NodeId, NodeId)> {
@@ -848,7 +870,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
         return Err(err(file, "flows", "no flows: add at least one [[flows]] group"));
     }
     let pairs = spec.topology.as_ref().map(|t| t.pairs);
-    let (flows, group_of) = add_flows(&b, spec, duration, pairs)?;
+    let (flows, group_of, configs) = add_flows(&b, spec, duration, pairs)?;
     // Duplex pairs are created one after the other (a->b, then b->a).
     for i in (0..b.links.len()).step_by(2) {
         let wants_reverse = |l: &Link| l.queue().is_some_and(|q| q.wants_reverse());
@@ -977,7 +999,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
     );
     sim.trace_plan = trace;
     sim.media = media;
-    sim.flow_groups = flow_group_components(spec, &sim.flows, &group_of, b.compat);
+    sim.flow_groups = flow_group_components(spec, &sim.flows, &group_of, configs, b.compat);
     let tie_order = spec.tie_order.unwrap_or(b.compat.tie_order());
     sim.set_tie_order(tie_order);
     sim.set_device_queue(

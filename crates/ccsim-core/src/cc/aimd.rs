@@ -25,7 +25,7 @@ use crate::rng::SimRng;
 use serde::Deserialize;
 
 /// AIMD parameters.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct AimdConfig {
     /// Increase per RTT, segments (default: the TCP-compatible value for `b`).
@@ -69,11 +69,17 @@ impl Aimd {
             Some(a) => check_range("a", a, 1e-6, 1e6)?,
             None => tcp_compatible_a(b),
         };
+        let first = HalveFirst::new(cfg.decrease_rule, init);
+        crate::params::resolved(&AimdConfig {
+            a: Some(a),
+            b,
+            decrease_rule: Some(first.rule()),
+        });
         Ok(Aimd {
             a,
             b,
             w: Window::new(init),
-            first: HalveFirst::new(cfg.decrease_rule, init),
+            first,
         })
     }
 

@@ -70,7 +70,7 @@ pub const PACING_GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.
 pub const CWND_MIN_TARGET: f64 = 4.0;
 
 /// BBR parameters (Linux defaults).
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct BbrConfig {
     /// STARTUP gain (default 2/ln 2 = 2.885).
@@ -90,7 +90,7 @@ pub struct BbrConfig {
 }
 
 /// The BBR implementations (key `variant` of `bbr`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BbrVariant {
     /// Linux's `tcp_bbr.c`.
@@ -181,6 +181,10 @@ impl Bbr {
             // `TcpBbr::HighGain`
             cfg.high_gain = 2.89;
         }
+        crate::params::resolved(&BbrConfig {
+            variant: Some(if ns3 { BbrVariant::Ns3 } else { BbrVariant::Linux }),
+            ..cfg.clone()
+        });
         super::check_range("high_gain", cfg.high_gain, 1.0, 100.0)?;
         super::check_range("cwnd_gain", cfg.cwnd_gain, 1.0, 100.0)?;
         if cfg.bw_rtts == 0 {

@@ -93,7 +93,7 @@ use serde::Deserialize;
 pub const MIN_PIPE_CWND: f64 = 4.0;
 
 /// BBR v3 parameters (draft-ietf-ccwg-bbr-06 defaults; section in brackets).
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct Bbr3Config {
     /// BBR.StartupPacingGain, 4 ln 2 = 2.77 [2.5].

@@ -44,7 +44,7 @@ use serde::Deserialize;
 pub const BICTCP_B: f64 = 4.0;
 
 /// BIC parameters (Linux module defaults).
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct BicConfig {
     /// Multiplicative decrease factor (default 819/1024; ns-3's `Beta` 0.8
@@ -69,7 +69,7 @@ pub struct BicConfig {
 }
 
 /// The BIC implementations (key `variant` of `bic`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 pub enum BicVariant {
     /// This module.
     #[serde(rename = "ccsim")]
@@ -157,6 +157,11 @@ impl Bic {
             .map_or(init.compat == crate::compat::Profile::Ns3, |v| v == BicVariant::Ns3);
         let beta = cfg.beta.unwrap_or(if ns3 { 0.8 } else { 819.0 / 1024.0 });
         let smooth_part = cfg.smooth_part.unwrap_or(if ns3 { 5 } else { 20 });
+        crate::params::resolved(&BicConfig {
+            beta: Some(beta),
+            smooth_part: Some(smooth_part),
+            ..cfg.clone()
+        });
         check_range("beta", beta, 0.01, 0.99)?;
         if cfg.max_increment == 0 {
             return Err(ParamError::at("max_increment", "expected at least 1"));

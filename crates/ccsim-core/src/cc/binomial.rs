@@ -30,7 +30,7 @@ use crate::rng::SimRng;
 use serde::Deserialize;
 
 /// Binomial parameters.
-#[derive(Deserialize, Debug, Clone, Default)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct BinomialConfig {
     /// Increase exponent k (binomial only; default 0).
@@ -108,6 +108,15 @@ impl Binomial {
             None if (k + l - 1.0).abs() < 1e-12 => tcp_compatible_a(b),
             None => 1.0,
         };
+        let first = HalveFirst::new(cfg.decrease_rule, init);
+        // A preset's k and l are its own (the keys are refused): reported as used.
+        crate::params::resolved(&BinomialConfig {
+            k: Some(k),
+            l: Some(l),
+            a: Some(a),
+            b: Some(b),
+            decrease_rule: Some(first.rule()),
+        });
         Ok(Binomial {
             name,
             k,
@@ -115,7 +124,7 @@ impl Binomial {
             a,
             b,
             w: Window::new(init),
-            first: HalveFirst::new(cfg.decrease_rule, init),
+            first,
         })
     }
 

@@ -61,7 +61,7 @@ use serde::Deserialize;
 use std::collections::VecDeque;
 
 /// Whether Copa adapts `delta` against buffer-filling flows (section 2.2).
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum CopaMode {
     /// The paper's Copa: the default mode while the queue drains, the
@@ -72,7 +72,7 @@ pub enum CopaMode {
 }
 
 /// Copa's options (`cc_params`).
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct CopaConfig {
     /// delta: the inverse of the packets each flow keeps queued (0.5, the paper's default).

@@ -30,7 +30,7 @@ use crate::time::SimTime;
 use serde::Deserialize;
 
 /// CUBIC parameters (RFC 9438 section 5 defaults).
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct CubicConfig {
     /// C, segments / s^3 (default 0.4).
@@ -46,6 +46,7 @@ pub struct CubicConfig {
     /// default: ns-3's `TcpCubic::HyStart`, Linux's `hystart`; both are the
     /// older ACK-train and delay HyStart, which ccsim approximates by RFC
     /// 9406's).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub hystart: Option<bool>,
     /// How the cubic region's growth counts acknowledgements: per ACK,
     /// `(W_cubic(t + RTT) - cwnd) / cwnd` for each ACK (RFC 9438 section
@@ -56,6 +57,7 @@ pub struct CubicConfig {
     /// per ACK; per segment under `compat = "ns3"` and `"linux"` (ns-2.35's
     /// `Agent/TCP/Linux` runs Linux 2.6.22's `tcp_cubic.c`, which counted
     /// ACKs: `snd_cwnd_cnt++` per call).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub growth_per_segment: Option<bool>,
     /// Take ssthresh and W_max at a loss or timeout from the congestion
     /// window in whole segments instead of the flight size: ssthresh =
@@ -65,6 +67,7 @@ pub struct CubicConfig {
     /// `GetCwndInSegments`, integer arithmetic; it ignores `bytesInFlight`).
     /// Default: the flight size (RFC 9438 section 4.6); the cwnd under
     /// `compat = "ns3"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ssthresh_from_cwnd: Option<bool>,
     /// The ACK that ends fast recovery also grows the window, counting
     /// every segment its cumulative ACK covers, those SACKed before
@@ -73,6 +76,7 @@ pub struct CubicConfig {
     /// (ackNumber - oldHeadSequence) / segmentSize. Default false (RFC 5681
     /// section 3.2 step 6 and Linux's `tcp_may_raise_cwnd` leave the window
     /// at ssthresh on that ACK); true under `compat = "ns3"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub recovery_exit_growth: Option<bool>,
     /// Which CUBIC: "rfc9438" (this module), "linux-2.6.22", the v2.1
     /// module of Linux 2.6.22 in its integer arithmetic, which ns-2.35's
@@ -91,7 +95,7 @@ pub struct CubicConfig {
 }
 
 /// The CUBIC implementations (key `variant` of `cubic`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 pub enum CubicVariant {
     /// RFC 9438.
     #[serde(rename = "rfc9438")]
@@ -119,6 +123,12 @@ pub fn build(cfg: CubicConfig, init: &CcInit) -> Result<Box<dyn CongestionContro
         CubicVariant::Ns3 => {
             check_range("c", cfg.c, 1e-6, 1e6)?;
             check_range("beta", cfg.beta, 0.01, 0.99)?;
+            crate::params::resolved(&CubicConfig {
+                hystart: Some(cfg.hystart.unwrap_or(true)),
+                recovery_exit_growth: Some(cfg.recovery_exit_growth.unwrap_or(init.compat == Profile::Ns3)),
+                variant: Some(variant),
+                ..cfg.clone()
+            });
             Ok(Box::new(super::cubic_ns3::CubicNs3::new(
                 init,
                 cfg.c,
@@ -145,6 +155,10 @@ pub fn build(cfg: CubicConfig, init: &CcInit) -> Result<Box<dyn CongestionContro
                     ));
                 }
             }
+            crate::params::resolved(&CubicConfig {
+                variant: Some(variant),
+                ..cfg.clone()
+            });
             Ok(Box::new(super::cubic_linux::LinuxCubic::new(
                 init,
                 cfg.fast_convergence,
@@ -212,16 +226,21 @@ impl Cubic {
     pub fn new(cfg: CubicConfig, init: &CcInit) -> Result<Self, ParamError> {
         check_range("c", cfg.c, 1e-6, 1e6)?;
         check_range("beta", cfg.beta, 0.01, 0.99)?;
+        let linuxish = matches!(init.compat, Profile::Ns3 | Profile::Linux);
+        let cfg = CubicConfig {
+            hystart: Some(cfg.hystart.unwrap_or(linuxish)),
+            growth_per_segment: Some(cfg.growth_per_segment.unwrap_or(linuxish)),
+            ssthresh_from_cwnd: Some(cfg.ssthresh_from_cwnd.unwrap_or(init.compat == Profile::Ns3)),
+            recovery_exit_growth: Some(cfg.recovery_exit_growth.unwrap_or(init.compat == Profile::Ns3)),
+            variant: Some(CubicVariant::Rfc9438),
+            ..cfg
+        };
+        crate::params::resolved(&cfg);
         Ok(Cubic {
-            hystart: cfg
-                .hystart
-                .unwrap_or(matches!(init.compat, Profile::Ns3 | Profile::Linux))
-                .then(HyStart::new),
-            per_segment: cfg
-                .growth_per_segment
-                .unwrap_or(matches!(init.compat, Profile::Ns3 | Profile::Linux)),
-            from_cwnd: cfg.ssthresh_from_cwnd.unwrap_or(init.compat == Profile::Ns3),
-            exit_growth: cfg.recovery_exit_growth.unwrap_or(init.compat == Profile::Ns3),
+            hystart: cfg.hystart.unwrap_or(linuxish).then(HyStart::new),
+            per_segment: cfg.growth_per_segment.unwrap_or(linuxish),
+            from_cwnd: cfg.ssthresh_from_cwnd.unwrap_or(false),
+            exit_growth: cfg.recovery_exit_growth.unwrap_or(false),
             cfg,
             w: Window::new(init),
             w_max: 0.0,

@@ -84,7 +84,7 @@ use crate::units::Time;
 use serde::Deserialize;
 
 /// How DCTCP reduces its window on a loss or a timeout.
-#[derive(Deserialize, Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Deserialize, serde::Serialize, Copy, Clone, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum LossResponse {
     /// ssthresh = FlightSize / 2, as standard TCP (RFC 8257 section 3.4).
@@ -94,7 +94,7 @@ pub enum LossResponse {
 }
 
 /// DCTCP's options (`cc_params`).
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct DctcpConfig {
     /// Estimation gain g (default 1/16).
@@ -130,7 +130,7 @@ pub struct DctcpConfig {
 }
 
 /// Which marked-fraction estimator DCTCP runs (key `estimator`).
-#[derive(Deserialize, Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Deserialize, serde::Serialize, Copy, Clone, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Estimator {
     /// RFC 8257 section 3.3 steps 1-8.
@@ -220,6 +220,27 @@ impl Dctcp {
         if cfg.rtt_target.is_some_and(|t| t.0 == SimTime::ZERO) {
             return Err(ParamError::at("rtt_target", "must be greater than 0"));
         }
+        // `rtt_target` stays null when not given: no RTT-independence (RFC 9331's Prague option).
+        let cfg = DctcpConfig {
+            loss_response: Some(cfg.loss_response.unwrap_or(if ns3 {
+                LossResponse::Alpha
+            } else {
+                LossResponse::Halve
+            })),
+            growth_per_segment: Some(
+                cfg.growth_per_segment
+                    .unwrap_or(matches!(init.compat, Profile::Ns3 | Profile::Linux)),
+            ),
+            min_ssthresh: Some(min_ssthresh),
+            estimate_first: Some(cfg.estimate_first.unwrap_or(!ns3)),
+            estimator: Some(
+                cfg.estimator
+                    .unwrap_or(if ns3 { Estimator::Ns3 } else { Estimator::Rfc8257 }),
+            ),
+            grow_in_cwr: Some(cfg.grow_in_cwr.unwrap_or(!ns3)),
+            ..cfg
+        };
+        crate::params::resolved(&cfg);
         Ok(Dctcp {
             name: "dctcp",
             w: Window::new(init),

@@ -31,7 +31,7 @@ use crate::rng::SimRng;
 use serde::Deserialize;
 
 /// HighSpeed TCP parameters (RFC 3649 section 5).
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct HighSpeedConfig {
     /// Low_Window, segments (default 38).
@@ -51,7 +51,7 @@ pub struct HighSpeedConfig {
 }
 
 /// The HighSpeed implementations (key `variant` of `highspeed`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 pub enum HighSpeedVariant {
     /// RFC 3649's closed forms.
     #[serde(rename = "rfc3649")]
@@ -88,6 +88,10 @@ pub fn build(cfg: HighSpeedConfig, init: &CcInit) -> Result<Box<dyn CongestionCo
             ));
         }
     }
+    crate::params::resolved(&HighSpeedConfig {
+        variant: Some(variant),
+        ..cfg.clone()
+    });
     let hs = HighSpeed::new(cfg, init)?;
     Ok(match variant {
         HighSpeedVariant::Rfc3649 => Box::new(hs),

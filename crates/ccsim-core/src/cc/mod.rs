@@ -506,7 +506,7 @@ pub struct HalveFirst {
 /// Which decreases of a slowly-responsive controller (`aimd`, the binomial
 /// ones) are standard halvings (their `cc_params` key `decrease_rule`;
 /// default from the compatibility profile: `ns2` under `ns2`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DecreaseRule {
     /// The first decrease, one that ends slow start and one following a
@@ -546,6 +546,11 @@ impl HalveFirst {
         }
     }
 
+    /// The rule in force (the key's, or the profile's default).
+    pub fn rule(&self) -> DecreaseRule {
+        self.rule.unwrap_or(DecreaseRule::HalveFirst)
+    }
+
     /// Whether this decrease must be a standard halving; records it.
     pub fn standard(&mut self, w: &Window, timeout: bool) -> bool {
         self.decide(w, timeout, false).ssthresh
@@ -574,7 +579,7 @@ impl HalveFirst {
 }
 
 /// Parse an algorithm's `cc_params` into its config, failing on unknown keys.
-pub fn parse_params<T: DeserializeOwned>(params: &Params) -> Result<T, ParamError> {
+pub fn parse_params<T: DeserializeOwned + serde::Serialize>(params: &Params) -> Result<T, ParamError> {
     parse(params)
 }
 

@@ -27,7 +27,7 @@ use crate::rng::SimRng;
 use serde::Deserialize;
 
 /// Standard TCP's one option.
-#[derive(Deserialize, Default, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Default, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct RenoConfig {
     /// Congestion avoidance in whole bytes, as ns-3 (default false; true
@@ -59,6 +59,10 @@ impl Reno {
         };
         let ns3 = init.compat == crate::compat::Profile::Ns3;
         let bytes = cfg.byte_arithmetic.unwrap_or(ns3);
+        crate::params::resolved(&RenoConfig {
+            byte_arithmetic: Some(bytes),
+            recovery_exit_growth: Some(cfg.recovery_exit_growth.unwrap_or(ns3)),
+        });
         Ok(Reno {
             name,
             w: Window::new(init),

@@ -70,7 +70,7 @@ use crate::time::SimTime;
 use serde::Deserialize;
 
 /// Vegas parameters (segments of queue).
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct VegasConfig {
     /// Below this many queued segments, increase (default 2; 1 under ns2, rfc).
@@ -86,7 +86,7 @@ pub struct VegasConfig {
 }
 
 /// Which Vegas (key `variant`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VegasVariant {
     /// Linux `net/ipv4/tcp_vegas.c`.
@@ -160,6 +160,12 @@ impl Vegas {
             _ => VegasVariant::Linux,
         });
         let ns2 = variant == VegasVariant::Ns2;
+        crate::params::resolved(&VegasConfig {
+            alpha: Some(alpha),
+            beta: Some(beta),
+            variant: Some(variant),
+            ..cfg.clone()
+        });
         Ok(Vegas {
             cfg,
             alpha,

@@ -67,7 +67,7 @@ use serde::Deserialize;
 use std::collections::VecDeque;
 
 /// Vivace's options (`cc_params`).
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct VivaceConfig {
     /// t: the exponent of the rate's reward (0.9).

@@ -206,7 +206,7 @@ impl QueueDisc for Avq {
     }
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, serde::Serialize, Default)]
 #[serde(deny_unknown_fields, default)]
 struct AvqConfig {
     gamma: Option<f64>,
@@ -231,6 +231,15 @@ pub fn build(args: &QueueArgs) -> Result<Box<dyn QueueDisc>, ParamError> {
         mean_pkt_size: check::pkt_size("mean_pkt_size", c.mean_pkt_size.unwrap_or(d.mean_pkt_size))?,
         ecn: c.ecn.unwrap_or(d.ecn),
     };
+    crate::params::resolved(&AvqConfig {
+        gamma: Some(p.gamma),
+        alpha: Some(p.alpha),
+        initial_ratio: Some(p.initial_ratio),
+        buffer_ratio: Some(p.buffer_ratio),
+        bytes: Some(p.bytes),
+        mean_pkt_size: Some(p.mean_pkt_size),
+        ecn: Some(p.ecn),
+    });
     Ok(Box::new(Avq::new(args.limit, p, args.link_rate_bps)))
 }
 

@@ -25,7 +25,7 @@ use crate::units::Time;
 use serde::Deserialize;
 
 /// Scenario parameters of `blue`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct BlueConfig {
     /// Increment of pm on overflow loss (Feng's ns code: 0.0025).

@@ -124,7 +124,7 @@ const NS3_BLUE_THRESHOLD_MS: u64 = 400;
 const NS3_MTU: u64 = 1500;
 
 /// Whose CAKE (key `variant`).
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Variant {
     /// Linux's `sch_cake.c` (the default).
@@ -137,7 +137,7 @@ pub enum Variant {
 /// How packets are assigned to queues (`tc-cake`'s flow isolation keywords;
 /// the `CAKE_FLOW_*` values of `pkt_sched.h`: bit 1 source host, bit 2
 /// destination host, bit 4 flows).
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum FlowMode {
     /// One queue for everything (`CAKE_FLOW_NONE`).
@@ -174,7 +174,7 @@ impl FlowMode {
 }
 
 /// Priority tins. Only best effort is modelled.
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Diffserv {
     /// One tin for all traffic (`CAKE_DIFFSERV_BESTEFFORT`).
@@ -182,7 +182,7 @@ pub enum Diffserv {
 }
 
 /// Link-layer framing compensation of the shaper (`tc-cake` `atm` / `ptm`).
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Framing {
     /// None (`noatm`).
@@ -194,7 +194,7 @@ pub enum Framing {
 }
 
 /// Scenario parameters of `cake`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct CakeConfig {
     /// Shaper rate; absent: unlimited (Linux `rate_bps = 0` in `cake_init`).
@@ -386,6 +386,11 @@ impl Cake {
         let flow_mode = cfg
             .flow_mode
             .unwrap_or(if ns3 { FlowMode::Flows } else { FlowMode::TripleIsolate });
+        params::resolved(&CakeConfig {
+            variant: Some(if ns3 { Variant::Ns3 } else { Variant::Linux }),
+            flow_mode: Some(flow_mode),
+            ..cfg.clone()
+        });
         if ns3 && flow_mode != FlowMode::Flows {
             return Err(ParamError::at(
                 "flow_mode",
@@ -399,6 +404,7 @@ impl Cake {
             ));
         }
         let mtu = cfg.mtu.map_or(if ns3 { NS3_MTU } else { 1514 }, |m| m.0);
+        params::resolved(&serde_json::json!({ "mtu": mtu }));
         for (key, t) in [("target", cfg.target), ("interval", cfg.interval)] {
             if t.0 == SimTime::ZERO {
                 return Err(ParamError::at(key, "must be greater than 0"));

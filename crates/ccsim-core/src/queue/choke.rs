@@ -29,7 +29,7 @@ use rand::Rng;
 use serde::Deserialize;
 
 /// Scenario parameters of `choke`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct ChokeConfig {
     /// min_th in packets (ns-2 RED: 5).

@@ -29,7 +29,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 /// What a packet is classified by.
-#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Deserialize, serde::Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Classify {
     /// One queue per flow.
@@ -101,21 +101,36 @@ impl ClassSpec {
             compat,
             link_rate_bps,
         };
-        spec.build().map_err(pfx)?;
+        let (built, mut resolved) = spec.build_resolved();
+        built.map_err(pfx)?;
+        // The scheduler's resolved configuration holds its classes' under
+        // `class_queue`, in place of the table as given.
+        resolved.insert("kind".into(), spec.kind.clone().into());
+        let mut class_queue = Params::new();
+        class_queue.insert("class_queue".into(), serde_json::Value::Object(resolved));
+        crate::params::record(class_queue);
         Ok(spec)
     }
 
     /// Build one instance.
     pub fn build(&self) -> Result<Box<dyn QueueDisc>, ParamError> {
-        registry::build(
-            &self.kind,
-            &QueueArgs {
-                limit: self.limit,
-                params: &self.params,
-                link_rate_bps: self.link_rate_bps,
-                compat: self.compat,
-            },
-        )
+        self.build_resolved().0
+    }
+
+    /// Build one instance, with the configuration it resolved (kept apart
+    /// from the scheduler's own: [`crate::params::resolving`]).
+    fn build_resolved(&self) -> (Result<Box<dyn QueueDisc>, ParamError>, Params) {
+        crate::params::resolving(|| {
+            registry::build(
+                &self.kind,
+                &QueueArgs {
+                    limit: self.limit,
+                    params: &self.params,
+                    link_rate_bps: self.link_rate_bps,
+                    compat: self.compat,
+                },
+            )
+        })
     }
 }
 

@@ -43,7 +43,7 @@ use crate::units::Time;
 use serde::Deserialize;
 
 /// Scenario parameters of `cobalt`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct CobaltConfig {
     /// CoDel's target sojourn (5 ms: Linux CAKE's default and ns-3's `Target`).

@@ -30,7 +30,7 @@ use crate::units::Time;
 use serde::Deserialize;
 
 /// Scenario parameters of `codel`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct CodelConfig {
     /// Acceptable standing sojourn time (RFC 8289 section 4.3: 5 ms; ns-2's

@@ -31,7 +31,7 @@ use serde::Deserialize;
 use std::collections::VecDeque;
 
 /// Scenario parameters of `drr`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct DrrConfig {
     /// Bytes added to a class's deficit per round (ns-2 `Queue/DRR quantum_`: 250).

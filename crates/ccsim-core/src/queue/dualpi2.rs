@@ -37,7 +37,7 @@ use crate::units::Time;
 use serde::Deserialize;
 
 /// Scenario parameters of `dualpi2` (RFC 9332 Figure 2).
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct DualPi2Config {
     /// Classic queue delay target (15 ms).
@@ -120,6 +120,14 @@ impl DualPi2Config {
         if self.range.0 == SimTime::ZERO {
             return Err(ParamError::at("range", "must be greater than 0"));
         }
+        let tshift = self.tshift.map(|t| t.0).unwrap_or(target.times(2));
+        crate::params::resolved(&DualPi2Config {
+            tupdate: Some(Time(tupdate)),
+            alpha: Some(alpha),
+            beta: Some(beta),
+            tshift: Some(Time(tshift)),
+            ..self.clone()
+        });
         Ok(Consts {
             target: target.secs_f64(),
             tupdate,
@@ -129,7 +137,7 @@ impl DualPi2Config {
             min_th: self.min_th.0.secs_f64(),
             range: self.range.0.secs_f64(),
             th_len: self.th_len,
-            tshift: self.tshift.map(|t| t.0).unwrap_or(target.times(2)),
+            tshift,
         })
     }
 }

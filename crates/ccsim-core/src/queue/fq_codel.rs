@@ -33,7 +33,7 @@ use serde::Deserialize;
 use std::collections::VecDeque;
 
 /// Scenario parameters of `fq_codel`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct FqCodelConfig {
     /// CoDel target (RFC 8290 / RFC 8289: 5 ms).

@@ -34,7 +34,7 @@ use crate::rng::uniform01;
 use serde::Deserialize;
 
 /// Scenario parameters of `fred`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct FredConfig {
     /// min_th in packets (ns-2 RED `thresh_`: 5).

@@ -113,7 +113,7 @@ impl Controller for PiControl {
     }
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, serde::Serialize, Default)]
 #[serde(deny_unknown_fields, default)]
 struct PiConfig {
     a: Option<f64>,
@@ -138,6 +138,15 @@ pub fn build(args: &QueueArgs) -> Result<Box<dyn QueueDisc>, ParamError> {
         mean_pkt_size: check::pkt_size("mean_pkt_size", c.mean_pkt_size.unwrap_or(d.mean_pkt_size))?,
         ecn: c.ecn.unwrap_or(d.ecn),
     };
+    crate::params::resolved(&PiConfig {
+        a: Some(p.a),
+        b: Some(p.b),
+        w: Some(p.w),
+        q_ref: Some(p.q_ref),
+        bytes: Some(p.bytes),
+        mean_pkt_size: Some(p.mean_pkt_size),
+        ecn: Some(p.ecn),
+    });
     Ok(Box::new(Pi::new(args.limit, p)))
 }
 

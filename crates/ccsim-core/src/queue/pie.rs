@@ -40,7 +40,7 @@ use crate::units::{Bytes, Time};
 use serde::Deserialize;
 
 /// How PIE estimates the queueing delay.
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Estimator {
     /// Little's law with the measured departure rate (RFC 8033 section 4.3).
@@ -50,7 +50,7 @@ pub enum Estimator {
 }
 
 /// Scenario parameters of `pie`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct PieConfig {
     /// QDELAY_REF, the latency target (RFC 8033: 15 ms).

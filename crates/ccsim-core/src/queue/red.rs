@@ -189,7 +189,7 @@ impl QueueDisc for Red {
 }
 
 /// The scenario keys of the RED kinds.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, serde::Serialize, Default)]
 #[serde(deny_unknown_fields, default)]
 struct RedConfig {
     min_th: Option<f64>,
@@ -203,11 +203,18 @@ struct RedConfig {
     ecn: Option<bool>,
     mark_threshold: Option<u64>,
     mark_threshold_bytes: Option<u64>,
+    // Adaptive RED's keys (absent from other kinds' resolved configs).
+    #[serde(skip_serializing_if = "Option::is_none")]
     interval: Option<Time>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     alpha: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     beta: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     target_delay: Option<Time>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     top: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     bottom: Option<f64>,
     small_queue_rule: Option<bool>,
     spare_first: Option<bool>,
@@ -238,6 +245,8 @@ pub fn params_for(kind: &str, args: &QueueArgs) -> Result<RedParams, ParamError>
         }
     }
     let mut p = RedParams::classic();
+    // `c` with every default filled in, recorded for the results' `components`.
+    let mut resolved = RedConfig::default();
     p.rules = RedRules::resolve(args.compat, c.small_queue_rule, c.spare_first);
     p.mean_pkt_size = check::pkt_size("mean_pkt_size", c.mean_pkt_size.unwrap_or(p.mean_pkt_size))?;
     p.wait = c.wait.unwrap_or(true);
@@ -259,6 +268,7 @@ pub fn params_for(kind: &str, args: &QueueArgs) -> Result<RedParams, ParamError>
     if adaptive {
         let ptc = ared::packets_per_second(args.link_rate_bps, p.mean_pkt_size);
         let target = c.target_delay.map(|t| t.0).unwrap_or(SimTime::from_millis(5));
+        resolved.target_delay = Some(Time(target));
         let min_th = c.min_th.unwrap_or_else(|| ared::auto_min_th(target, ptc));
         p.min_th = min_th;
         p.max_th = c.max_th.unwrap_or(3.0 * min_th);
@@ -301,6 +311,29 @@ pub fn params_for(kind: &str, args: &QueueArgs) -> Result<RedParams, ParamError>
     p.max_p = check::prob("max_p", c.max_p.unwrap_or(p.max_p))?;
     check::thresholds("min_th", "max_th", p.min_th, p.max_th)?;
     check::prob("weight", p.weight)?;
+    if let Some(a) = &p.adaptive {
+        resolved.interval = Some(Time(a.interval));
+        resolved.alpha = Some(a.alpha);
+        resolved.beta = Some(a.beta);
+        resolved.top = Some(a.top);
+        resolved.bottom = Some(a.bottom);
+    }
+    crate::params::resolved(&RedConfig {
+        min_th: Some(p.min_th),
+        max_th: Some(p.max_th),
+        max_p: Some(p.max_p),
+        weight: Some(p.weight),
+        wait: Some(p.wait),
+        gentle: Some(gentle),
+        bytes: Some(p.bytes),
+        mean_pkt_size: Some(p.mean_pkt_size),
+        ecn: Some(p.ecn),
+        mark_threshold: p.step.packets,
+        mark_threshold_bytes: p.step.bytes,
+        small_queue_rule: Some(p.rules.small_queue),
+        spare_first: Some(p.rules.spare_first),
+        ..resolved
+    });
     Ok(p)
 }
 

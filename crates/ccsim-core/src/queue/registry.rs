@@ -132,7 +132,7 @@ pub fn build(kind: &str, args: &QueueArgs) -> Built {
 }
 
 /// DropTail's parameters.
-#[derive(Deserialize)]
+#[derive(Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 struct DropTailConfig {
     /// Let the kernel bypass the queue (identical results, fewer events).
@@ -158,7 +158,7 @@ impl Default for DropTailConfig {
 }
 
 /// How a DropTail queue reads its `limit` (a compatibility semantic).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LimitMode {
     /// `limit` packets (or `limit_bytes` bytes) may wait; the packet on the
@@ -186,6 +186,10 @@ impl LimitMode {
 fn droptail(drop_front: bool, args: &QueueArgs) -> Built {
     let c = parse::<DropTailConfig>(args.params)?;
     let mode = c.limit_mode.unwrap_or(args.compat.droptail_limit_mode());
+    crate::params::resolved(&DropTailConfig {
+        limit_mode: Some(mode),
+        ..c
+    });
     let step = StepMark::new(c.mark_threshold, c.mark_threshold_bytes)?;
     let q = DropTail::new(mode.waiting(args.limit), drop_front)
         .with_fast_path(c.fast_path)

@@ -147,7 +147,7 @@ impl Controller for RemControl {
     }
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, serde::Serialize, Default)]
 #[serde(deny_unknown_fields, default)]
 struct RemConfig {
     gamma: Option<f64>,
@@ -191,6 +191,18 @@ pub fn build(args: &QueueArgs) -> Result<Box<dyn QueueDisc>, ParamError> {
     // ns-2's `REMQueue::enque` drops when the queue including the arrival
     // reaches qlim_, as its DropTail does.
     let mode = c.limit_mode.unwrap_or(args.compat.droptail_limit_mode());
+    crate::params::resolved(&RemConfig {
+        gamma: Some(p.gamma),
+        alpha: Some(p.alpha),
+        phi: Some(p.phi),
+        b_ref: Some(p.b_ref),
+        update_interval: Some(Time(p.update_interval)),
+        inw: Some(p.inw),
+        mean_pkt_size: Some(p.mean_pkt_size),
+        bytes: Some(p.bytes),
+        ecn: Some(p.ecn),
+        limit_mode: Some(mode),
+    });
     Ok(Box::new(Rem::new(mode.waiting(args.limit), p)))
 }
 

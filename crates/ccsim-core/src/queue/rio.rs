@@ -57,7 +57,7 @@ pub struct Precedence {
 }
 
 /// Which RIO: the paper's or ns-2.35's (see the module documentation).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RioVariant {
     /// Clark and Fang, Section III-B.
@@ -308,9 +308,11 @@ impl QueueDisc for Rio {
 }
 
 /// The scenario keys of `rio` and `modred`.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, serde::Serialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub(crate) struct RioConfig {
+    // RIO's only (absent from ModRED's resolved config).
+    #[serde(skip_serializing_if = "Option::is_none")]
     variant: Option<RioVariant>,
     in_min_th: Option<f64>,
     in_max_th: Option<f64>,
@@ -327,6 +329,7 @@ pub(crate) struct RioConfig {
     small_queue_rule: Option<bool>,
     spare_first: Option<bool>,
     /// ModRED only.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) early_drops: Option<bool>,
 }
 
@@ -374,6 +377,25 @@ pub(crate) fn parse_params(args: &QueueArgs, modred: bool) -> Result<(RioParams,
         ecn: c.ecn.unwrap_or(d.ecn),
         rules: RedRules::resolve(args.compat, c.small_queue_rule, c.spare_first),
     };
+    crate::params::resolved(&RioConfig {
+        variant: (!modred).then_some(p.variant),
+        in_min_th: Some(p.in_.min_th),
+        in_max_th: Some(p.in_.max_th),
+        in_max_p: Some(p.in_.max_p),
+        out_min_th: Some(p.out.min_th),
+        out_max_th: Some(p.out.max_th),
+        out_max_p: Some(p.out.max_p),
+        weight: Some(p.weight),
+        wait: Some(p.wait),
+        gentle: Some(p.gentle),
+        bytes: Some(p.bytes),
+        mean_pkt_size: Some(p.mean_pkt_size),
+        ecn: Some(p.ecn),
+        small_queue_rule: Some(p.rules.small_queue),
+        spare_first: Some(p.rules.spare_first),
+        // ModRED's default (`modred::build`): no early drops.
+        early_drops: modred.then_some(c.early_drops.unwrap_or(false)),
+    });
     Ok((p, c.early_drops))
 }
 

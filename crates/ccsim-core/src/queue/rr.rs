@@ -22,7 +22,7 @@ use crate::time::SimTime;
 use serde::Deserialize;
 
 /// Scenario parameters of `rr`.
-#[derive(Deserialize, Debug, Clone, Default)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct RrConfig {
     /// `flow` (default: one queue per flow) or `class` (per `Packet::class`,

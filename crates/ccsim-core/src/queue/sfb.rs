@@ -38,7 +38,7 @@ use rand::Rng;
 use serde::Deserialize;
 
 /// Scenario parameters of `sfb`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct SfbConfig {
     /// Hash levels L (Linux `SFB_LEVELS`: 8).

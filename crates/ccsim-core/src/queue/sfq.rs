@@ -40,7 +40,7 @@ use serde::Deserialize;
 use std::collections::VecDeque;
 
 /// Scenario parameters of `sfq`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct SfqConfig {
     /// Number of hash buckets (ns-2 `Queue/SFQ buckets_`: 16).
@@ -52,11 +52,12 @@ pub struct SfqConfig {
     /// "ns2" (ns-2's hash and admission rule); default from the profile.
     pub variant: Option<SfqVariant>,
     /// ns-2's `maxqueue_` (variant "ns2" only; default 40).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub maxqueue: Option<u32>,
 }
 
 /// Which SFQ: the paper's or ns-2's.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SfqVariant {
     /// McKenney 1990 with Linux's buffer stealing.
@@ -125,6 +126,12 @@ impl Sfq {
         } else {
             limit
         };
+        params::resolved(&SfqConfig {
+            perturb: Some(Time(perturb)),
+            variant: Some(variant),
+            maxqueue: if ns2 { limit.packets.map(|p| p as u32) } else { None },
+            ..cfg.clone()
+        });
         let mut q = Sfq::new(limit, cfg.buckets as usize, perturb);
         q.ns2 = ns2;
         Ok(q)

@@ -31,7 +31,7 @@ use rand::Rng;
 use serde::Deserialize;
 
 /// Scenario parameters of `sred`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct SredConfig {
     /// Size M of the zombie list (paper: 1000).

@@ -25,7 +25,7 @@ use crate::params::{parse, ParamError};
 use serde::Deserialize;
 
 /// A scalar broadcast to every level, or one value per level.
-#[derive(Deserialize, Clone, Debug)]
+#[derive(Deserialize, serde::Serialize, Clone, Debug)]
 #[serde(untagged)]
 enum PerLevel {
     One(f64),
@@ -47,7 +47,7 @@ impl PerLevel {
     }
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, serde::Serialize, Default)]
 #[serde(deny_unknown_fields, default)]
 struct WredConfig {
     min_th: Option<PerLevel>,
@@ -230,18 +230,34 @@ pub fn build(args: &QueueArgs) -> Result<Box<dyn QueueDisc>, ParamError> {
     }
     let weight = check::prob("weight", c.weight.unwrap_or(1.0 / 512.0))?;
     let mean = check::pkt_size("mean_pkt_size", c.mean_pkt_size.unwrap_or(500))?;
+    let rules = RedRules::resolve(args.compat, c.small_queue_rule, c.spare_first);
+    let per_level = |f: fn(&Level) -> f64| Some(PerLevel::Many(levels.iter().map(f).collect()));
+    let resolved = WredConfig {
+        min_th: per_level(|l| l.min_th),
+        max_th: per_level(|l| l.max_th),
+        max_p: per_level(|l| l.max_p),
+        weight: Some(weight),
+        wait: Some(c.wait.unwrap_or(true)),
+        gentle: Some(c.gentle.unwrap_or(false)),
+        bytes: Some(c.bytes.unwrap_or(false)),
+        mean_pkt_size: Some(mean),
+        ecn: Some(c.ecn.unwrap_or(false)),
+        small_queue_rule: Some(rules.small_queue),
+        spare_first: Some(rules.spare_first),
+    };
+    crate::params::resolved(&resolved);
     Ok(Box::new(
         Wred::new(
             args.limit,
             &levels,
             weight,
-            c.gentle.unwrap_or(false),
-            c.wait.unwrap_or(true),
-            c.bytes.unwrap_or(false),
+            resolved.gentle.unwrap_or(false),
+            resolved.wait.unwrap_or(true),
+            resolved.bytes.unwrap_or(false),
             mean,
-            c.ecn.unwrap_or(false),
+            resolved.ecn.unwrap_or(false),
         )
-        .with_rules(RedRules::resolve(args.compat, c.small_queue_rule, c.spare_first)),
+        .with_rules(rules),
     ))
 }
 

@@ -15,7 +15,7 @@ use sender::{RapSender, SenderConfig};
 use serde::Deserialize;
 
 /// The keys of a flow group with `transport = "rap"`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct RapConfig {
     /// Data packet size on the wire, bytes (default 1500; ns-2's is 512).

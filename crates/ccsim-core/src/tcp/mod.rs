@@ -57,7 +57,7 @@ pub const DEFAULT_HEADER: u32 = 40;
 pub const DEFAULT_INITIAL_CWND: f64 = 2.0;
 
 /// The keys of a flow group with `transport = "tcp"`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
     /// Congestion control (see [`crate::cc::CONTROLLERS`]; default "newreno").
@@ -514,7 +514,7 @@ pub struct SenderConfig {
 }
 
 /// How RTTVAR follows a sample below SRTT (key `rttvar_update`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RttvarUpdate {
     /// RFC 6298 section 2.3.
@@ -525,7 +525,7 @@ pub enum RttvarUpdate {
 }
 
 /// Which timestamp a TCP receiver echoes (key `timestamp_echo`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TimestampEcho {
     /// The segment that triggered the ACK.
@@ -535,7 +535,7 @@ pub enum TimestampEcho {
 }
 
 /// What ssthresh is computed from after a loss or timeout.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SsthreshBasis {
     /// FlightSize (RFC 5681 eq. 4).
@@ -549,7 +549,7 @@ pub enum SsthreshBasis {
 }
 
 /// How the sender takes RTT samples.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RttSampling {
     /// A sample from every ACK of new data (RFC 6298 section 3 allows it;
@@ -847,7 +847,7 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
         linux_agent: cfg.linux_agent_for(profile),
         sack,
     };
-    let controller = cc::build(&cfg.cc, &cfg.cc_params, &init).map_err(|e| {
+    let controller = crate::params::nested("cc_params", || cc::build(&cfg.cc, &cfg.cc_params, &init)).map_err(|e| {
         if e.path == "cc" {
             e
         } else if e.path.is_empty() {

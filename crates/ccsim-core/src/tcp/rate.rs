@@ -28,7 +28,7 @@ use crate::cc::RateSample;
 use crate::time::SimTime;
 
 /// Which delivery-rate estimator a sender runs (flow-group key `rate_sample`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RateSampler {
     /// Linux's `tcp_rate.c` ([`RateEstimator::new`]).

@@ -60,7 +60,7 @@ const MAX_REORDER: u64 = 1 << 20;
 
 /// How a DCTCP receiver acknowledges when the CE state of the arriving
 /// segments changes (key `ce_change_ack`, flow group).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, serde::Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CeChangeAck {
     /// The segments delayed so far are acknowledged at once with the old

@@ -42,7 +42,7 @@ use crate::transport::FlowCtx;
 use serde::Deserialize;
 
 /// How SACK recovery works (key `sack_recovery`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SackRecovery {
     /// RFC 6675 (section 4's IsLost, SetPipe and NextSeg; section 5).

@@ -44,7 +44,7 @@ use std::collections::VecDeque;
 
 /// Which intervals I_tot0 averages while fewer than n are closed (key
 /// `partial_history` of a TFRC flow group).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PartialHistory {
     /// The newest k, I_0..I_(k-1), with k closed intervals (n replaced by

@@ -33,7 +33,7 @@ use serde::Deserialize;
 pub const MAX_HISTORY: u32 = 4096;
 
 /// TFRC's rate update once losses are reported (key `rate_update`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RateUpdate {
     /// RFC 5348 section 4.3 step 4.
@@ -43,7 +43,7 @@ pub enum RateUpdate {
 }
 
 /// The t_RTO of TFRC's equation (key `equation_rto`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EquationRto {
     /// t_RTO = 4R (RFC 5348 section 4.3).
@@ -54,7 +54,7 @@ pub enum EquationRto {
 }
 
 /// The keys of a flow group with `transport = "tfrc"`.
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, serde::Serialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct TfrcConfig {
     /// Data packet size on the wire, bytes (the equation's s; default 1500).

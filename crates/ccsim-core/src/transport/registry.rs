@@ -22,7 +22,7 @@ pub struct TransportArgs<'a> {
     pub compat: Profile,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, serde::Serialize, Default)]
 #[serde(deny_unknown_fields, default)]
 struct UdpConfig {
     /// Mark datagrams ECN-capable (ECT).

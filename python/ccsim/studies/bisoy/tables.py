@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from ccsim.studies.bisoy.setup import LENGTH, TCP_HEADER, TIME_PART, TIME_STEPS
-from ccsim.studies.common import base_runs, bottleneck_link, bottleneck_queue, link_rate_bps
-from ccsim.studies.core import BOTTLENECK, CASE, StudyData, Table
+from ccsim.studies.common import base_runs, bottleneck_link, bottleneck_of, bottleneck_queue, link_rate_bps
+from ccsim.studies.core import CASE, StudyData, Table
 
 FLOW_METRICS = {
     "goodput_norm": "goodput / link capacity (packets)",
@@ -42,9 +42,7 @@ def lengths(duration_s: float, steps: int = TIME_STEPS) -> list[float]:
     return [duration_s * k / steps for k in range(1, steps + 1)]
 
 
-def cumulative(
-    ts: pd.DataFrame, ends: Iterable[float], link: str = BOTTLENECK, group: str | None = None
-) -> pd.DataFrame:
+def cumulative(ts: pd.DataFrame, ends: Iterable[float], link: str, group: str | None = None) -> pd.DataFrame:
     """What a simulation of length T would report, for each T in `ends`, from one longer run's time series.
 
     Columns: `sim_time_s` (T), `goodput_bps` (the group's delivered payload
@@ -116,7 +114,7 @@ def time_rows(data: StudyData) -> pd.DataFrame:
     for _, run in runs.iterrows():
         ts = res.timeseries(run.run_id)
         duration = float(ts.time_s.max())
-        cut = cumulative(ts, lengths(duration))
+        cut = cumulative(ts, lengths(duration), bottleneck_of(res, run.run_id))
         rate = float(link.rate_bps[run.run_id])
         cut["goodput_norm"] = cut.goodput_bps * packet_factor(run.scenario) / rate
         for col in ("run_id", CASE, *res.parameters):

@@ -12,7 +12,8 @@ from ccsim import stats
 from ccsim.plots import style
 from ccsim.plots.run import Plot
 from ccsim.studies.claims import num
-from ccsim.studies.core import BOTTLENECK, CASE, StudyData
+from ccsim.studies.common import bottleneck_of
+from ccsim.studies.core import CASE, StudyData
 from ccsim.studies.figures import band_text, mean_over_runs, point_runs, replicates
 from ccsim.studies.mehta.draw import _bars, _best, _cases, _panels, _period_axis
 from ccsim.studies.mehta.flash import crowd, flash_rows
@@ -40,7 +41,7 @@ def main_figures(res: SweepResults, out: Path, pdf: bool) -> list[Plot]:
     lo, hi = sch.on - (sch.end - sch.on) / 10, sch.on + (sch.end - sch.on) / 2
     curves: dict[str, tuple[pd.DataFrame, str, str]] = {}
     for case in _cases(res, TABLE1):
-        frames = [series(res, r).binned_drop_rate(BOTTLENECK, width) for r in point_runs(res, case)]
+        frames = [series(res, r).binned_drop_rate(bottleneck_of(res, r), width) for r in point_runs(res, case)]
         g = mean_over_runs([f[(f.index > lo) & (f.index <= hi)] for f in frames])
         curves[label(case)] = (g, *look(case))
     reps = replicates([c for c, _, _ in curves.values()])

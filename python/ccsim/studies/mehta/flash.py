@@ -7,8 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ccsim import measures
-from ccsim.studies.common import base_runs
-from ccsim.studies.core import BOTTLENECK
+from ccsim.studies.common import base_runs, bottleneck_of
 from ccsim.studies.mehta.reading import Series, Setup, seconds, series, setup
 from ccsim.studies.mehta.setup import CROWD, LONG
 from ccsim.sweep.store import SweepResults
@@ -55,7 +54,7 @@ def flash_rows(res: SweepResults) -> pd.DataFrame:
                 "crowd_share": share(CROWD, during),
                 "long_share_before": share(LONG, before),
                 "long_share_during": share(LONG, during),
-                "crowd_drop_rate": measures.drop_rate_over(ts, BOTTLENECK, *during),  # type: ignore[arg-type]
+                "crowd_drop_rate": measures.drop_rate_over(ts, bottleneck_of(res, rid), *during),  # type: ignore[arg-type]
             }
         )
     return pd.concat([df.reset_index(drop=True), pd.DataFrame(extra)], axis=1)

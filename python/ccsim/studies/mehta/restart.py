@@ -7,8 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ccsim import measures
-from ccsim.studies.common import base_runs, bottleneck_link, bottleneck_queue, link_rate_bps
-from ccsim.studies.core import BOTTLENECK
+from ccsim.studies.common import base_runs, bottleneck_link, bottleneck_of, bottleneck_queue, link_rate_bps
 from ccsim.studies.mehta.reading import Series, Setup, seconds, series, setup
 from ccsim.studies.mehta.setup import CBR, LONG
 from ccsim.sweep.store import SweepResults
@@ -65,22 +64,23 @@ def main_rows(res: SweepResults) -> pd.DataFrame:
         s = setup(res, rid)
         sch = schedule(s)
         ts = series(res, rid)
-        stab = measures.stabilization(ts, BOTTLENECK, sch.on, s.rtt, sch.steady)  # type: ignore[arg-type]
+        link = bottleneck_of(res, rid)
+        stab = measures.stabilization(ts, link, sch.on, s.rtt, sch.steady)  # type: ignore[arg-type]
         if stab is None:
             # never within 1.5 times the steady state before the run ends: censored at the end
             t = sch.steady[1] - sch.on
-            stab_time, stab_cost = t, t / s.rtt * measures.drop_rate_over(ts, BOTTLENECK, sch.on, sch.steady[1])  # type: ignore[arg-type]
+            stab_time, stab_cost = t, t / s.rtt * measures.drop_rate_over(ts, link, sch.on, sch.steady[1])  # type: ignore[arg-type]
         else:
             stab_time, stab_cost = stab.time_s, stab.cost
         idle_rtts = (sch.on - sch.off) / s.rtt
         lo, hi = sch.restart_window
-        windows = measures.windowed_drop_rate(ts, BOTTLENECK, 10 * s.rtt, lo)  # type: ignore[arg-type]
+        windows = measures.windowed_drop_rate(ts, link, 10 * s.rtt, lo)  # type: ignore[arg-type]
         extra.append(
             {
                 "restart_peak_drop_rate": float(windows[windows.index <= hi + 1e-9].max()),
-                "restart_drop_rate": measures.drop_rate_over(ts, BOTTLENECK, lo, hi),  # type: ignore[arg-type]
-                "steady_drop_rate": measures.drop_rate_over(ts, BOTTLENECK, *sch.steady),  # type: ignore[arg-type]
-                "idle_drop_rate": measures.drop_rate_over(ts, BOTTLENECK, *sch.idle),  # type: ignore[arg-type]
+                "restart_drop_rate": measures.drop_rate_over(ts, link, lo, hi),  # type: ignore[arg-type]
+                "steady_drop_rate": measures.drop_rate_over(ts, link, *sch.steady),  # type: ignore[arg-type]
+                "idle_drop_rate": measures.drop_rate_over(ts, link, *sch.idle),  # type: ignore[arg-type]
                 "stab_time_s": stab_time,
                 "stab_cost": stab_cost,
                 "f20": _f_k(ts, sch.off, min(20.0, idle_rtts), s),

@@ -10,7 +10,8 @@ from matplotlib.figure import Figure
 from ccsim.plots import style
 from ccsim.plots.run import Plot
 from ccsim.studies import figures as fg
-from ccsim.studies.core import BOTTLENECK, CASE, StudyData
+from ccsim.studies.common import bottleneck_of
+from ccsim.studies.core import CASE, StudyData
 from ccsim.studies.patel.setup import BANDWIDTH, CASES, FWD, LABELS, PAPER_RATE, RATE, label, mbps, mbps_text
 from ccsim.studies.patel.tables import differ_text, means_text, point
 from ccsim.studies.tables import StudyTable, StudyTables
@@ -151,7 +152,7 @@ def figures(data: StudyData, computed: StudyTables, out: Path, pdf: bool) -> lis
     )
     plots.append(
         panels(
-            _curves(res, "queue", BOTTLENECK, "len_pkts", rate),
+            _curves(res, "queue", bottleneck_of(res), "len_pkts", rate),
             fg.Y("len_pkts", "packets", 1),
             out=out,
             name="fig7_queue_time",

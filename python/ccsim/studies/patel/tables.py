@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from ccsim.studies import claims as cl
-from ccsim.studies.common import base_runs, bottleneck_link, bottleneck_queue
-from ccsim.studies.core import BOTTLENECK, CASE, StudyData, Table
+from ccsim.studies.common import base_runs, bottleneck_link, bottleneck_of, bottleneck_queue
+from ccsim.studies.core import CASE, StudyData, Table
 from ccsim.studies.patel.setup import BANDWIDTH, BUFFER50, CASES, FWD, RATE, label, mbps, mbps_text, queue_limit
 from ccsim.studies.tables import StudyTable
 from ccsim.sweep.store import SweepResults
@@ -42,8 +42,9 @@ def series_summary(res: SweepResults, limit_pkts: float) -> pd.DataFrame:
     for rid in res.runs[res.runs.status == "ok"].run_id:
         ts = res.timeseries(rid)
         thr = _series_of(ts, "group", FWD, "throughput_bps")
-        qlen = _series_of(ts, "queue", BOTTLENECK, "len_pkts")
-        drops = _series_of(ts, "queue", BOTTLENECK, "drops")
+        link = bottleneck_of(res, rid)
+        qlen = _series_of(ts, "queue", link, "len_pkts")
+        drops = _series_of(ts, "queue", link, "drops")
         dropped = drops[drops > 0]
         t0 = float(dropped.index[0]) if len(dropped) else np.nan
         peak = float(thr.max()) if len(thr) else np.nan

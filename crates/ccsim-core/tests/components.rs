@@ -1,0 +1,257 @@
+//! The results' `components` (issue 14). Every component reports the
+//! configuration it was built with ("each run's results carry every
+//! component's resolved configuration"):
+//! the `config` of the results' `components`, every key of the component's
+//! `*Config` with its default filled in. The lists of disciplines and
+//! controllers come from their registries, so a new one is covered here
+//! without touching this file. The bottleneck is the scenario's, marked
+//! by the builder, not a link picked by its name.
+
+mod common;
+use ccsim_core::cc::{CcInit, CONTROLLERS};
+use ccsim_core::compat::Profile;
+use ccsim_core::params::{resolving, Params};
+use ccsim_core::queue::droptail::Limit;
+use ccsim_core::queue::registry::{QueueArgs, DISCIPLINES};
+use common::*;
+use serde_json::{json, Value};
+
+const PROFILES: [Profile; 5] = [Profile::Ccsim, Profile::Ns2, Profile::Ns3, Profile::Linux, Profile::Rfc];
+
+/// Keys whose null is a value: "none" (no step marking, no classes, no
+/// shaping, no RTT target, no BLUE sojourn threshold) or "derived at run
+/// time" (CAKE's memory limit, from the rate and the limit). Any other null in a resolved config is a
+/// default the component did not report.
+const NULL_MEANS_NONE: &[&str] = &[
+    "mark_threshold",
+    "mark_threshold_bytes",
+    "class_queue",
+    "bandwidth",
+    "memlimit",
+    "rtt_target",
+    "blue_threshold",
+];
+
+fn queue_args(params: &Params, compat: Profile) -> QueueArgs<'_> {
+    QueueArgs {
+        limit: Limit {
+            packets: Some(100),
+            bytes: None,
+        },
+        params,
+        link_rate_bps: 10_000_000,
+        compat,
+    }
+}
+
+fn cc_init(compat: Profile) -> CcInit {
+    CcInit {
+        initial_cwnd: 10.0,
+        initial_ssthresh: f64::INFINITY,
+        mss: 1460,
+        wire_size: 1500,
+        compat,
+        linux_agent: false,
+        sack: true,
+    }
+}
+
+/// Whether `key` is one the component's parser accepts (a value of the
+/// wrong type is refused for its type, an unknown key for its name).
+fn accepted(err: Option<String>) -> bool {
+    err.is_none_or(|m| !m.contains("unknown key") && !m.contains("unknown field"))
+}
+
+/// The keys of `config` that are null without meaning "none".
+fn unreported(config: &Params) -> Vec<&str> {
+    config
+        .iter()
+        .filter(|(k, v)| v.is_null() && !NULL_MEANS_NONE.contains(&k.as_str()))
+        .map(|(k, _)| k.as_str())
+        .collect()
+}
+
+/// Under every profile, `build` with no parameters reports a configuration
+/// whose every default is filled in and whose keys `build` accepts back.
+fn check_reports<B: Fn(&Params, Profile) -> Result<(), String>>(name: &str, build: B) {
+    let none = Params::new();
+    for compat in PROFILES {
+        let (built, config) = resolving(|| build(&none, compat));
+        assert_eq!(built, Ok(()), "{name} ({compat:?}): builds with its defaults");
+        assert!(!config.is_empty(), "{name} ({compat:?}): reports no configuration");
+        assert_eq!(
+            unreported(&config),
+            Vec::<&str>::new(),
+            "{name} ({compat:?}): defaults not reported"
+        );
+        // The keys are the scenario's: each is accepted back.
+        for (k, v) in &config {
+            let mut one = Params::new();
+            one.insert(k.clone(), v.clone());
+            let err = build(&one, compat).err();
+            assert!(accepted(err.clone()), "{name}: key {k} is not one of its keys: {err:?}");
+        }
+    }
+}
+
+#[test]
+fn every_discipline_reports_its_resolved_config() {
+    for d in DISCIPLINES {
+        check_reports(d.name, |p, compat| {
+            (d.build)(&queue_args(p, compat)).map(|_| ()).map_err(|e| e.message)
+        });
+    }
+}
+
+#[test]
+fn every_controller_reports_its_resolved_config() {
+    for c in CONTROLLERS {
+        check_reports(c.name, |p, compat| {
+            (c.build)(p, &cc_init(compat)).map(|_| ()).map_err(|e| e.message)
+        });
+    }
+}
+
+const SCENARIO: &str = r#"
+name = "resolved"
+duration = "2s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+[topology.access]
+rate = "100Mbps"
+delay = "1ms"
+queue = { kind = "codel" }
+[topology.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+queue = { kind = "red", min_th = 5, max_th = 15 }
+loss = { model = "gilbert-elliott", p_gb = 0.01, p_bg = 0.5 }
+[[flows]]
+transport = "tcp"
+app = "bulk"
+cc = "cubic"
+[[flows]]
+transport = "udp"
+app = "cbr"
+rate = "1Mbps"
+"#;
+
+#[test]
+fn defaults_not_in_the_scenario_are_reported() {
+    let out = run(SCENARIO);
+    let c = serde_json::to_value(&out.components).expect("serializable");
+    let queue = |link: &str| {
+        c["queues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["link"] == link)
+            .unwrap()
+            .clone()
+    };
+    let red = queue("r1->r2");
+    assert_eq!(red["params"], json!({"min_th": 5, "max_th": 15}));
+    // RED's max_p and w_q: ns-2's defaults (docs/algorithms.md), not in the scenario.
+    assert_eq!(red["config"]["max_p"], json!(0.1));
+    assert_eq!(red["config"]["weight"], json!(0.002));
+    assert_eq!(red["config"]["min_th"], json!(5.0));
+    // CoDel's target and interval (RFC 8289 section 4.2/4.3), in seconds.
+    let codel = queue("s0->r1");
+    assert_eq!(codel["params"], json!({}));
+    assert_eq!(codel["config"]["target"], json!(0.005));
+    assert_eq!(codel["config"]["interval"], json!(0.1));
+    // The flow groups: TCP's keys with the controller's resolved under cc_params.
+    let tcp = &c["flow_groups"][0]["config"];
+    assert_eq!(tcp["cc"], json!("cubic"));
+    assert!(
+        tcp["cc_params"].as_object().is_some_and(|m| m.contains_key("beta")),
+        "{tcp}"
+    );
+    assert!(tcp.get("mss").is_some_and(Value::is_u64), "{tcp}");
+    let udp = &c["flow_groups"][1]["config"];
+    assert_eq!(udp["rate"], json!(1_000_000));
+    assert_eq!(udp["ecn"], json!(false));
+    // The loss model, its defaults filled in.
+    assert_eq!(
+        c["losses"],
+        json!([{"link": "r1->r2", "model": "gilbert-elliott", "p_gb": 0.01, "p_bg": 0.5, "loss_good": 0.0, "loss_bad": 1.0}])
+    );
+}
+
+/// A custom topology whose routers happen to be called r1 and r2: its
+/// bottleneck is the most utilized link (here the slow access link s->r1),
+/// not a link picked by its name; a dumbbell's is `topology.bottleneck`.
+#[test]
+fn the_bottleneck_is_the_scenarios_not_a_name() {
+    let custom = r#"
+name = "custom"
+duration = "2s"
+[[nodes]]
+name = "s"
+[[nodes]]
+name = "r1"
+[[nodes]]
+name = "r2"
+[[nodes]]
+name = "d"
+[[links]]
+a = "s"
+b = "r1"
+rate = "1Mbps"
+delay = "1ms"
+[[links]]
+a = "r1"
+b = "r2"
+rate = "100Mbps"
+delay = "1ms"
+[[links]]
+a = "r2"
+b = "d"
+rate = "100Mbps"
+delay = "1ms"
+[[flows]]
+src = "s"
+dst = "d"
+transport = "udp"
+app = "cbr"
+rate = "2Mbps"
+"#;
+    let out = run(custom);
+    assert_eq!(out.result.summary.bottleneck_link, "s->r1");
+    let c = serde_json::to_value(&out.components).expect("serializable");
+    assert!(c["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|q| q["bottleneck"] == json!(false)));
+    // A dumbbell whose access links are busier than its bottleneck: still r1->r2.
+    let dumbbell = r#"
+name = "dumbbell"
+duration = "2s"
+[topology]
+kind = "dumbbell"
+pairs = 1
+[topology.access]
+rate = "1Mbps"
+delay = "1ms"
+[topology.bottleneck]
+rate = "100Mbps"
+delay = "1ms"
+[[flows]]
+transport = "udp"
+app = "cbr"
+rate = "2Mbps"
+"#;
+    let out = run(dumbbell);
+    assert_eq!(out.result.summary.bottleneck_link, "r1->r2");
+    let c = serde_json::to_value(&out.components).expect("serializable");
+    let marked: Vec<&Value> = c["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| q["bottleneck"] == json!(true))
+        .collect();
+    assert_eq!(marked.len(), 1);
+    assert_eq!(marked[0]["link"], json!("r1->r2"));
+}
