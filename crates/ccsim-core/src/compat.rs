@@ -49,8 +49,9 @@
 //!   time, a window below one segment stalling until the RTO, ns-3's own
 //!   CUBIC, BIC, HighSpeed and Vegas (`tcp-cubic.cc`, `tcp-bic.cc`,
 //!   `tcp-highspeed.cc`, `tcp-vegas.cc`), its delivery-rate estimator for
-//!   BBR (`tcp-rate-ops.cc`) and DCTCP's reduction without a floor
-//!   (`tcp-dctcp.cc`).
+//!   BBR (`tcp-rate-ops.cc`), DCTCP's reduction without a floor
+//!   (`tcp-dctcp.cc`) and its default loss recovery, `TcpPrrRecovery`
+//!   (`tcp-prr-recovery.cc`, RFC 6937: key `prr`, [`crate::tcp::prr`]).
 //! - `linux`: as `ccsim`, but RED tests every arrival (Linux's `red_action`
 //!   has no small-queue rule).
 //! - `rfc`: RFC 6298 (whole RTO floored at 1 s, G = 0, initial RTO 1 s) and

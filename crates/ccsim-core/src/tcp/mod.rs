@@ -15,6 +15,7 @@
 //! Modules:
 //! - [`sender`]: windows, ACK processing, timers, pacing;
 //! - [`recovery`]: Tahoe, Reno, NewReno and SACK loss recovery;
+//! - [`prr`]: Proportional Rate Reduction (RFC 6937) in SACK recovery;
 //! - [`scoreboard`]: the SACK scoreboard and RFC 6675's IsLost/SetPipe/NextSeg;
 //! - [`rtt`]: RFC 6298 RTT estimation and RTO;
 //! - [`linux_agent`]: ns-2's `Agent/TCP/Linux` (its scoreboard, rate
@@ -26,6 +27,7 @@
 //! the controller and, for tahoe/reno/newreno/sack, the recovery variant.
 
 pub mod linux_agent;
+pub mod prr;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;
@@ -173,6 +175,13 @@ pub struct TcpConfig {
     /// (default from the profile: "ns2" under `ns2`, except for the
     /// controllers taken from Linux and BBR, whose SACK ns-2 does not have).
     pub sack_recovery: Option<recovery::SackRecovery>,
+    /// Proportional Rate Reduction in RFC 6675 SACK recovery: "off" (cwnd
+    /// = ssthresh through recovery), "ssrb" or "crb" (RFC 6937 with the
+    /// slow-start or the conservative reduction bound) or "ns3" (ns-3.44's
+    /// `TcpPrrRecovery`, its default `RecoveryType`: [`prr`]) (default
+    /// from the profile: "ns3" under `ns3`, where it applies to the flows
+    /// that recover by SACK; "off" elsewhere).
+    pub prr: Option<prr::PrrMode>,
     /// Open the connection with a SYN: a header-only segment (seq 0), and
     /// data only once it is acknowledged, one RTT later (ns-2's one-way
     /// `Agent/TCP` with `syn_ 1`; ns-3's handshake) (default from the
@@ -334,6 +343,7 @@ impl Default for TcpConfig {
             partial_ack_retransmit: None,
             rto_restart_first_partial_ack: None,
             sack_recovery: None,
+            prr: None,
             syn: None,
             syn_timeout: None,
             syn_rtt_first_send: None,
@@ -413,6 +423,8 @@ pub struct SenderConfig {
     pub partial_ack_timer_once: bool,
     /// SACK recovery is ns-2's `Sack1TcpAgent` ([`recovery::SackRecovery::Ns2`]).
     pub sack1: bool,
+    /// Proportional Rate Reduction in SACK recovery ([`prr`]).
+    pub prr: prr::PrrMode,
     /// ns-2's Reno/NewReno recovery window: cwnd = min(cwnd, wnd) / 2
     /// unrounded at the fast retransmit, partial-ACK deflation beyond the
     /// inflation taken off cwnd, and cwnd opened on the ACK that ends
@@ -700,6 +712,11 @@ impl TcpConfig {
             sack1: self.sack_recovery.map_or(profile == Profile::Ns2 && !linux_cc, |r| {
                 r == recovery::SackRecovery::Ns2
             }),
+            prr: self.prr.unwrap_or(if profile == Profile::Ns3 {
+                prr::PrrMode::Ns3
+            } else {
+                prr::PrrMode::Off
+            }),
             ssthresh_from_pipe: self
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns3, |b| b == SsthreshBasis::Pipe),
@@ -725,6 +742,12 @@ impl TcpConfig {
             rto_restart_every_ack: self.rto_restart_every_ack.unwrap_or(la),
             syn_rtt_first_send: self.syn_rtt_first_send.unwrap_or(profile == Profile::Ns3),
         };
+        if self.prr.is_some_and(|m| m != prr::PrrMode::Off) && (recovery != Recovery::Sack || sc.sack1) {
+            return Err(ParamError::at(
+                "prr",
+                "PRR needs RFC 6675 SACK recovery: set recovery = \"sack\" (and sack_recovery = \"rfc6675\"), or prr = \"off\"",
+            ));
+        }
         Ok((sc, recovery, sack))
     }
 }

@@ -112,6 +112,8 @@ pub struct TcpSender {
     pub(super) rescue_rxt: Option<u64>,
     /// ns-2's Sack1 state (`sack_recovery = "ns2"`).
     pub(super) s1: super::recovery::Sack1State,
+    /// Proportional Rate Reduction's state (`prr`, [`super::prr`]).
+    pub(super) prr: super::prr::PrrState,
     /// Segments sent by Limited Transmit since the last cumulative ACK.
     pub(super) lt_sent: u64,
     /// Consecutive timeouts without progress.
@@ -181,6 +183,7 @@ impl TcpSender {
             high_rxt_end: 0,
             rescue_rxt: None,
             s1: Default::default(),
+            prr: Default::default(),
             lt_sent: 0,
             rto_streak: 0,
             ecn_recover: None,
@@ -357,6 +360,9 @@ impl TcpSender {
                 self.rtt_timing = Some((seq, now));
             }
         }
+        if self.state == CaState::Recovery {
+            self.prr.on_sent();
+        }
         let in_flight = self.in_flight();
         let tx = self.rate.on_send(now, in_flight);
         let i = (seq - self.snd_una) as usize;
@@ -530,7 +536,9 @@ impl TcpSender {
     fn sack_recovery_step(&mut self, ctx: &mut FlowCtx) -> bool {
         use super::scoreboard::NextSeg;
         let pipe = self.board.pipe(self.high_rxt_end, self.cfg.dupthresh);
-        if self.cc.cwnd() - (pipe as f64) < 1.0 {
+        // With PRR (RFC 6937), pipe at the ACK + sndcnt instead of cwnd.
+        let cwnd = self.prr_window().unwrap_or_else(|| self.cc.cwnd());
+        if cwnd - (pipe as f64) < 1.0 {
             self.cwnd_limited = true;
             return false;
         }
@@ -789,7 +797,7 @@ impl TcpSender {
         let is_dup = (!advanced || self.cfg.sack_dupack && self.uses_sack())
             && self.snd_una < self.snd_max
             && (!self.uses_sack() || newly_sacked > 0);
-        let out = self.recovery_on_ack(ctx, advanced, is_dup, acked);
+        let out = self.recovery_on_ack(ctx, advanced, is_dup, acked, newly_delivered, retrans_acked);
         losses += out.losses;
 
         if advanced {
