@@ -41,8 +41,8 @@
 //!   `uint32_t` bytes before the conversion to double (so it wraps at 2^32);
 //! - otherwise CRB, plus one segment on a "safe ACK", which ns-3
 //!   approximates by `m_isRetransDataAcked` (a partial ACK whose cumulative
-//!   part covers a retransmitted segment): `limit = std::max(m_prrDelivered
-//!   - m_prrOut, deliveredBytes)` in `uint32_t`, so when more was sent than
+//!   part covers a retransmitted segment): `limit =
+//!   std::max(m_prrDelivered - m_prrOut, deliveredBytes)` in `uint32_t`, so when more was sent than
 //!   delivered the difference wraps and, cast to `int`, is negative: the
 //!   limit is then prr_delivered - prr_out, not DeliveredData;
 //! - `sendCount = max(sendCount, prr_out > 0 ? 0 : 1 segment)`, then
