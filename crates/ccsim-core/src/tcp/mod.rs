@@ -182,6 +182,17 @@ pub struct TcpConfig {
     /// from the profile: "ns3" under `ns3`, where it applies to the flows
     /// that recover by SACK; "off" elsewhere).
     pub prr: Option<prr::PrrMode>,
+    /// The ACK that ends fast recovery may grow the window as any new ACK
+    /// does, after the window was set to ssthresh, whatever the congestion
+    /// control: ns-3's `TcpSocketBase::ProcessAck` calls `IncreaseWindow`
+    /// on that ACK once back in `CA_OPEN` (`tcp-socket-base.cc`), ns-2's
+    /// Reno and NewReno `opencwnd` on it (`tcp-reno.cc`, `tcp-newreno.cc`);
+    /// RFC 5681 section 3.2 step 6, RFC 6582 section 3.2 step 3 and
+    /// Linux's `tcp_may_raise_cwnd` leave cwnd at ssthresh (default from
+    /// the profile: true under `ns3`, and under `ns2` except for its
+    /// `Sack1`, whose `newack` does not open the window; false elsewhere;
+    /// ns-2's `Agent/TCP/Linux` recovers by its own rules).
+    pub recovery_exit_growth: Option<bool>,
     /// Open the connection with a SYN: a header-only segment (seq 0), and
     /// data only once it is acknowledged, one RTT later (ns-2's one-way
     /// `Agent/TCP` with `syn_ 1`; ns-3's handshake) (default from the
@@ -344,6 +355,7 @@ impl Default for TcpConfig {
             rto_restart_first_partial_ack: None,
             sack_recovery: None,
             prr: None,
+            recovery_exit_growth: None,
             syn: None,
             syn_timeout: None,
             syn_rtt_first_send: None,
@@ -425,6 +437,9 @@ pub struct SenderConfig {
     pub sack1: bool,
     /// Proportional Rate Reduction in SACK recovery ([`prr`]).
     pub prr: prr::PrrMode,
+    /// The ACK that ends fast recovery may grow the window
+    /// ([`crate::cc::AckInfo::exit_growth`], key `recovery_exit_growth`).
+    pub exit_growth: bool,
     /// ns-2's Reno/NewReno recovery window: cwnd = min(cwnd, wnd) / 2
     /// unrounded at the fast retransmit, partial-ACK deflation beyond the
     /// inflation taken off cwnd, and cwnd opened on the ACK that ends
@@ -664,7 +679,7 @@ impl TcpConfig {
         if self.dupthresh == 0 {
             return Err(ParamError::at("dupthresh", "expected at least 1 duplicate ACK"));
         }
-        let sc = SenderConfig {
+        let mut sc = SenderConfig {
             mss: self.mss,
             header: self.header,
             window: self.window,
@@ -712,6 +727,7 @@ impl TcpConfig {
             sack1: self.sack_recovery.map_or(profile == Profile::Ns2 && !linux_cc, |r| {
                 r == recovery::SackRecovery::Ns2
             }),
+            exit_growth: false,
             prr: self.prr.unwrap_or(if profile == Profile::Ns3 {
                 prr::PrrMode::Ns3
             } else {
@@ -742,6 +758,10 @@ impl TcpConfig {
             rto_restart_every_ack: self.rto_restart_every_ack.unwrap_or(la),
             syn_rtt_first_send: self.syn_rtt_first_send.unwrap_or(profile == Profile::Ns3),
         };
+        // After `ns2_recovery` and `sack1`, which its default reads.
+        sc.exit_growth = self
+            .recovery_exit_growth
+            .unwrap_or(profile == Profile::Ns3 || sc.ns2_recovery && !(sc.sack1 && recovery == Recovery::Sack));
         if self.prr.is_some_and(|m| m != prr::PrrMode::Off) && (recovery != Recovery::Sack || sc.sack1) {
             return Err(ParamError::at(
                 "prr",
@@ -761,6 +781,12 @@ pub fn build(args: &TransportArgs) -> Result<Endpoints, ParamError> {
 /// Build a TCP flow's two ends from a parsed config under the scenario's
 /// compatibility profile.
 pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamError> {
+    if cfg.cc_params.contains_key("recovery_exit_growth") {
+        return Err(ParamError::at(
+            "cc_params.recovery_exit_growth",
+            "moved to the flow group: write recovery_exit_growth = true or false beside cc (it applies to every controller)",
+        ));
+    }
     let (sc, _recovery, sack) = cfg.resolve(profile)?;
     let init = CcInit {
         initial_cwnd: cfg.initial_cwnd_for(profile),

@@ -863,9 +863,10 @@ impl TcpSender {
             in_flight: self.in_flight(),
             cwnd_limited: self.cwnd_limited || !self.cfg.cwnd_validation,
             state: self.state,
-            // ns-2 opens cwnd on the ACK that ends fast recovery too, but
-            // not its Sack1 (`newack` only).
-            exited_recovery: out.exited_recovery && (!self.cfg.ns2_recovery || self.sack1()),
+            exited_recovery: out.exited_recovery,
+            // `recovery_exit_growth`: ns-3 and ns-2 (but its Sack1, `newack`
+            // only) open cwnd on the ACK that ends fast recovery too.
+            exit_growth: out.exited_recovery && self.cfg.exit_growth,
             ece,
             ack: self.snd_una,
             snd_max: self.snd_max,

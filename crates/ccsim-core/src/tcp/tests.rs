@@ -1083,3 +1083,49 @@ fn prr_without_rfc6675_recovery_is_a_one_line_error() {
     c.prr = Some(PrrMode::Off);
     assert!(super::build_from(&c, crate::compat::Profile::Ccsim).is_ok());
 }
+
+#[test]
+fn recovery_exit_growth_is_the_senders_for_every_controller() {
+    // Segment 59 lost, recovery from the ACK of 79's third duplicate until
+    // the ACK of 80 (RecoveryPoint). With `recovery_exit_growth` that ACK
+    // grows the window as any new ACK would, whatever the controller (ns-3's
+    // `ProcessAck` calls `IncreaseWindow` there for every congestion ops;
+    // ns-3's BIC had no such growth before the key moved to the sender).
+    for (cc, variant) in [
+        ("newreno", None),
+        ("bic", Some("ns3")),
+        ("aimd", None),
+        ("highspeed", Some("ns3")),
+    ] {
+        let run = |grow: bool| {
+            run_for(cc, &[60], 2, |c| {
+                c.recovery_exit_growth = Some(grow);
+                if let Some(v) = variant {
+                    c.cc_params.insert("variant".into(), v.into());
+                }
+            })
+        };
+        let (on, off) = (run(true), run(false));
+        assert_eq!(on.retransmitted(), vec![59], "{cc}");
+        let exit = on.ack_log.iter().position(|a| a.1 >= 80).expect("recovery ends");
+        assert_eq!(off.ack_log[exit], on.ack_log[exit], "{cc}");
+        assert_eq!(on.cwnd_log[..exit], off.cwnd_log[..exit], "{cc}");
+        // The first difference is a larger window with the growth (ns-3's
+        // BIC counts the exit's segments towards its next increase, so it
+        // may show a few ACKs later).
+        let first = (exit..on.cwnd_log.len())
+            .find(|&i| on.cwnd_log[i].1 != off.cwnd_log[i].1)
+            .expect("the runs differ");
+        assert!(on.cwnd_log[first].1 > off.cwnd_log[first].1, "{cc}: {first} {exit}");
+    }
+}
+
+#[test]
+fn recovery_exit_growth_in_cc_params_names_its_new_place() {
+    let mut c = cfg("newreno");
+    c.cc_params.insert("recovery_exit_growth".into(), true.into());
+    let err = super::build_from(&c, crate::compat::Profile::Ccsim)
+        .err()
+        .expect("an error");
+    assert_eq!(err.path, "cc_params.recovery_exit_growth");
+}
