@@ -50,10 +50,13 @@
 //!   CUBIC, BIC, HighSpeed and Vegas (`tcp-cubic.cc`, `tcp-bic.cc`,
 //!   `tcp-highspeed.cc`, `tcp-vegas.cc`), its delivery-rate estimator for
 //!   BBR (`tcp-rate-ops.cc`), DCTCP's reduction without a floor
-//!   (`tcp-dctcp.cc`) and its default loss recovery, `TcpPrrRecovery`
-//!   (`tcp-prr-recovery.cc`, RFC 6937: key `prr`, [`crate::tcp::prr`]).
+//!   (`tcp-dctcp.cc`) and its every packet ECT (`ect_every_packet`),
+//!   CAKE as ns-3's `FqCobaltQueueDisc` (`variant` of `cake`), and its
+//!   default loss recovery, `TcpPrrRecovery` (`tcp-prr-recovery.cc`, RFC
+//!   6937: key `prr`, [`crate::tcp::prr`]).
 //! - `linux`: as `ccsim`, but RED tests every arrival (Linux's `red_action`
-//!   has no small-queue rule).
+//!   has no small-queue rule), and DCTCP keeps ECT on ACKs and
+//!   retransmissions (`tcp_ecn_send`).
 //! - `rfc`: RFC 6298 (whole RTO floored at 1 s, G = 0, initial RTO 1 s) and
 //!   Floyd and Jacobson's Figure 2 for RED (every arrival tested, the first
 //!   one over min_th may be dropped).

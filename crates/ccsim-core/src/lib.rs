@@ -20,6 +20,7 @@ pub mod link_trace;
 pub mod medium;
 pub mod meter;
 pub mod metrics;
+pub mod observe;
 pub mod packet;
 pub mod params;
 pub mod plugin;

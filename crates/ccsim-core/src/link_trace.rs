@@ -314,7 +314,7 @@ impl TraceMedium {
             ctx.drops(link);
         }
         let Some(p) = next else { return };
-        ctx.trace_dequeue(link, p);
+        ctx.observe_dequeue(link, p);
         let size = ctx.arena.get(p).size;
         let done = self.trace.send(now, size);
         let l = &mut ctx.links[link.0 as usize];
@@ -345,7 +345,7 @@ impl Medium for TraceMedium {
     fn enqueue(&mut self, _port: u32, pkt: PacketRef, ctx: &mut MediumCtx) {
         let link = self.link;
         let now = ctx.now;
-        ctx.trace_enqueue(link, pkt);
+        ctx.observe_enqueue(link, pkt);
         let l = &mut ctx.links[link.0 as usize];
         let idle = !l.free_pending && l.busy_until <= now;
         let rate = l.rate_bps;

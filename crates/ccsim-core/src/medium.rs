@@ -23,11 +23,11 @@
 
 use crate::event::EventQueue;
 use crate::link::Link;
+use crate::observe::PacketObserver;
 use crate::packet::{LinkId, PacketArena, PacketKind, PacketRef};
 use crate::queue::{DropReason, Queue};
 use crate::sim::Flow;
 use crate::time::SimTime;
-use crate::trace::Tracer;
 
 /// A port of a medium: the medium (its index in `Simulation::media`) and
 /// which of its ports.
@@ -56,8 +56,8 @@ pub struct MediumCtx<'a> {
     pub dropped: &'a mut Vec<(PacketRef, DropReason)>,
     /// Packets the medium discarded (the kernel accounts and frees them after the call).
     pub lost: &'a mut Vec<PacketRef>,
-    /// The packet trace, if one is open.
-    pub(crate) tracer: Option<&'a mut Tracer>,
+    /// The packet observer (the trace), if any ([`crate::observe`]).
+    pub(crate) observer: Option<&'a mut (dyn PacketObserver + 'static)>,
     /// Start of the metrics window.
     pub warmup: SimTime,
     /// End of the run.
@@ -67,25 +67,27 @@ pub struct MediumCtx<'a> {
 }
 
 impl MediumCtx<'_> {
-    /// Trace packet `pkt` entering the queue of `link` (a no-op without a trace).
-    pub fn trace_enqueue(&mut self, link: LinkId, pkt: PacketRef) {
-        if let Some(t) = self.tracer.as_deref_mut() {
+    /// Packet `pkt` enters the queue of `link`: tell the observer (a no-op
+    /// without one).
+    pub fn observe_enqueue(&mut self, link: LinkId, pkt: PacketRef) {
+        if let Some(t) = self.observer.as_deref_mut() {
             t.enqueue(link, self.now, self.arena.get(pkt));
         }
     }
 
-    /// Trace packet `pkt` leaving the queue of `link` for its transmitter.
-    pub fn trace_dequeue(&mut self, link: LinkId, pkt: PacketRef) {
-        if let Some(t) = self.tracer.as_deref_mut() {
-            t.dequeue(link, self.now, self.arena.get(pkt));
+    /// Packet `pkt` leaves the queue of `link` for its transmitter now.
+    pub fn observe_dequeue(&mut self, link: LinkId, pkt: PacketRef) {
+        if let Some(t) = self.observer.as_deref_mut() {
+            t.dequeue(link, self.now, self.now, self.arena.get(pkt));
         }
     }
 
-    /// Trace (at `link`) and account the packets in [`MediumCtx::dropped`] now.
+    /// Tell the observer (at `link`) of the packets in
+    /// [`MediumCtx::dropped`] and account them now.
     pub fn drops(&mut self, link: LinkId) {
-        if let Some(t) = self.tracer.as_deref_mut() {
+        if let Some(t) = self.observer.as_deref_mut() {
             for &(p, _) in self.dropped.iter() {
-                t.drop(link, self.now, self.arena.get(p));
+                t.dropped(link, self.now, self.arena.get(p));
             }
         }
         while let Some((p, _)) = self.dropped.pop() {

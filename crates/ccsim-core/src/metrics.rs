@@ -42,11 +42,81 @@ pub struct FlowCounters {
     pub delay_sum_ns: u128,
     /// Number of terms in `delay_sum_ns`.
     pub delay_n: u64,
-    /// Time integral of the congestion window, packet-nanoseconds, over the
-    /// time in which the sender had a window (see [`FlowStats::note_cwnd`]).
-    pub cwnd_pkt_ns: f64,
-    /// The time, ns, that `cwnd_pkt_ns` covers.
-    pub cwnd_ns: u64,
+    /// Time integral of the congestion window (packets) over the time in
+    /// which the sender had a window (see [`FlowStats::note_sender`]).
+    pub cwnd: Integral,
+    /// Time integral of the smoothed RTT (seconds) over the time in which
+    /// the sender had an estimate (after its first RTT sample).
+    pub srtt: Integral,
+}
+
+/// The time integral of a piecewise-constant quantity: its area (value
+/// times nanoseconds) and the time it covers. The mean over any stretch is
+/// the difference of two integrals divided by the difference of their times.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct Integral {
+    /// Sum of value x duration, value-nanoseconds.
+    pub area: f64,
+    /// The time covered, ns.
+    pub ns: u64,
+}
+
+impl Integral {
+    /// The part of the integral accumulated since `start` (an earlier
+    /// snapshot of the same integral).
+    pub fn since(&self, start: &Integral) -> Integral {
+        Integral {
+            area: self.area - start.area,
+            ns: self.ns - start.ns,
+        }
+    }
+
+    /// The time-weighted mean; `None` when no time is covered.
+    pub fn mean(&self) -> Option<f64> {
+        (self.ns > 0).then(|| self.area / self.ns as f64)
+    }
+}
+
+/// A piecewise-constant quantity observed when it may have changed: its
+/// value since `since` (NaN: none, which adds no time), integrated into an
+/// [`Integral`] whenever it changes.
+#[derive(Copy, Clone, Debug)]
+struct Piecewise {
+    last: f64,
+    since: SimTime,
+}
+
+impl Default for Piecewise {
+    fn default() -> Self {
+        Piecewise {
+            last: f64::NAN,
+            since: SimTime::ZERO,
+        }
+    }
+}
+
+impl Piecewise {
+    /// The value is `v` at `now`: if it changed, add the last value's piece
+    /// to `acc` and start the next piece. An unchanged value does nothing.
+    #[inline]
+    fn note(&mut self, now: SimTime, v: f64, acc: &mut Integral) {
+        if v.to_bits() == self.last.to_bits() {
+            return;
+        }
+        self.integrate(now, acc);
+        self.last = v;
+    }
+
+    /// Add the value's area since the last change (if it had one) to `acc`
+    /// and start the next piece at `now`.
+    fn integrate(&mut self, now: SimTime, acc: &mut Integral) {
+        if self.last.is_finite() {
+            let dt = (now - self.since).0;
+            acc.area += self.last * dt as f64;
+            acc.ns += dt;
+        }
+        self.since = now;
+    }
 }
 
 impl FlowCounters {
@@ -66,21 +136,27 @@ impl FlowCounters {
             acks_lost: self.acks_lost - start.acks_lost,
             delay_sum_ns: self.delay_sum_ns - start.delay_sum_ns,
             delay_n: self.delay_n - start.delay_n,
-            cwnd_pkt_ns: self.cwnd_pkt_ns - start.cwnd_pkt_ns,
-            cwnd_ns: self.cwnd_ns - start.cwnd_ns,
+            cwnd: self.cwnd.since(&start.cwnd),
+            srtt: self.srtt.since(&start.srtt),
         }
     }
 
     /// The time-weighted mean congestion window, packets; `None` when the
     /// sender had no window during the time covered.
     pub fn cwnd_mean_pkts(&self) -> Option<f64> {
-        (self.cwnd_ns > 0).then(|| self.cwnd_pkt_ns / self.cwnd_ns as f64)
+        self.cwnd.mean()
+    }
+
+    /// The time-weighted mean smoothed RTT, seconds; `None` when the sender
+    /// had no RTT estimate during the time covered.
+    pub fn srtt_mean_s(&self) -> Option<f64> {
+        self.srtt.mean()
     }
 }
 
 /// The statistics of one flow: its running counters, their snapshot at the
 /// window's start, and the delay distribution inside the window.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct FlowStats {
     /// Running totals since the flow was created (they only grow).
     pub counts: FlowCounters,
@@ -95,12 +171,16 @@ pub struct FlowStats {
     /// Number of terms in `jitter_sum_ns`.
     pub jitter_n: u64,
     last_delay_ns: Option<u64>,
-    /// The congestion window is integrated over time ([`FlowStats::note_cwnd`]):
+    /// The congestion window is integrated over time ([`FlowStats::note_sender`]):
     /// set when the flow starts, for senders that have a window.
     pub tracks_cwnd: bool,
-    /// The congestion window since `cwnd_since` (NaN: none yet).
-    cwnd_last: f64,
-    cwnd_since: SimTime,
+    /// The smoothed RTT is integrated over time: set when the flow starts,
+    /// for senders that estimate the RTT.
+    pub tracks_srtt: bool,
+    /// The congestion window, packets, piece by piece.
+    cwnd_now: Piecewise,
+    /// The smoothed RTT, seconds, piece by piece.
+    srtt_now: Piecewise,
     /// Data packets in the network now (emitted, not yet received or dropped).
     pub in_flight: u64,
     /// `in_flight` when the window opened.
@@ -113,43 +193,21 @@ pub struct FlowStats {
     pub completed_at: Option<SimTime>,
 }
 
-impl Default for FlowStats {
-    fn default() -> Self {
-        FlowStats {
-            counts: FlowCounters::default(),
-            window_start: FlowCounters::default(),
-            window_open: false,
-            delays_ns: Default::default(),
-            jitter_sum_ns: 0,
-            jitter_n: 0,
-            last_delay_ns: None,
-            tracks_cwnd: false,
-            cwnd_last: f64::NAN,
-            cwnd_since: SimTime::ZERO,
-            in_flight: 0,
-            in_flight_start: 0,
-            target_bytes: None,
-            started_at: None,
-            completed_at: None,
-        }
-    }
-}
-
 impl FlowStats {
-    /// The window opens at `now`: snapshot the counters (the congestion
-    /// window's integral brought up to `now` first) and start recording
-    /// delays.
+    /// The window opens at `now`: snapshot the counters (the integrals of
+    /// the congestion window and the smoothed RTT brought up to `now` first)
+    /// and start recording delays.
     pub fn open_window(&mut self, now: SimTime) {
-        self.integrate_cwnd(now);
+        self.integrate(now);
         self.window_start = self.counts;
         self.in_flight_start = self.in_flight;
         self.window_open = true;
     }
 
     /// The window closes at `now` (the end of the run): bring the
-    /// congestion window's integral up to `now`.
+    /// integrals up to `now`.
     pub fn close_window(&mut self, now: SimTime) {
-        self.integrate_cwnd(now);
+        self.integrate(now);
         self.window_open = false;
     }
 
@@ -158,30 +216,26 @@ impl FlowStats {
         self.counts.since(&self.window_start)
     }
 
-    /// The sender's congestion window is `cwnd` packets at `now` (NaN: it has
-    /// none). The window is piecewise constant between the sender's
-    /// callbacks, so the kernel calls this after each of them (ACK arrivals
-    /// and timers) and the integral is exact: the time since the last change
-    /// is added at the old value. A call with an unchanged value does
-    /// nothing.
+    /// The sender's congestion window is `cwnd` packets and its smoothed
+    /// RTT `srtt` seconds at `now` (NaN: it has none yet). Both are
+    /// piecewise constant between the sender's callbacks, so the kernel
+    /// calls this after each of them (ACK arrivals and timers) and the
+    /// integrals are exact: the time since the last change is added at the
+    /// old value. An unchanged value, or one not tracked, does nothing.
     #[inline]
-    pub fn note_cwnd(&mut self, now: SimTime, cwnd: f64) {
-        if cwnd.to_bits() == self.cwnd_last.to_bits() {
-            return;
+    pub fn note_sender(&mut self, now: SimTime, cwnd: f64, srtt: f64) {
+        if self.tracks_cwnd {
+            self.cwnd_now.note(now, cwnd, &mut self.counts.cwnd);
         }
-        self.integrate_cwnd(now);
-        self.cwnd_last = cwnd;
+        if self.tracks_srtt {
+            self.srtt_now.note(now, srtt, &mut self.counts.srtt);
+        }
     }
 
-    /// Add the window's area since the last change (if it had one) and
-    /// start the next piece at `now`.
-    fn integrate_cwnd(&mut self, now: SimTime) {
-        if self.cwnd_last.is_finite() {
-            let dt = (now - self.cwnd_since).0;
-            self.counts.cwnd_pkt_ns += self.cwnd_last * dt as f64;
-            self.counts.cwnd_ns += dt;
-        }
-        self.cwnd_since = now;
+    /// Bring both integrals up to `now`.
+    fn integrate(&mut self, now: SimTime) {
+        self.cwnd_now.integrate(now, &mut self.counts.cwnd);
+        self.srtt_now.integrate(now, &mut self.counts.srtt);
     }
 
     /// A data packet left the sender.
@@ -289,29 +343,72 @@ pub fn jain_index(xs: &[f64]) -> f64 {
 mod tests {
     use super::*;
 
+    /// A sender that tracks both quantities.
+    fn tracking() -> FlowStats {
+        FlowStats {
+            tracks_cwnd: true,
+            tracks_srtt: true,
+            ..FlowStats::default()
+        }
+    }
+
     /// cwnd 10 over [1 s, 2 s), 20 over [2 s, 5 s): 70 packet-seconds over
     /// 4 s; the window [3 s, 5 s] sees 20 throughout; NaN (no window)
     /// adds no time.
     #[test]
     fn cwnd_integral_is_time_weighted() {
         let s = |x: f64| SimTime((x * 1e9) as u64);
-        let mut f = FlowStats::default();
-        f.note_cwnd(s(0.5), f64::NAN);
-        f.note_cwnd(s(1.0), 10.0);
-        f.note_cwnd(s(1.5), 10.0);
-        f.note_cwnd(s(2.0), 20.0);
-        f.note_cwnd(s(3.0), 20.0);
+        let mut f = tracking();
+        f.note_sender(s(0.5), f64::NAN, f64::NAN);
+        f.note_sender(s(1.0), 10.0, f64::NAN);
+        f.note_sender(s(1.5), 10.0, f64::NAN);
+        f.note_sender(s(2.0), 20.0, f64::NAN);
+        f.note_sender(s(3.0), 20.0, f64::NAN);
         f.close_window(s(5.0));
-        assert_eq!(f.counts.cwnd_ns, 4_000_000_000);
+        assert_eq!(f.counts.cwnd.ns, 4_000_000_000);
         assert!((f.counts.cwnd_mean_pkts().unwrap() - 17.5).abs() < 1e-12);
-        let mut g = FlowStats::default();
-        g.note_cwnd(s(1.0), 10.0);
-        g.note_cwnd(s(2.0), 20.0);
+        assert_eq!(f.counts.srtt_mean_s(), None);
+        let mut g = tracking();
+        g.note_sender(s(1.0), 10.0, f64::NAN);
+        g.note_sender(s(2.0), 20.0, f64::NAN);
         g.open_window(s(3.0));
-        g.note_cwnd(s(4.0), 20.0);
+        g.note_sender(s(4.0), 20.0, f64::NAN);
         g.close_window(s(5.0));
         assert!((g.window().cwnd_mean_pkts().unwrap() - 20.0).abs() < 1e-12);
         assert_eq!(FlowStats::default().window().cwnd_mean_pkts(), None);
+    }
+
+    /// The smoothed RTT's mean weighs each value by the time it held, from
+    /// the first estimate on: 0.1 s over [1 s, 3 s) and 0.4 s over [3 s,
+    /// 4 s] is 0.2 s, however many callbacks saw each value; over a window
+    /// opened at 2 s, (0.1 + 0.4) / 2. A quantity not tracked adds nothing.
+    #[test]
+    fn srtt_integral_is_time_weighted() {
+        let s = |x: f64| SimTime((x * 1e9) as u64);
+        let mut f = tracking();
+        f.note_sender(s(0.0), 2.0, f64::NAN);
+        f.note_sender(s(1.0), 2.0, 0.1);
+        for k in 0..10 {
+            f.note_sender(s(1.0 + 0.1 * k as f64), 2.0, 0.1);
+        }
+        f.note_sender(s(3.0), 2.0, 0.4);
+        f.close_window(s(4.0));
+        assert_eq!(f.counts.srtt.ns, 3_000_000_000);
+        assert!((f.counts.srtt_mean_s().unwrap() - 0.2).abs() < 1e-12);
+        let mut g = tracking();
+        g.note_sender(s(1.0), 2.0, 0.1);
+        g.open_window(s(2.0));
+        g.note_sender(s(3.0), 2.0, 0.4);
+        g.close_window(s(4.0));
+        assert!((g.window().srtt_mean_s().unwrap() - 0.25).abs() < 1e-12);
+        let mut h = FlowStats {
+            tracks_cwnd: true,
+            ..FlowStats::default()
+        };
+        h.note_sender(s(1.0), 2.0, 0.1);
+        h.close_window(s(2.0));
+        assert_eq!(h.counts.srtt_mean_s(), None);
+        assert_eq!(h.counts.cwnd_mean_pkts(), Some(2.0));
     }
 
     /// Counters keep growing through the window's opening; the window's

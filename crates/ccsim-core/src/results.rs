@@ -73,8 +73,9 @@ pub struct FlowResult {
     /// integral, kept exactly by the kernel after each of the sender's
     /// callbacks, divided by the time; independent of `sample_interval`.
     pub cwnd_mean_pkts: Option<f64>,
-    /// Mean of the smoothed RTT sampled every `sample_interval` inside the
-    /// metrics window, s (none without sampling).
+    /// Time-weighted mean of the sender's smoothed RTT over the metrics
+    /// window from its first RTT estimate, s (transports with an estimate):
+    /// kept exactly as `cwnd_mean_pkts` is; independent of `sample_interval`.
     pub srtt_mean_s: Option<f64>,
     /// Flow completion time of finite flows, s.
     pub fct_s: Option<f64>,
@@ -716,8 +717,7 @@ impl RunResult {
         let flows: Vec<FlowResult> = sim
             .flows
             .iter()
-            .enumerate()
-            .map(|(i, f)| {
+            .map(|f| {
                 let s = &f.stats;
                 let w = s.window();
                 let d = &s.delays_ns;
@@ -750,7 +750,7 @@ impl RunResult {
                     timeouts: w.timeouts,
                     fast_retransmits: w.fast_retransmits,
                     cwnd_mean_pkts: w.cwnd_mean_pkts(),
-                    srtt_mean_s: sim.sampler.srtt_mean_s(i),
+                    srtt_mean_s: w.srtt_mean_s(),
                     fct_s: match (s.completed_at, s.started_at) {
                         (Some(c), Some(st)) => Some((c - st).secs_f64()),
                         _ => None,

@@ -81,9 +81,6 @@ pub struct Sampler {
     last_sent: Vec<u64>,
     /// Per flow: (delay sum ns, packets) at the previous sample.
     last_delay: Vec<(u128, u64)>,
-    /// Per flow: the sum and number of the smoothed RTTs sampled inside the
-    /// metrics window (for `srtt_mean_s`, [`Sampler::srtt_mean_s`]).
-    srtt: Vec<(f64, u64)>,
     /// Per sampled link that has a queue, what its sample reads and
     /// remembers (laid out with the series).
     queues: Vec<QueueSlot>,
@@ -98,7 +95,6 @@ pub struct Sampler {
     /// takes, in the order of its sender's `probe_names` (decided when the
     /// series are laid out, as the names are).
     flow_probes: Vec<Vec<ProbeField>>,
-    warmup: SimTime,
     /// Samples the run will take (from its duration), reserved in every
     /// series at the first sample so that sampling never reallocates.
     expected: usize,
@@ -196,13 +192,12 @@ impl Sampler {
 
     /// A sampler over the given links (indices), every flow if `flows`, and
     /// every flow group if `groups`.
-    pub fn new(interval: SimTime, links: Vec<usize>, flows: bool, groups: bool, warmup: SimTime) -> Self {
+    pub fn new(interval: SimTime, links: Vec<usize>, flows: bool, groups: bool) -> Self {
         Sampler {
             interval: Some(interval),
             links,
             flows,
             groups,
-            warmup,
             ..Sampler::default()
         }
     }
@@ -224,15 +219,6 @@ impl Sampler {
     pub fn with_ifaces(mut self, ifaces: Vec<(usize, usize)>) -> Self {
         self.ifaces = ifaces;
         self
-    }
-
-    /// The mean of flow `flow`'s smoothed RTT over the samples taken inside
-    /// the metrics window (after its start), seconds; `None` without such
-    /// samples (no sampling, or a sender without an RTT estimate). Unlike
-    /// `cwnd_mean_pkts`, which the kernel integrates over time, this mean
-    /// depends on `sample_interval`.
-    pub fn srtt_mean_s(&self, flow: usize) -> Option<f64> {
-        self.srtt.get(flow).filter(|m| m.1 > 0).map(|m| m.0 / m.1 as f64)
     }
 
     /// The sampling interval, if sampling.
@@ -309,7 +295,6 @@ impl Sampler {
         self.last_received = vec![0; flows.len()];
         self.last_sent = vec![0; flows.len()];
         self.last_delay = vec![(0, 0); flows.len()];
-        self.srtt = vec![(0.0, 0); flows.len()];
         // Group indices in first-appearance order (the map is only looked up).
         let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for f in flows {
@@ -414,8 +399,8 @@ impl Sampler {
             acc[3] += active as u8 as f64;
             self.group_delay[gi].0 += delay_sum;
             self.group_delay[gi].1 += delay_n;
-            let probe = f.sender.probe();
             if self.flows {
+                let probe = f.sender.probe();
                 out.put(g);
                 out.put(t);
                 out.put(sb);
@@ -423,11 +408,6 @@ impl Sampler {
                 for &field in &self.flow_probes[i] {
                     out.put(field.value(&probe));
                 }
-            }
-            if now > self.warmup && probe.srtt_s.is_finite() {
-                let m = &mut self.srtt[i];
-                m.0 += probe.srtt_s;
-                m.1 += 1;
             }
         }
         if self.groups {

@@ -25,6 +25,7 @@ use crate::event::{Endpoint, EventKind, EventQueue};
 use crate::link::{Egress, Link};
 use crate::medium::{Medium, MediumCtx, Port};
 use crate::metrics::FlowStats;
+use crate::observe::{Fanout, PacketObserver};
 use crate::packet::{FlowId, LinkId, NodeId, Packet, PacketArena, PacketKind, PacketRef};
 use crate::queue::DropReason;
 use crate::rng::SimRng;
@@ -137,9 +138,10 @@ pub struct Simulation {
     /// The packet trace the scenario asks for (`[output] trace`); its files
     /// are created by [`Simulation::open_trace`].
     pub trace_plan: Option<TracePlan>,
-    /// The open trace, if any: every hook below is one branch on this when
-    /// there is none.
-    tracer: Option<Box<Tracer>>,
+    /// The packet observer (the open trace, or several: [`Fanout`]), if
+    /// any: every packet hook below is one branch on this when there is
+    /// none ([`crate::observe`]).
+    observer: Option<Box<dyn PacketObserver>>,
     /// The media of the links that are not plain wires ([`crate::medium`]).
     pub media: Vec<Box<dyn Medium>>,
     /// The flow groups as configured (for the results' `components`).
@@ -200,7 +202,7 @@ impl Simulation {
             guards,
             perf: Perf::default(),
             trace_plan: None,
-            tracer: None,
+            observer: None,
             media: Vec::new(),
             flow_groups: Vec::new(),
             now: SimTime::ZERO,
@@ -213,12 +215,22 @@ impl Simulation {
     }
 
     /// Create the files of the trace the scenario asks for in `dir` (a no-op
-    /// without one). Call before [`Simulation::run`].
+    /// without one) and make it an observer. Call before [`Simulation::run`].
     pub fn open_trace(&mut self, dir: &std::path::Path) -> Result<()> {
         if let Some(plan) = self.trace_plan.take() {
-            self.tracer = Some(Box::new(Tracer::open(plan, dir)?));
+            self.observe(Box::new(Tracer::open(plan, dir)?));
         }
         Ok(())
+    }
+
+    /// Add an observer of the packets on the links ([`crate::observe`]);
+    /// observers added earlier are told each event first. Call before
+    /// [`Simulation::run`].
+    pub fn observe(&mut self, o: Box<dyn PacketObserver>) {
+        self.observer = Some(match self.observer.take() {
+            None => o,
+            Some(first) => Box::new(Fanout(vec![first, o])),
+        });
     }
 
     /// How simultaneous events are ordered (see [`crate::event`]). Under
@@ -422,7 +434,7 @@ impl Simulation {
         for f in &mut self.flows {
             f.stats.close_window(self.duration);
         }
-        if let Some(t) = self.tracer.as_deref_mut() {
+        if let Some(t) = self.observer.as_deref_mut() {
             t.finish(self.duration)?;
         }
         self.perf.events = events;
@@ -463,7 +475,9 @@ impl Simulation {
             (Endpoint::App, APP_START) => {
                 let (mut ctx, sender, _, app) = flow_ctx!(self, flow, fi);
                 ctx.stats.started_at = Some(ctx.now);
-                ctx.stats.tracks_cwnd = sender.probe_names().contains(&"cwnd_pkts");
+                let probes = sender.probe_names();
+                ctx.stats.tracks_cwnd = probes.contains(&"cwnd_pkts");
+                ctx.stats.tracks_srtt = probes.contains(&"srtt_s");
                 sender.start(&mut ctx);
                 let bytes = app.start(&mut ctx);
                 if bytes > 0 {
@@ -530,14 +544,14 @@ impl Simulation {
                 if self.now >= self.warmup {
                     l.stats.lost_packets += 1;
                 }
-                if let Some(t) = self.tracer.as_deref_mut() {
-                    t.drop(link, self.now, self.arena.get(pkt));
+                if let Some(t) = self.observer.as_deref_mut() {
+                    t.dropped(link, self.now, self.arena.get(pkt));
                 }
                 self.lose(pkt);
                 return;
             }
         }
-        if let Some(t) = self.tracer.as_deref_mut() {
+        if let Some(t) = self.observer.as_deref_mut() {
             t.receive(link, self.now, self.arena.get(pkt));
         }
         if let Some(r) = l.notify_reverse {
@@ -583,7 +597,7 @@ impl Simulation {
             return;
         }
         let rate = l.rate_bps;
-        if let Some(t) = self.tracer.as_deref_mut() {
+        if let Some(t) = self.observer.as_deref_mut() {
             t.enqueue(link, now, self.arena.get(pkt));
         }
         // Under `fifo`, a transmission that ends at this very nanosecond has
@@ -633,8 +647,8 @@ impl Simulation {
         let Egress::Wire(q) = &mut l.egress else { return };
         let start = l.busy_until.max(now);
         let accepted = q.fast_offer(pkt, now, start, &self.arena);
-        if self.tracer.is_some() {
-            self.trace_fast(link, pkt, accepted.then_some(start));
+        if self.observer.is_some() {
+            self.observe_fast(link, pkt, accepted.then_some(start));
         }
         if !accepted {
             self.lose(pkt);
@@ -655,20 +669,20 @@ impl Simulation {
             .push_arrival(l.busy_until + l.delay, 0.0, link, pkt, self.arena.get(pkt).uid);
     }
 
-    /// Trace a packet the FIFO fast path just offered to `link`: `+`, then
-    /// `d` if it was refused or its dequeue at `start` if it was accepted.
-    /// Kept out of line so that the fast path stays as small (and inlined)
-    /// as without a trace.
+    /// Tell the observer of a packet the FIFO fast path just offered to
+    /// `link`: its enqueue, then its drop if it was refused or its dequeue
+    /// at `start` if it was accepted. Kept out of line so that the fast path
+    /// stays as small (and inlined) as without an observer.
     #[cold]
     #[inline(never)]
-    fn trace_fast(&mut self, link: LinkId, pkt: PacketRef, start: Option<SimTime>) {
+    fn observe_fast(&mut self, link: LinkId, pkt: PacketRef, start: Option<SimTime>) {
         let (now, end) = (self.now, self.duration);
-        let Some(t) = self.tracer.as_deref_mut() else { return };
+        let Some(t) = self.observer.as_deref_mut() else { return };
         let p = self.arena.get(pkt);
         t.enqueue(link, now, p);
         match start {
-            None => t.drop(link, now, p),
-            Some(s) if s <= end => t.dequeue_at(link, now, s, p),
+            None => t.dropped(link, now, p),
+            Some(s) if s <= end => t.dequeue(link, now, s, p),
             Some(_) => {}
         }
     }
@@ -737,8 +751,8 @@ impl Simulation {
     fn transmit(&mut self, link: LinkId, p: PacketRef) {
         let li = link.0 as usize;
         let now = self.now;
-        if let Some(t) = self.tracer.as_deref_mut() {
-            t.dequeue(link, now, self.arena.get(p));
+        if let Some(t) = self.observer.as_deref_mut() {
+            t.dequeue(link, now, now, self.arena.get(p));
         }
         let l = &mut self.links[li];
         let size = self.arena.get(p).size;
@@ -793,7 +807,7 @@ impl Simulation {
             flows: &mut self.flows,
             dropped: &mut self.dropped,
             lost: &mut self.medium_lost,
-            tracer: self.tracer.as_deref_mut(),
+            observer: self.observer.as_deref_mut(),
             warmup: self.warmup,
             end: self.duration,
             hops: &mut self.perf.packets_forwarded,
@@ -824,9 +838,9 @@ impl Simulation {
 
     /// Account and free the packets the queue of `link` dropped.
     fn process_drops(&mut self, link: LinkId) {
-        if let Some(t) = self.tracer.as_deref_mut() {
+        if let Some(t) = self.observer.as_deref_mut() {
             for &(p, _) in &self.dropped {
-                t.drop(link, self.now, self.arena.get(p));
+                t.dropped(link, self.now, self.arena.get(p));
             }
         }
         while let Some((p, _)) = self.dropped.pop() {
@@ -858,14 +872,15 @@ impl Simulation {
     }
 
     /// Hook: a callback of flow `fi`'s sender has run (an ACK, a timer, the
-    /// application). Per-flow statistics observe its congestion window here
-    /// (a time integral: [`FlowStats::note_cwnd`]); a sender without a
-    /// window costs one branch.
+    /// application). Per-flow statistics observe its congestion window and
+    /// smoothed RTT here (time integrals: [`FlowStats::note_sender`]); a
+    /// sender with neither costs one branch.
     #[inline]
     fn sender_hook(&mut self, fi: usize) {
         let f = &mut self.flows[fi];
-        if f.stats.tracks_cwnd {
-            f.stats.note_cwnd(self.now, f.sender.cwnd_pkts());
+        if f.stats.tracks_cwnd | f.stats.tracks_srtt {
+            let (cwnd, srtt) = f.sender.cwnd_and_srtt();
+            f.stats.note_sender(self.now, cwnd, srtt);
         }
     }
 }

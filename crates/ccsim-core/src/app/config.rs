@@ -13,7 +13,7 @@ use super::{Application, Bulk, Dist, Finite, OnOff, Paced, Schedule};
 use crate::params::{parse, ParamError, Params};
 use crate::time::SimTime;
 use crate::units::{parse_size, parse_time, Rate, Time};
-use serde::de::Error as _;
+use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
@@ -206,44 +206,89 @@ pub struct FiniteConfig {
     pub size: Option<TransferSize>,
 }
 
-/// When a paced source (cbr, poisson) sends: `period` and `duty` (a square
-/// wave), `on` (intervals), or always.
-fn schedule(period: Option<Time>, duty: Option<Duty>, on: &Option<Vec<Interval>>) -> Result<Schedule, ParamError> {
-    match (period, on) {
-        (Some(_), Some(_)) => Err(ParamError::at(
-            "on",
-            "give either \"on\" intervals or a \"period\", not both",
-        )),
-        (Some(p), None) => {
-            if p.0 == SimTime::ZERO {
-                return Err(ParamError::at("period", "the period must be positive"));
-            }
-            let d = duty.map_or(0.5, |d| d.0);
-            Ok(Schedule::Square {
-                period: p.0,
-                on: SimTime((p.0 .0 as f64 * d).round() as u64),
-            })
-        }
-        (None, _) if duty.is_some() => Err(ParamError::at("duty", "\"duty\" goes with \"period\"")),
-        (None, Some(iv)) => {
-            for (i, w) in iv.windows(2).enumerate() {
-                if w[1].0 < w[0].1 {
-                    return Err(ParamError::at(
-                        format!("on[{}]", i + 1),
-                        "intervals must be in order and not overlap",
-                    ));
-                }
-            }
-            Ok(Schedule::Intervals(iv.iter().map(|x| (x.0, x.1)).collect()))
-        }
-        (None, None) => Ok(Schedule::Always),
+/// The keys every source of packets at a rate has (`cbr`, `poisson`,
+/// `onoff`): the rate and the packet size.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct SourceConfig {
+    /// Sending rate: the (mean) rate of `cbr` and `poisson`, the rate while
+    /// on of `onoff` (required).
+    pub rate: Option<Rate>,
+    /// (Mean) packet size (1000 bytes).
+    pub packet_size: Option<PacketSize>,
+}
+
+impl SourceConfig {
+    const KEYS: &'static [&'static str] = &["rate", "packet_size"];
+
+    /// The rate (bit/s, required) and the packet size (bytes).
+    fn rate_and_size(&self) -> Result<(u64, u32), ParamError> {
+        let rate = self
+            .rate
+            .map(|r| r.0)
+            .ok_or_else(|| ParamError::at("rate", "missing key \"rate\" (e.g. rate = \"1Mbps\")"))?;
+        Ok((rate, self.packet_size.map_or(PACKET_SIZE, |s| s.0)))
     }
 }
 
-/// The rate of a paced source (required).
-fn rate(r: Option<Rate>) -> Result<u64, ParamError> {
-    r.map(|r| r.0)
-        .ok_or_else(|| ParamError::at("rate", "missing key \"rate\" (e.g. rate = \"1Mbps\")"))
+/// When a paced source (`cbr`, `poisson`) sends: `period` and `duty` (a
+/// square wave), `on` (intervals), or always.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleConfig {
+    /// Period of a square-wave schedule.
+    pub period: Option<Time>,
+    /// Its on fraction (0.5).
+    pub duty: Option<Duty>,
+    /// On intervals [start, stop), absolute times.
+    pub on: Option<Vec<Interval>>,
+}
+
+impl ScheduleConfig {
+    const KEYS: &'static [&'static str] = &["period", "duty", "on"];
+
+    /// The schedule the keys describe.
+    fn schedule(&self) -> Result<Schedule, ParamError> {
+        match (self.period, &self.on) {
+            (Some(_), Some(_)) => Err(ParamError::at(
+                "on",
+                "give either \"on\" intervals or a \"period\", not both",
+            )),
+            (Some(p), None) => {
+                if p.0 == SimTime::ZERO {
+                    return Err(ParamError::at("period", "the period must be positive"));
+                }
+                let d = self.duty.map_or(0.5, |d| d.0);
+                Ok(Schedule::Square {
+                    period: p.0,
+                    on: SimTime((p.0 .0 as f64 * d).round() as u64),
+                })
+            }
+            (None, _) if self.duty.is_some() => Err(ParamError::at("duty", "\"duty\" goes with \"period\"")),
+            (None, Some(iv)) => {
+                for (i, w) in iv.windows(2).enumerate() {
+                    if w[1].0 < w[0].1 {
+                        return Err(ParamError::at(
+                            format!("on[{}]", i + 1),
+                            "intervals must be in order and not overlap",
+                        ));
+                    }
+                }
+                Ok(Schedule::Intervals(iv.iter().map(|x| (x.0, x.1)).collect()))
+            }
+            (None, None) => Ok(Schedule::Always),
+        }
+    }
+}
+
+/// Take the keys `names` out of `keys` and parse them as `T` (one part of
+/// an application's keys; the rest are parsed by the next part).
+fn take<T: DeserializeOwned>(keys: &mut Params, names: &[&str]) -> Result<T, ParamError> {
+    let part: Params = names
+        .iter()
+        .filter_map(|&k| keys.remove(k).map(|v| (k.to_string(), v)))
+        .collect();
+    parse(&part)
 }
 
 /// A distribution from its name and the `shape` key (Pareto's, default 1.5).
@@ -279,49 +324,48 @@ fn dist(key: &str, name: Option<DistName>, shape: Option<Shape>, default: Dist) 
 }
 
 /// `app = "cbr"`: constant bit rate.
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug)]
 pub struct CbrConfig {
-    /// Sending rate (required).
-    pub rate: Option<Rate>,
-    /// Packet size (1000 bytes).
-    pub packet_size: Option<PacketSize>,
-    /// Period of a square-wave schedule.
-    pub period: Option<Time>,
-    /// Its on fraction (0.5).
-    pub duty: Option<Duty>,
-    /// On intervals [start, stop), absolute times.
-    pub on: Option<Vec<Interval>>,
+    /// Rate and packet size.
+    pub source: SourceConfig,
+    /// When it sends.
+    pub schedule: ScheduleConfig,
 }
 
 /// `app = "poisson"`: exponential gaps.
+#[derive(Debug)]
+pub struct PoissonConfig {
+    /// Mean rate and (mean) packet size.
+    pub source: SourceConfig,
+    /// When it sends.
+    pub schedule: ScheduleConfig,
+    /// The packet sizes.
+    pub sizes: PoissonSizes,
+}
+
+/// The keys of `poisson` of its own: the distribution of its packet sizes.
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
-pub struct PoissonConfig {
-    /// Mean sending rate (required).
-    pub rate: Option<Rate>,
-    /// (Mean) packet size (1000 bytes).
-    pub packet_size: Option<PacketSize>,
+pub struct PoissonSizes {
     /// Packet size distribution (constant).
     pub size_dist: Option<DistName>,
     /// Pareto shape of the sizes.
     pub shape: Option<Shape>,
-    /// Period of a square-wave schedule.
-    pub period: Option<Time>,
-    /// Its on fraction (0.5).
-    pub duty: Option<Duty>,
-    /// On intervals [start, stop), absolute times.
-    pub on: Option<Vec<Interval>>,
 }
 
 /// `app = "onoff"`: CBR bursts with random ON and OFF times.
+#[derive(Debug)]
+pub struct OnOffConfig {
+    /// Rate while on and packet size.
+    pub source: SourceConfig,
+    /// The ON and OFF times.
+    pub times: OnOffTimes,
+}
+
+/// The keys of `onoff` of its own: its ON and OFF times.
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
-pub struct OnOffConfig {
-    /// Rate while on (required).
-    pub rate: Option<Rate>,
-    /// Packet size (1000 bytes).
-    pub packet_size: Option<PacketSize>,
+pub struct OnOffTimes {
     /// Mean ON time (500 ms).
     pub on: Option<Time>,
     /// Mean OFF time (500 ms).
@@ -482,35 +526,43 @@ pub(super) fn parse_finite(keys: &Params) -> Result<AppConfig, ParamError> {
 }
 
 pub(super) fn parse_cbr(keys: &Params) -> Result<AppConfig, ParamError> {
-    let c: CbrConfig = parse(keys)?;
-    let rate = rate(c.rate)?;
-    let size = c.packet_size.map_or(PACKET_SIZE, |s| s.0);
-    Ok(AppConfig::Cbr(rate, size, schedule(c.period, c.duty, &c.on)?))
+    let mut keys = keys.clone();
+    let c = CbrConfig {
+        source: take(&mut keys, SourceConfig::KEYS)?,
+        schedule: take(&mut keys, ScheduleConfig::KEYS)?,
+    };
+    // No keys of its own: any other is refused.
+    parse::<BulkConfig>(&keys)?;
+    let (rate, size) = c.source.rate_and_size()?;
+    Ok(AppConfig::Cbr(rate, size, c.schedule.schedule()?))
 }
 
 pub(super) fn parse_poisson(keys: &Params) -> Result<AppConfig, ParamError> {
-    let c: PoissonConfig = parse(keys)?;
-    let rate = rate(c.rate)?;
-    let size = c.packet_size.map_or(PACKET_SIZE, |s| s.0);
-    let sizes = dist("size_dist", c.size_dist, c.shape, Dist::Constant)?;
-    Ok(AppConfig::Poisson(
-        rate,
-        size,
-        sizes,
-        schedule(c.period, c.duty, &c.on)?,
-    ))
+    let mut keys = keys.clone();
+    let c = PoissonConfig {
+        source: take(&mut keys, SourceConfig::KEYS)?,
+        schedule: take(&mut keys, ScheduleConfig::KEYS)?,
+        sizes: parse(&keys)?,
+    };
+    let (rate, size) = c.source.rate_and_size()?;
+    let sizes = dist("size_dist", c.sizes.size_dist, c.sizes.shape, Dist::Constant)?;
+    Ok(AppConfig::Poisson(rate, size, sizes, c.schedule.schedule()?))
 }
 
 pub(super) fn parse_onoff(keys: &Params) -> Result<AppConfig, ParamError> {
-    let c: OnOffConfig = parse(keys)?;
-    let rate = rate(c.rate)?;
-    let size = c.packet_size.map_or(PACKET_SIZE, |s| s.0);
-    let on = c.on.map_or(SimTime::from_millis(500), |t| t.0);
-    let off = c.off.map_or(SimTime::from_millis(500), |t| t.0);
+    let mut keys = keys.clone();
+    let c = OnOffConfig {
+        source: take(&mut keys, SourceConfig::KEYS)?,
+        times: parse(&keys)?,
+    };
+    let (rate, size) = c.source.rate_and_size()?;
+    let t = &c.times;
+    let on = t.on.map_or(SimTime::from_millis(500), |t| t.0);
+    let off = t.off.map_or(SimTime::from_millis(500), |t| t.0);
     if on == SimTime::ZERO {
         return Err(ParamError::at("on", "the mean ON time must be positive"));
     }
-    let d = dist("on_dist", c.on_dist, c.shape, Dist::Exponential)?;
+    let d = dist("on_dist", t.on_dist, t.shape, Dist::Exponential)?;
     Ok(AppConfig::OnOff(rate, size, on, off, d))
 }
 
@@ -555,6 +607,26 @@ mod tests {
             e,
             ParamError::at("rate", "missing key \"rate\" (e.g. rate = \"1Mbps\")")
         );
+    }
+
+    /// The parts of a source's keys: `on` is cbr's schedule (intervals) but
+    /// onoff's mean ON time; a key of no part is refused with the app's name.
+    #[test]
+    fn each_part_reads_its_own_keys() {
+        let c = AppConfig::parse(
+            "cbr",
+            &keys(serde_json::json!({"rate": "1Mbps", "packet_size": 500, "on": [["1s", "2s"]]})),
+        )
+        .unwrap();
+        assert!(matches!(c, AppConfig::Cbr(1_000_000, 500, Schedule::Intervals(ref iv)) if iv.len() == 1));
+        let c = AppConfig::parse("onoff", &keys(serde_json::json!({"rate": "2Mbps", "on": "1s"}))).unwrap();
+        assert!(
+            matches!(c, AppConfig::OnOff(2_000_000, 1000, on, _, Dist::Exponential) if on == SimTime::from_millis(1000))
+        );
+        let e = AppConfig::parse("poisson", &keys(serde_json::json!({"rate": "1Mbps", "off": "1s"}))).unwrap_err();
+        assert_eq!(e, ParamError::at("off", "key \"off\" is not used by app \"poisson\""));
+        let e = AppConfig::parse("onoff", &keys(serde_json::json!({"rate": "1Mbps", "period": "1s"}))).unwrap_err();
+        assert_eq!(e.path, "period");
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //!
 //! Topology and wiring live here; a flow group's application keys, start
 //! time, application and `web` plan in `apps.rs`; the packet-trace plan in
-//! `trace_plan.rs`.
+//! `trace_plan.rs`; a WLAN's table and its members' interfaces in
+//! [`crate::wlan::config`].
 
 use crate::app::config::{AppConfig, AppCtx};
 use crate::app::{Application, Finite};
@@ -26,10 +27,8 @@ use crate::scenario::{FlowGroupSpec, LossSpec, QueueSpec, ScenarioSpec, WlanSpec
 use crate::sim::{Flow, Guards, Node, Simulation};
 use crate::time::SimTime;
 use crate::transport::registry::{self as transports, TransportArgs};
-use crate::wlan::dcf::DcfParams;
-use crate::wlan::phy::{Phy, Standard, LONG_RETRY_LIMIT, SHORT_RETRY_LIMIT};
-use crate::wlan::{FrameErrors, Wlan};
-use serde_json::Value;
+use crate::wlan::config::{self as wlan_config, WlanConfig};
+use crate::wlan::Wlan;
 use std::collections::HashMap;
 
 mod apps;
@@ -44,10 +43,6 @@ pub const ACCESS_QUEUE_LIMIT: u64 = 1000;
 pub const BOTTLENECK_QUEUE_LIMIT: u64 = 100;
 /// Default limit of explicit-graph link queues, packets.
 pub const LINK_QUEUE_LIMIT: u64 = 100;
-/// Default limit of a WLAN interface queue, packets (as ns-3's WifiMacQueue
-/// default of 500 would hide the AP bottleneck behind seconds of delay at
-/// 802.11b rates, ccsim uses its usual 100-packet default here too).
-pub const WLAN_QUEUE_LIMIT: u64 = 100;
 /// Largest dumbbell (a guard against typos that would exhaust memory).
 pub const MAX_PAIRS: u32 = 100_000;
 /// Most flows in one scenario.
@@ -531,182 +526,41 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
+    /// The `wi`-th WLAN: the WLAN builds itself from its table
+    /// ([`WlanConfig`], [`Wlan::add_member`]); here its members' nodes are
+    /// resolved, their interface queues built from the tables it names, and
+    /// a link made for each of its hops.
     fn wlan(&mut self, wi: usize, w: &WlanSpec) -> Result<()> {
         let p = format!("wlans[{wi}]");
-        let name = w.name.clone().unwrap_or_else(|| format!("wlan{wi}"));
-        if name.is_empty() || name.contains(':') {
-            return Err(self.e(format!("{p}.name"), "a WLAN name must be non-empty and without ':'"));
+        let cfg = WlanConfig::parse(w, wi).map_err(|e| self.param_err(&p, e))?;
+        if self.media.iter().any(|x| x.name() == cfg.name) {
+            return Err(self.e(format!("{p}.name"), format!("duplicate WLAN name \"{}\"", cfg.name)));
         }
-        if self.media.iter().any(|x| x.name() == name) {
-            return Err(self.e(format!("{p}.name"), format!("duplicate WLAN name \"{name}\"")));
-        }
-        let ap = self.node(&w.ap, &format!("{p}.ap"))?;
-        if w.stations.is_empty() {
-            return Err(self.e(format!("{p}.stations"), "a WLAN needs at least one station"));
-        }
-        let mut stations: Vec<NodeId> = Vec::new();
+        let mut members = vec![self.node(&w.ap, &format!("{p}.ap"))?];
         for (k, s) in w.stations.iter().enumerate() {
-            let sp = format!("{p}.stations[{k}]");
-            let id = self.node(s, &sp)?;
-            if id == ap {
-                return Err(self.e(sp, format!("\"{s}\" is the WLAN's access point")));
-            }
-            if stations.contains(&id) {
-                return Err(self.e(sp, format!("station \"{s}\" is listed twice")));
-            }
-            stations.push(id);
+            members.push(self.node(s, &format!("{p}.stations[{k}]"))?);
         }
-        let standard = Standard::parse(&w.standard).ok_or_else(|| {
-            self.e(
-                format!("{p}.standard"),
-                format!(
-                    "unknown standard \"{}\"; expected \"802.11b\", \"802.11a\", \"802.11g\" or \"802.11n\"",
-                    w.standard
-                ),
-            )
-        })?;
-        let phy = Phy::new(standard, w.data_rate.map(|r| r.0), w.basic_rate.map(|r| r.0))
-            .map_err(|e| self.param_err(&p, e))?;
-        let cw = |v: Option<i64>, default: u32, key: &str| -> Result<u32> {
-            match v {
-                None => Ok(default),
-                Some(c) if (1..=65535).contains(&c) => Ok(c as u32),
-                Some(c) => Err(self.e(
-                    format!("{p}.{key}"),
-                    format!("expected a contention window of 1 to 65535 slots, got {c}"),
-                )),
-            }
-        };
-        let cw_min = cw(w.cw_min, phy.cw_min, "cw_min")?;
-        let cw_max = cw(w.cw_max, phy.cw_max.max(cw_min), "cw_max")?;
-        if cw_max < cw_min {
-            return Err(self.e(
-                format!("{p}.cw_max"),
-                format!("cw_max ({cw_max}) must not be below cw_min ({cw_min})"),
-            ));
-        }
-        let (short_limit, long_limit) = self.retry_limits(w.retry_limit.as_ref(), &p)?;
-        let errors = match &w.loss {
-            None => None,
-            Some(l) => {
-                let lp = format!("{p}.loss");
-                let ok = match l.model.as_str() {
-                    "fer" => (0.0..=1.0).contains(&l.rate),
-                    "ber" => (0.0..1.0).contains(&l.rate),
-                    other => {
-                        return Err(self.e(
-                            format!("{lp}.model"),
-                            format!("unknown frame error model \"{other}\"; expected \"fer\" or \"ber\""),
-                        ))
-                    }
-                };
-                if !ok {
-                    return Err(self.e(
-                        format!("{lp}.rate"),
-                        format!("expected a probability in [0, 1) for \"{}\", got {}", l.model, l.rate),
-                    ));
-                }
-                Some(if l.model == "fer" {
-                    FrameErrors::Fer(l.rate)
-                } else {
-                    FrameErrors::Ber(l.rate)
-                })
-            }
-        };
-        let params = DcfParams {
-            slot: phy.slot,
-            difs: phy.difs(),
-            cw_min,
-            cw_max,
-            short_limit,
-            long_limit,
-        };
         let id = self.media.len() as u32;
-        let rate = phy.data_rate_bps;
-        let rts_threshold = w.rts_threshold.map(|b| b.0).unwrap_or(u64::MAX);
-        let err_rng = stream(self.seed, &format!("wlan-errors:{name}"));
-        let mut wlan = Wlan::new(id, name.clone(), phy, params, rts_threshold, errors, err_rng);
-        for (k, &node) in std::iter::once(&ap).chain(&stations).enumerate() {
-            let node_name = self.nodes[node.0 as usize].name.clone();
-            let iface = format!("{name}:{node_name}");
-            let (qspec, qpath) = match (&w.ap_queue, k) {
-                (Some(q), 0) => (Some(q), format!("{p}.ap_queue")),
-                _ => (w.queue.as_ref(), format!("{p}.queue")),
-            };
-            let disc = self.queue_disc(qspec, WLAN_QUEUE_LIMIT, rate, &qpath)?;
-            if disc.wants_reverse() {
-                return Err(self.e(
-                    format!("{qpath}.kind"),
-                    format!(
-                        "queue discipline \"{}\" acts on packets of the reverse direction of a duplex link, \
-                         which a WLAN interface does not have",
-                        disc.kind()
-                    ),
-                ));
-            }
-            if disc.shapes() {
-                return Err(self.e(
-                    format!("{qpath}.kind"),
-                    format!(
-                        "queue discipline \"{}\" is shaping (it holds packets back until its schedule allows), \
-                         which a WLAN interface's MAC does not wait for; leave its rate out here",
-                        disc.kind()
-                    ),
-                ));
-            }
-            let queue = Queue::general(disc, stream(self.seed, &format!("queue:{iface}")));
-            let rng = stream(self.seed, &format!("dcf:{iface}"));
-            wlan.add_iface(node, &node_name, k == 0, queue, rng);
+        let rate = cfg.phy.data_rate_bps;
+        let mut wlan = Wlan::from_config(id, cfg, self.seed);
+        for (k, &node) in members.iter().enumerate() {
+            let (qspec, key) = WlanConfig::iface_queue(w, k);
+            let qpath = format!("{p}.{key}");
+            let disc = self.queue_disc(qspec, wlan_config::QUEUE_LIMIT, rate, &qpath)?;
+            let name = &self.nodes[node.0 as usize].name;
+            wlan.add_member(node, name, disc, self.seed)
+                .map_err(|e| self.param_err(&qpath, e))?;
         }
-        // For routing, the WLAN is a star of links AP <-> station.
-        for (k, &sta) in stations.iter().enumerate() {
-            let si = k as u32 + 1;
-            for (a, b, tx, rx) in [(ap, sta, 0, si), (sta, ap, si, 0)] {
-                let port = wlan.add_port(LinkId(self.links.len() as u32), tx, rx);
-                let egress = Egress::Medium {
-                    port: Port { medium: id, port },
-                    queue: None,
-                };
-                self.add_link(a, b, rate, SimTime::ZERO, egress, None);
-            }
+        for (a, b, tx, rx) in wlan.hops() {
+            let port = wlan.add_port(LinkId(self.links.len() as u32), tx, rx);
+            let egress = Egress::Medium {
+                port: Port { medium: id, port },
+                queue: None,
+            };
+            self.add_link(a, b, rate, SimTime::ZERO, egress, None);
         }
         self.media.push(Box::new(wlan));
         Ok(())
-    }
-
-    fn retry_limits(&self, v: Option<&Value>, p: &str) -> Result<(u32, u32)> {
-        let key = format!("{p}.retry_limit");
-        let lim = |x: &Value, k: &str| -> Result<u32> {
-            x.as_u64()
-                .filter(|n| (1..=255).contains(n))
-                .map(|n| n as u32)
-                .ok_or_else(|| self.e(k, format!("expected a number of attempts from 1 to 255, got {x}")))
-        };
-        match v {
-            None => Ok((SHORT_RETRY_LIMIT, LONG_RETRY_LIMIT)),
-            Some(n @ Value::Number(_)) => lim(n, &key).map(|n| (n, n)),
-            Some(Value::Object(m)) => {
-                if let Some(k) = m.keys().find(|k| *k != "short" && *k != "long") {
-                    return Err(self.e(
-                        format!("{key}.{k}"),
-                        "unknown key; retry_limit takes \"short\" and \"long\"",
-                    ));
-                }
-                let short = match m.get("short") {
-                    Some(x) => lim(x, &format!("{key}.short"))?,
-                    None => SHORT_RETRY_LIMIT,
-                };
-                let long = match m.get("long") {
-                    Some(x) => lim(x, &format!("{key}.long"))?,
-                    None => LONG_RETRY_LIMIT,
-                };
-                Ok((short, long))
-            }
-            Some(other) => Err(self.e(
-                key,
-                format!("expected a number of attempts or {{ short = 7, long = 4 }}, got {other}"),
-            )),
-        }
     }
 }
 
@@ -862,7 +716,7 @@ fn add_flows(
             };
             let external_cc = rest
                 .get("cc")
-                .and_then(Value::as_str)
+                .and_then(serde_json::Value::as_str)
                 .is_some_and(crate::plugin::is_external);
             let built = if external_cc {
                 crate::plugin::with_key(&format!("{path}.cc"), || transports::build(&transport, &args))
@@ -1097,7 +951,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
                 ),
             ));
         }
-        Sampler::new(interval, links, sample_flows, sample_groups, warmup)
+        Sampler::new(interval, links, sample_flows, sample_groups)
             .with_ifaces(ifaces)
             .with_duration(duration)
     };

@@ -662,3 +662,63 @@ pub(crate) mod testutil {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::*;
+    use super::*;
+    use crate::compat::Profile;
+    use crate::rng::stream;
+
+    /// A cumulative ACK of 150 segments (the end of a long SACK recovery or
+    /// of a timeout's retransmissions) at cwnd 10, ssthresh 12: slow start
+    /// stops at ssthresh and the rest of the ACK is congestion avoidance's
+    /// (Linux `tcp_slow_start`/`tcp_cong_avoid_ai`, ns-3
+    /// `TcpNewReno::SlowStart`, which adds one segment per ACK, and
+    /// `TcpLinuxReno::SlowStart`, which stops at ssthresh). Congestion
+    /// avoidance at w >= 12 gives at most 150 / 12 segments, so cwnd stays at
+    /// or below 12 + 1 + 150 / 12; per-segment slow start without the cap
+    /// would reach 160. The one exception is ns-3.44's `TcpCubic` (variant
+    /// "ns3"), whose `IncreaseWindow` adds `segmentsAcked` whole in slow
+    /// start ("Appropriate Byte Counting", no limit and no ssthresh cap).
+    #[test]
+    fn a_big_cumulative_ack_in_slow_start_stops_at_ssthresh() {
+        let skip = ["bbr", "bbr3", "copa", "vivace"];
+        let profiles = [Profile::Ccsim, Profile::Ns2, Profile::Ns3, Profile::Linux, Profile::Rfc];
+        let mut checked = 0;
+        for name in kinds().into_iter().filter(|n| !skip.contains(n)) {
+            for compat in profiles {
+                for linux_agent in [false, true] {
+                    let mut i = init(10.0);
+                    i.initial_ssthresh = 12.0;
+                    i.compat = compat;
+                    i.linux_agent = linux_agent;
+                    let Ok(mut c) = build(name, &Params::new(), &i) else {
+                        continue;
+                    };
+                    let mut a = ack(1000, 100);
+                    a.acked = 150;
+                    a.newly_delivered = 150;
+                    a.acked_bytes = 150 * 1460;
+                    a.prior_in_flight = 160;
+                    a.ack = 151 * 1460;
+                    a.snd_max = 200 * 1460;
+                    c.on_ack(&a, &mut stream(1, "t"));
+                    let ns3_cubic = name == "cubic" && compat == Profile::Ns3 && !linux_agent;
+                    if ns3_cubic {
+                        assert_eq!(c.cwnd(), 160.0, "ns-3.44 TcpCubic: uncapped");
+                    } else {
+                        let bound = 12.0 + 1.0 + 150.0 / 12.0;
+                        assert!(
+                            c.cwnd() <= bound,
+                            "{name} {compat:?} linux_agent {linux_agent}: cwnd {} > {bound}",
+                            c.cwnd()
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 40, "only {checked} controllers built");
+    }
+}

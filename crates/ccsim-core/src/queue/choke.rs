@@ -179,54 +179,35 @@ impl QueueDisc for Choke {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{FlowId, Packet, PacketArena};
-    use crate::rng::stream;
-    use crate::time::SimTime;
-
-    fn pkt(arena: &mut PacketArena, flow: u32) -> PacketRef {
-        arena.alloc(Packet {
-            flow: FlowId(flow),
-            size: 500,
-            ..Packet::default()
-        })
-    }
+    use crate::queue::testutil::{packets, pkt, Env};
 
     /// A buffer holding only one flow's packets: any arrival of that flow
-    /// above min_th matches its candidate and both are dropped; an arrival of
+    /// above min_th matches its candidate and both are env.dropped; an arrival of
     /// another flow is judged by RED alone.
     #[test]
     fn matching_candidate_drops_both() {
-        let mut arena = PacketArena::new();
-        let mut rng = stream(8, "choke");
-        let mut dropped = Vec::new();
+        let mut env = Env::new(8, "choke");
         let cfg = ChokeConfig {
             weight: 1.0,
             max_th: 50.0,
             max_p: 1e-9,
             ..ChokeConfig::default()
         };
-        let mut q = Choke::new(
-            Limit {
-                packets: Some(100),
-                bytes: None,
-            },
-            cfg,
-            10_000_000,
-        );
-        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
+        let mut q = Choke::new(packets(100), cfg, 10_000_000);
+        let mut ctx = env.ctx(10_000_000);
         // avg (= length with weight 1) <= min_th for the first 6 arrivals.
         for _ in 0..6 {
-            let p = pkt(ctx.arena, 1);
+            let p = pkt(ctx.arena, 1, 500);
             assert_eq!(q.enqueue(p, &mut ctx), Verdict::Enqueued);
         }
-        let p = pkt(ctx.arena, 1);
+        let p = pkt(ctx.arena, 1, 500);
         assert_eq!(q.enqueue(p, &mut ctx), Verdict::Dropped(DropReason::Early));
         assert_eq!(q.len_pkts(), 5);
         // Another flow: no match possible, RED with max_p ~ 0 admits it.
-        let p = pkt(ctx.arena, 2);
+        let p = pkt(ctx.arena, 2, 500);
         assert_eq!(q.enqueue(p, &mut ctx), Verdict::Enqueued);
         assert_eq!(q.len_pkts(), 6);
-        // Exactly one queued packet (the matched candidate) was dropped.
-        assert_eq!(dropped.len(), 1);
+        // Exactly one queued packet (the matched candidate) was env.dropped.
+        assert_eq!(env.dropped.len(), 1);
     }
 }

@@ -213,57 +213,38 @@ impl QueueDisc for Fred {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{FlowId, Packet, PacketArena};
-    use crate::rng::stream;
-    use crate::time::SimTime;
-
-    fn pkt(arena: &mut PacketArena, flow: u32) -> PacketRef {
-        arena.alloc(Packet {
-            flow: FlowId(flow),
-            size: 500,
-            ..Packet::default()
-        })
-    }
+    use crate::queue::testutil::{packets, pkt, Env};
 
     /// With avg below min_th (no random drops), a flow may hold at most
-    /// maxq = min_th packets: the next one is dropped with a strike; after two
+    /// maxq = min_th packets: the next one is env.dropped with a strike; after two
     /// strikes the flow may not exceed avgcq; strikes vanish with its backlog.
     #[test]
     fn strikes_and_per_flow_limits() {
-        let mut arena = PacketArena::new();
-        let mut rng = stream(6, "fred");
-        let mut dropped = Vec::new();
+        let mut env = Env::new(6, "fred");
         let cfg = FredConfig {
             weight: 1e-9, // keep avg ~ 0 so only the per-flow rules act
             ..FredConfig::default()
         };
-        let mut q = Fred::new(
-            Limit {
-                packets: Some(100),
-                bytes: None,
-            },
-            cfg,
-            10_000_000,
-        );
-        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
+        let mut q = Fred::new(packets(100), cfg, 10_000_000);
+        let mut ctx = env.ctx(10_000_000);
         for _ in 0..5 {
-            let p = pkt(ctx.arena, 1);
+            let p = pkt(ctx.arena, 1, 500);
             assert_eq!(q.enqueue(p, &mut ctx), Verdict::Enqueued);
         }
-        // qlen = 5 = maxq (min_th): dropped, strike 1.
-        let p = pkt(ctx.arena, 1);
+        // qlen = 5 = maxq (min_th): env.dropped, strike 1.
+        let p = pkt(ctx.arena, 1, 500);
         assert_eq!(q.enqueue(p, &mut ctx), Verdict::Dropped(DropReason::Forced));
         assert_eq!(q.flow(1).strikes, 1);
-        let p = pkt(ctx.arena, 1);
+        let p = pkt(ctx.arena, 1, 500);
         assert_eq!(q.enqueue(p, &mut ctx), Verdict::Dropped(DropReason::Forced));
         assert_eq!(q.flow(1).strikes, 2);
         // Flow 2 (no strikes) is still admitted.
-        let p = pkt(ctx.arena, 2);
+        let p = pkt(ctx.arena, 2, 500);
         assert_eq!(q.enqueue(p, &mut ctx), Verdict::Enqueued);
         // Drain one packet of flow 1: qlen 4 < maxq, but with two strikes and
         // qlen >= avgcq (~0) the flow is still refused.
         q.dequeue(&mut ctx);
-        let p = pkt(ctx.arena, 1);
+        let p = pkt(ctx.arena, 1, 500);
         assert_eq!(q.enqueue(p, &mut ctx), Verdict::Dropped(DropReason::Forced));
         assert_eq!(q.flow(1).strikes, 3);
         // Once flow 1's backlog is gone its state (strikes) is deleted.
@@ -271,37 +252,28 @@ mod tests {
             q.dequeue(&mut ctx);
         }
         assert_eq!(q.flow(1).strikes, 0);
-        let p = pkt(ctx.arena, 1);
+        let p = pkt(ctx.arena, 1, 500);
         assert_eq!(q.enqueue(p, &mut ctx), Verdict::Enqueued);
     }
 
-    /// Above max_th, maxq drops to 2 and arrivals are dropped.
+    /// Above max_th, maxq drops to 2 and arrivals are env.dropped.
     #[test]
     fn drop_tail_mode_above_max_th() {
-        let mut arena = PacketArena::new();
-        let mut rng = stream(6, "fred");
-        let mut dropped = Vec::new();
+        let mut env = Env::new(6, "fred");
         let cfg = FredConfig {
             weight: 1.0, // avg = instantaneous length
             ..FredConfig::default()
         };
-        let mut q = Fred::new(
-            Limit {
-                packets: Some(100),
-                bytes: None,
-            },
-            cfg,
-            10_000_000,
-        );
-        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
+        let mut q = Fred::new(packets(100), cfg, 10_000_000);
+        let mut ctx = env.ctx(10_000_000);
         // Fifteen flows with one packet each: each arrival sees avg < max_th
         // and a flow below max(minq, avgcq), so all are admitted.
         for f in 0..15 {
-            let p = pkt(ctx.arena, f);
+            let p = pkt(ctx.arena, f, 500);
             assert_eq!(q.enqueue(p, &mut ctx), Verdict::Enqueued);
         }
         // The next arrival sees avg = 15 = max_th: drop-tail mode.
-        let p = pkt(ctx.arena, 99);
+        let p = pkt(ctx.arena, 99, 500);
         assert_eq!(q.enqueue(p, &mut ctx), Verdict::Dropped(DropReason::Forced));
         assert_eq!(q.avg(), 15.0);
     }

@@ -48,6 +48,8 @@ pub mod rr;
 pub mod sfb;
 pub mod sfq;
 pub mod sred;
+#[cfg(test)]
+pub(crate) mod testutil;
 
 use crate::packet::{Ecn, PacketArena, PacketRef};
 use crate::rng::SimRng;

@@ -15,11 +15,10 @@
 //! by size / mean_pkt_size). As in ns-2 the first update is at 1/w.
 
 use super::droptail::{Fifo, Limit};
-use super::prob_drop::ProbDrop;
+use super::prob_drop::{Controller, ProbDrop, ProbQueue};
 use super::red_core::check;
 use super::registry::QueueArgs;
-use super::{QueueCtx, QueueDisc, Verdict};
-use crate::packet::PacketRef;
+use super::{QueueCtx, QueueDisc};
 use crate::params::{parse, ParamError};
 use crate::time::SimTime;
 use serde::Deserialize;
@@ -63,82 +62,54 @@ pub fn control(p: &PiParams, q: f64, q_old: f64, prob: f64) -> f64 {
     (p.a * (q - p.q_ref) - p.b * (q_old - p.q_ref) + prob).clamp(0.0, 1.0)
 }
 
-/// A PI queue.
-pub struct Pi {
+/// PI's controller: the last queue sample and the sampling period.
+pub struct PiControl {
     p: PiParams,
-    limit: Limit,
-    fifo: Fifo,
-    prob: f64,
     q_old: f64,
     period: SimTime,
 }
 
-const PROBES: &[&str] = &["drop_prob"];
+/// A PI queue: a FIFO whose drop probability PI's controller updates.
+pub type Pi = ProbQueue<PiControl>;
 
 impl Pi {
     /// A PI queue.
     pub fn new(limit: Limit, p: PiParams) -> Self {
-        Pi {
+        let ctl = PiControl {
             p,
-            limit,
-            fifo: Fifo::default(),
-            prob: 0.0,
             q_old: 0.0,
             period: SimTime::from_secs_f64(1.0 / p.w).max(SimTime(1)),
-        }
-    }
-
-    /// Current drop probability.
-    pub fn prob(&self) -> f64 {
-        self.prob
-    }
-
-    fn q(&self) -> f64 {
-        if self.p.bytes {
-            self.fifo.bytes() as f64 / self.p.mean_pkt_size as f64
-        } else {
-            self.fifo.len() as f64
-        }
+        };
+        let test = ProbDrop {
+            bytes: p.bytes,
+            mean_pkt_size: p.mean_pkt_size,
+            ecn: p.ecn,
+        };
+        ProbQueue::with(ctl, test, limit)
     }
 }
 
-impl QueueDisc for Pi {
-    fn kind(&self) -> &'static str {
-        "pi"
+impl Controller for PiControl {
+    const KIND: &'static str = "pi";
+    const PROBES: &'static [&'static str] = &["drop_prob"];
+
+    fn period(&self) -> SimTime {
+        self.period
     }
 
-    fn enqueue(&mut self, pkt: PacketRef, ctx: &mut QueueCtx) -> Verdict {
-        let test = ProbDrop {
-            bytes: self.p.bytes,
-            mean_pkt_size: self.p.mean_pkt_size,
-            ecn: self.p.ecn,
+    fn update(&mut self, prob: f64, fifo: &Fifo, _ctx: &QueueCtx) -> f64 {
+        let q = if self.p.bytes {
+            fifo.bytes() as f64 / self.p.mean_pkt_size as f64
+        } else {
+            fifo.len() as f64
         };
-        test.enqueue(self.prob, &self.limit, &mut self.fifo, pkt, ctx)
-    }
-
-    fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef> {
-        self.fifo.pop_front(ctx)
-    }
-
-    super::droptail::fifo_lens!(fifo);
-
-    fn probe_names(&self) -> &'static [&'static str] {
-        PROBES
-    }
-
-    fn probe_values(&self, out: &mut Vec<f64>) {
-        out.push(self.prob);
-    }
-
-    fn initial_timer(&self) -> Option<(SimTime, u32)> {
-        Some((self.period, 0))
-    }
-
-    fn on_timer(&mut self, _kind: u32, _ctx: &mut QueueCtx) -> Option<SimTime> {
-        let q = self.q();
-        self.prob = control(&self.p, q, self.q_old, self.prob);
+        let prob = control(&self.p, q, self.q_old, prob);
         self.q_old = q;
-        Some(self.period)
+        prob
+    }
+
+    fn probe_values(&self, prob: f64, out: &mut Vec<f64>) {
+        out.push(prob);
     }
 }
 
@@ -173,8 +144,8 @@ pub fn build(args: &QueueArgs) -> Result<Box<dyn QueueDisc>, ParamError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{Packet, PacketArena};
-    use crate::rng::stream;
+    use crate::queue::testutil::{packets, pkt, Env};
+    use crate::queue::Verdict;
 
     #[test]
     fn control_law_by_hand() {
@@ -194,24 +165,13 @@ mod tests {
 
     #[test]
     fn timer_samples_the_queue() {
-        let mut arena = PacketArena::new();
-        let mut rng = stream(1, "pi");
-        let mut dropped = Vec::new();
-        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
-        let mut q = Pi::new(
-            Limit {
-                packets: Some(300),
-                bytes: None,
-            },
-            PiParams::default(),
-        );
+        let mut env = Env::new(1, "pi");
+        let mut ctx = env.ctx(10_000_000);
+        let mut q = Pi::new(packets(300), PiParams::default());
         // 1/170 s, rounded to the nanosecond
         assert_eq!(q.initial_timer(), Some((SimTime::from_nanos(5_882_353), 0)));
         for _ in 0..150 {
-            let r = ctx.arena.alloc(Packet {
-                size: 500,
-                ..Packet::default()
-            });
+            let r = pkt(ctx.arena, 0, 500);
             assert_eq!(q.enqueue(r, &mut ctx), Verdict::Enqueued);
         }
         q.on_timer(0, &mut ctx);

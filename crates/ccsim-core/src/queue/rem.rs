@@ -20,11 +20,10 @@
 //! by `mean_pkt_size`, and the probability is scaled by size / mean_pkt_size.
 
 use super::droptail::{Fifo, Limit};
-use super::prob_drop::ProbDrop;
+use super::prob_drop::{Controller, ProbDrop, ProbQueue};
 use super::red_core::check;
 use super::registry::{LimitMode, QueueArgs};
-use super::{QueueCtx, QueueDisc, Verdict};
-use crate::packet::PacketRef;
+use super::{QueueCtx, QueueDisc};
 use crate::params::{parse, ParamError};
 use crate::time::SimTime;
 use crate::units::Time;
@@ -80,94 +79,71 @@ pub fn mark_prob(phi: f64, price: f64) -> f64 {
     1.0 - phi.powf(-price)
 }
 
-/// A REM queue.
-pub struct Rem {
+/// REM's controller: the link price and the arrivals it counts.
+pub struct RemControl {
     p: RemParams,
-    limit: Limit,
-    fifo: Fifo,
     price: f64,
-    prob: f64,
     /// Arrivals in the current period (packets, or bytes in byte mode).
     arrived: f64,
     /// Filtered arrivals per period, packets.
     in_avg: f64,
 }
 
-const PROBES: &[&str] = &["price", "drop_prob"];
+/// A REM queue: a FIFO whose marking probability REM's price sets.
+pub type Rem = ProbQueue<RemControl>;
 
 impl Rem {
     /// A REM queue.
     pub fn new(limit: Limit, p: RemParams) -> Self {
-        Rem {
+        let ctl = RemControl {
             p,
-            limit,
-            fifo: Fifo::default(),
             price: 0.0,
-            prob: 0.0,
             arrived: 0.0,
             in_avg: 0.0,
-        }
+        };
+        let test = ProbDrop {
+            bytes: p.bytes,
+            mean_pkt_size: p.mean_pkt_size,
+            ecn: p.ecn,
+        };
+        ProbQueue::with(ctl, test, limit)
     }
 
     /// Current price.
     pub fn price(&self) -> f64 {
-        self.price
-    }
-
-    /// Current marking probability.
-    pub fn prob(&self) -> f64 {
-        self.prob
+        self.ctl.price
     }
 }
 
-impl QueueDisc for Rem {
-    fn kind(&self) -> &'static str {
-        "rem"
+impl Controller for RemControl {
+    const KIND: &'static str = "rem";
+    const PROBES: &'static [&'static str] = &["price", "drop_prob"];
+
+    fn period(&self) -> SimTime {
+        self.p.update_interval
     }
 
-    fn enqueue(&mut self, pkt: PacketRef, ctx: &mut QueueCtx) -> Verdict {
-        let size = ctx.arena.get(pkt).size;
+    fn on_arrival(&mut self, size: u32) {
         self.arrived += if self.p.bytes { size as f64 } else { 1.0 };
-        let test = ProbDrop {
-            bytes: self.p.bytes,
-            mean_pkt_size: self.p.mean_pkt_size,
-            ecn: self.p.ecn,
-        };
-        test.enqueue(self.prob, &self.limit, &mut self.fifo, pkt, ctx)
     }
 
-    fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef> {
-        self.fifo.pop_front(ctx)
-    }
-
-    super::droptail::fifo_lens!(fifo);
-
-    fn probe_names(&self) -> &'static [&'static str] {
-        PROBES
-    }
-
-    fn probe_values(&self, out: &mut Vec<f64>) {
-        out.push(self.price);
-        out.push(self.prob);
-    }
-
-    fn initial_timer(&self) -> Option<(SimTime, u32)> {
-        Some((self.p.update_interval, 0))
-    }
-
-    fn on_timer(&mut self, _kind: u32, ctx: &mut QueueCtx) -> Option<SimTime> {
+    fn update(&mut self, _prob: f64, fifo: &Fifo, ctx: &QueueCtx) -> f64 {
         let mean = self.p.mean_pkt_size as f64;
         let (x, b) = if self.p.bytes {
-            (self.arrived / mean, self.fifo.bytes() as f64 / mean)
+            (self.arrived / mean, fifo.bytes() as f64 / mean)
         } else {
-            (self.arrived, self.fifo.len() as f64)
+            (self.arrived, fifo.len() as f64)
         };
         self.in_avg = self.in_avg * (1.0 - self.p.inw) + self.p.inw * x;
         let c = self.p.update_interval.secs_f64() * ctx.link_rate_bps as f64 / (8.0 * mean);
         self.price = next_price(&self.p, self.price, self.in_avg, b, c);
-        self.prob = mark_prob(self.p.phi, self.price);
         self.arrived = 0.0;
-        Some(self.p.update_interval)
+        mark_prob(self.p.phi, self.price)
+    }
+
+    fn probe_values(&self, prob: f64, out: &mut Vec<f64>) {
+        out.push(self.price);
+        out.push(prob);
     }
 }
 
@@ -221,8 +197,7 @@ pub fn build(args: &QueueArgs) -> Result<Box<dyn QueueDisc>, ParamError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{Packet, PacketArena};
-    use crate::rng::stream;
+    use crate::queue::testutil::{packets, pkt, Env};
 
     #[test]
     fn price_update_by_hand() {
@@ -248,24 +223,13 @@ mod tests {
 
     #[test]
     fn timer_counts_arrivals_and_backlog() {
-        let mut arena = PacketArena::new();
-        let mut rng = stream(1, "rem");
-        let mut dropped = Vec::new();
-        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
-        let mut q = Rem::new(
-            Limit {
-                packets: Some(30),
-                bytes: None,
-            },
-            RemParams::default(),
-        );
+        let mut env = Env::new(1, "rem");
+        let mut ctx = env.ctx(10_000_000);
+        let mut q = Rem::new(packets(30), RemParams::default());
         assert_eq!(q.initial_timer(), Some((SimTime::from_millis(2), 0)));
         // 40 arrivals: 30 fit, 10 overflow; all 40 count as input.
         for _ in 0..40 {
-            let r = ctx.arena.alloc(Packet {
-                size: 1000,
-                ..Packet::default()
-            });
+            let r = pkt(ctx.arena, 0, 1000);
             q.enqueue(r, &mut ctx);
         }
         assert_eq!(q.len_pkts(), 30);

@@ -335,50 +335,33 @@ impl QueueDisc for Sfb {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{FlowId, Packet, PacketArena};
-    use crate::rng::stream;
-
-    fn pkt(arena: &mut PacketArena, flow: u32) -> PacketRef {
-        arena.alloc(Packet {
-            flow: FlowId(flow),
-            size: 1000,
-            ..Packet::default()
-        })
-    }
+    use crate::queue::testutil::{packets, pkt, Env};
 
     /// A flow that keeps bin_size packets queued raises its bins' probability
     /// by `increment` per arrival; an empty flow's bins decay by `decrement`;
     /// at p_min = 1 the flow is held to the penalty rate.
     #[test]
     fn bins_learn_and_penalise_a_non_responsive_flow() {
-        let mut arena = PacketArena::new();
-        let mut rng = stream(12, "sfb");
-        let mut dropped = Vec::new();
+        let mut env = Env::new(12, "sfb");
         let cfg = SfbConfig {
             increment: 0.1,
             rehash: Time(SimTime::ZERO),
             warmup: Time(SimTime::ZERO),
             ..SfbConfig::default()
         };
-        let mut q = Sfb::new(
-            Limit {
-                packets: Some(1000),
-                bytes: None,
-            },
-            cfg,
-        );
-        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
+        let mut q = Sfb::new(packets(1000), cfg);
+        let mut ctx = env.ctx(10_000_000);
         // Fill 20 packets of flow 1: no probability yet (bins below bin_size
         // until the 21st arrival).
         for _ in 0..20 {
-            let p = pkt(ctx.arena, 1);
+            let p = pkt(ctx.arena, 1, 1000);
             assert_eq!(q.enqueue(p, &mut ctx), Verdict::Enqueued);
         }
         assert_eq!(q.p_min(1), 0.0);
-        // Each further arrival (whether or not it is then dropped) adds 0.1.
+        // Each further arrival (whether or not it is then env.dropped) adds 0.1.
         let mut accepted = 0;
         for _ in 0..5 {
-            let p = pkt(ctx.arena, 1);
+            let p = pkt(ctx.arena, 1, 1000);
             if q.enqueue(p, &mut ctx) == Verdict::Enqueued {
                 accepted += 1;
             }
@@ -386,11 +369,11 @@ mod tests {
         assert!((q.p_min(1) - 0.5).abs() < 1e-9, "{}", q.p_min(1));
         // Drive p_min to 1 (the per-bin cap `max` = 25 also stops growth).
         for _ in 0..10 {
-            let p = pkt(ctx.arena, 1);
+            let p = pkt(ctx.arena, 1, 1000);
             q.enqueue(p, &mut ctx);
         }
         assert_eq!(q.p_min(1), 1.0);
-        assert!(accepted < 5, "p_min 0.1..0.5 must have dropped some of these");
+        assert!(accepted < 5, "p_min 0.1..0.5 must have env.dropped some of these");
         // Drain to below bin_size, then, once the token bucket has refilled,
         // offer packets at 1 ms intervals for one second: only the penalty
         // burst plus 10 packets/s get in: tokens(t) = 20 + 0.01 t - passed
@@ -401,7 +384,7 @@ mod tests {
         let mut passed = 0;
         for k in 0..1000u64 {
             ctx.now = SimTime::from_secs(10) + SimTime::from_millis(k);
-            let p = pkt(ctx.arena, 1);
+            let p = pkt(ctx.arena, 1, 1000);
             if q.enqueue(p, &mut ctx) == Verdict::Enqueued {
                 passed += 1;
                 q.dequeue(&mut ctx);
@@ -412,7 +395,7 @@ mod tests {
         let other = (2..200)
             .find(|&f| q.p_min(f) == 0.0)
             .expect("some flow avoids the bins");
-        let p = pkt(ctx.arena, other);
+        let p = pkt(ctx.arena, other, 1000);
         assert_eq!(q.enqueue(p, &mut ctx), Verdict::Enqueued);
     }
 }

@@ -284,50 +284,32 @@ impl QueueDisc for Sfq {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{FlowId, Packet, PacketArena};
-    use crate::rng::stream;
-
-    fn pkt(arena: &mut PacketArena, flow: u32) -> PacketRef {
-        arena.alloc(Packet {
-            flow: FlowId(flow),
-            size: 1000,
-            ..Packet::default()
-        })
-    }
+    use crate::queue::testutil::{packets, pkt, Env};
 
     /// Two flows in distinct buckets (flow ids chosen so they do not collide
     /// under this seed, which the test asserts) are served alternately, and
     /// overflow drops from the tail of the longest bucket.
     #[test]
     fn round_robin_and_longest_bucket_drop() {
-        let mut arena = PacketArena::new();
-        let mut rng = stream(11, "sfq");
-        let mut dropped = Vec::new();
-        let mut q = Sfq::new(
-            Limit {
-                packets: Some(6),
-                bytes: None,
-            },
-            16,
-            SimTime::ZERO,
-        );
-        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 1_000_000, &mut dropped);
+        let mut env = Env::new(11, "sfq");
+        let mut q = Sfq::new(packets(6), 16, SimTime::ZERO);
+        let mut ctx = env.ctx(1_000_000);
         let mut a = Vec::new();
         for _ in 0..5 {
-            let p = pkt(ctx.arena, 1);
+            let p = pkt(ctx.arena, 1, 1000);
             a.push(p);
             assert_eq!(q.enqueue(p, &mut ctx), Verdict::Enqueued);
         }
         let b_flow = (2..100).find(|&f| q.bucket_of(f) != q.bucket_of(1)).unwrap();
-        let b1 = pkt(ctx.arena, b_flow);
+        let b1 = pkt(ctx.arena, b_flow, 1000);
         assert_eq!(q.enqueue(b1, &mut ctx), Verdict::Enqueued);
         // Full (6). Another packet of flow b: flow 1's bucket (5) is the
         // longest, so its tail packet is pushed out.
-        let b2 = pkt(ctx.arena, b_flow);
+        let b2 = pkt(ctx.arena, b_flow, 1000);
         assert_eq!(q.enqueue(b2, &mut ctx), Verdict::Enqueued);
         assert_eq!(q.len_pkts(), 6);
-        // An arrival of flow 1 now finds its own bucket longest: it is dropped.
-        let a5 = pkt(ctx.arena, 1);
+        // An arrival of flow 1 now finds its own bucket longest: it is env.dropped.
+        let a5 = pkt(ctx.arena, 1, 1000);
         assert_eq!(q.enqueue(a5, &mut ctx), Verdict::Dropped(DropReason::Overflow));
         // Service alternates between the two buckets.
         let order: Vec<u32> = (0..6)
@@ -339,27 +321,18 @@ mod tests {
         assert_eq!(order, vec![1, b_flow, 1, b_flow, 1, 1]);
         assert_eq!(q.len_pkts(), 0);
         // The push-out victim was the tail of flow 1's bucket.
-        assert_eq!(dropped, vec![(a[4], DropReason::Overflow)]);
+        assert_eq!(env.dropped, vec![(a[4], DropReason::Overflow)]);
     }
 
     #[test]
     fn perturbation_rehashes_without_reordering() {
-        let mut arena = PacketArena::new();
-        let mut rng = stream(11, "sfq");
-        let mut dropped = Vec::new();
-        let mut q = Sfq::new(
-            Limit {
-                packets: Some(1000),
-                bytes: None,
-            },
-            4,
-            SimTime::from_secs(1),
-        );
-        let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 1_000_000, &mut dropped);
+        let mut env = Env::new(11, "sfq");
+        let mut q = Sfq::new(packets(1000), 4, SimTime::from_secs(1));
+        let mut ctx = env.ctx(1_000_000);
         let mut sent: Vec<Vec<PacketRef>> = vec![Vec::new(); 8];
         for k in 0..80 {
             let f = k % 8;
-            let p = pkt(ctx.arena, f as u32);
+            let p = pkt(ctx.arena, f as u32, 1000);
             sent[f].push(p);
             q.enqueue(p, &mut ctx);
         }

@@ -402,13 +402,14 @@ impl TcpSender {
             flags::ACK
         };
         let mut ecn = Ecn::NotEct;
-        // RFC 3168 section 6.1.5: retransmissions are not ECN-capable.
-        if self.cfg.ecn && first {
+        // RFC 3168 section 6.1.5: retransmissions are not ECN-capable
+        // (unless `ect_every_packet`: ns-3's DctcpEcn mode).
+        if self.cfg.ecn && (first || self.cfg.ect_every_packet) {
             ecn = if self.cfg.ect1 { Ecn::Ect1 } else { Ecn::Ect };
-            if self.cwr_pending {
-                pkt_flags |= flags::CWR;
-                self.cwr_pending = false;
-            }
+        }
+        if self.cfg.ecn && first && self.cwr_pending {
+            pkt_flags |= flags::CWR;
+            self.cwr_pending = false;
         }
         let wnd = self.cfg.window;
         ctx.send_with(|| Packet {
@@ -850,6 +851,7 @@ impl TcpSender {
                     wnd: self.cfg.window,
                     ts_val: now,
                     flags: flags::ACK,
+                    ecn: self.cfg.pure_ack_ecn(),
                     ..Packet::default()
                 });
             }
@@ -949,8 +951,9 @@ impl Sender for TcpSender {
         }
     }
 
-    fn cwnd_pkts(&self) -> f64 {
-        self.effective_cwnd()
+    fn cwnd_and_srtt(&self) -> (f64, f64) {
+        let srtt = self.rtt.srtt().map_or(f64::NAN, |s| s.secs_f64());
+        (self.effective_cwnd(), srtt)
     }
 
     fn probe_names(&self) -> &'static [&'static str] {

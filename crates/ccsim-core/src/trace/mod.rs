@@ -7,19 +7,20 @@
 //! touched while validating); [`Tracer::open`] creates the files in the
 //! run's output folder just before the run.
 //!
-//! The kernel calls the hooks below at the four points of a packet's life on
-//! a link, the four events of an ns-2 trace:
+//! The trace is an observer ([`crate::observe::PacketObserver`]) of the
+//! kernel's four hook points of a packet's life on a link, the four events
+//! of an ns-2 trace:
 //!
 //! | hook | ns-2 | when |
 //! |---|---|---|
-//! | [`Tracer::enqueue`] | `+` | a packet is offered to the link's queue (also when the queue then drops it, as in ns-2) |
-//! | [`Tracer::dequeue`] | `-` | the packet's transmission starts (pcap: the packet is captured) |
-//! | [`Tracer::receive`] | `r` | the packet arrives at the link's far end |
-//! | [`Tracer::drop`] | `d` | the queue drops it (on arrival or from inside the queue), or the link's loss model loses it |
+//! | `enqueue` | `+` | a packet is offered to the link's queue (also when the queue then drops it, as in ns-2) |
+//! | `dequeue` | `-` | the packet's transmission starts (pcap: the packet is captured) |
+//! | `receive` | `r` | the packet arrives at the link's far end |
+//! | `dropped` | `d` | the queue drops it (on arrival or from inside the queue), or the link's loss model loses it |
 //!
 //! **The FIFO fast path.** A DropTail queue fixes a packet's transmission
 //! start when it accepts the packet ([`crate::queue::Queue::fast_offer`]);
-//! the kernel tells the tracer then ([`Tracer::dequeue_at`]). A pcap file
+//! the kernel tells the observer then (`dequeue` with a start after now). A pcap file
 //! holds one link, whose starts are in time order, so the record is written
 //! at once. The ns-2 file holds every link, in time order, so a start in the
 //! future is kept in a small heap and written just before the first line
@@ -43,6 +44,7 @@ pub mod pcap;
 
 use crate::error::{Error, Result};
 use crate::link::Link;
+use crate::observe::PacketObserver;
 use crate::packet::{LinkId, Packet};
 use crate::sim::{Flow, Node};
 use crate::time::SimTime;
@@ -275,12 +277,9 @@ enum Writers {
     Pcap(Vec<Option<pcap::PcapWriter>>),
 }
 
-/// The open trace of a running simulation.
-///
-/// The hooks are never inlined: the kernel calls them behind
-/// `if let Some(t) = self.tracer`, and keeping their bodies out of the
-/// kernel's hot functions keeps those functions (and the inlining decisions
-/// inside them) what they are without a trace.
+/// The open trace of a running simulation: an observer of the kernel's
+/// packet hooks ([`PacketObserver`]), which the kernel calls through the
+/// trait, out of line, behind one branch on whether it has an observer.
 pub struct Tracer {
     links: Vec<bool>,
     flows: Vec<FlowTrace>,
@@ -333,41 +332,22 @@ impl Tracer {
             w.event(ev, now, link.0, p, &self.flows[p.flow.0 as usize]);
         }
     }
+}
 
+/// The trace observes the kernel's four hook points
+/// ([`crate::observe`]), the four events of an ns-2 trace.
+impl PacketObserver for Tracer {
     /// A packet is offered to the queue of `link` (`+`).
-    #[inline(never)]
-    pub fn enqueue(&mut self, link: LinkId, now: SimTime, p: &Packet) {
+    fn enqueue(&mut self, link: LinkId, now: SimTime, p: &Packet) {
         if self.traces(link) {
             self.ns2_line(b'+', link, now, p);
         }
     }
 
-    /// A packet is dropped at `link`: by its queue or by its loss model (`d`).
-    #[inline(never)]
-    pub fn drop(&mut self, link: LinkId, now: SimTime, p: &Packet) {
-        if self.traces(link) {
-            self.ns2_line(b'd', link, now, p);
-        }
-    }
-
-    /// A packet arrives at the far end of `link` (`r`).
-    #[inline(never)]
-    pub fn receive(&mut self, link: LinkId, now: SimTime, p: &Packet) {
-        if self.traces(link) {
-            self.ns2_line(b'r', link, now, p);
-        }
-    }
-
-    /// The transmission of a packet on `link` starts now (`-`; pcap record).
-    #[inline(never)]
-    pub fn dequeue(&mut self, link: LinkId, now: SimTime, p: &Packet) {
-        self.dequeue_at(link, now, now, p);
-    }
-
-    /// The transmission of a packet on `link` will start at `start >= now`
-    /// (the FIFO fast path fixes it when the packet is accepted).
-    #[inline(never)]
-    pub fn dequeue_at(&mut self, link: LinkId, now: SimTime, start: SimTime, p: &Packet) {
+    /// The transmission of a packet on `link` starts at `start >= now`
+    /// (`-`; pcap record): now, or later when the FIFO fast path fixed it on
+    /// accepting the packet.
+    fn dequeue(&mut self, link: LinkId, now: SimTime, start: SimTime, p: &Packet) {
         let li = link.0 as usize;
         if !self.links[li] {
             return;
@@ -389,9 +369,23 @@ impl Tracer {
         }
     }
 
+    /// A packet arrives at the far end of `link` (`r`).
+    fn receive(&mut self, link: LinkId, now: SimTime, p: &Packet) {
+        if self.traces(link) {
+            self.ns2_line(b'r', link, now, p);
+        }
+    }
+
+    /// A packet is dropped at `link`: by its queue or by its loss model (`d`).
+    fn dropped(&mut self, link: LinkId, now: SimTime, p: &Packet) {
+        if self.traces(link) {
+            self.ns2_line(b'd', link, now, p);
+        }
+    }
+
     /// The run ended at `end`: write what is pending up to `end`, flush every
     /// file and report the first write error.
-    pub fn finish(&mut self, end: SimTime) -> Result<()> {
+    fn finish(&mut self, end: SimTime) -> Result<()> {
         match &mut self.writers {
             Writers::Ns2(w) => w.finish(end),
             Writers::Pcap(ws) => {

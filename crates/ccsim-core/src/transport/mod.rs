@@ -150,13 +150,15 @@ pub trait Sender: Send {
     fn probe_names(&self) -> &'static [&'static str] {
         &[]
     }
-    /// The congestion window now, packets (`probe().cwnd_pkts`, which a
-    /// sender may compute more cheaply). For a sender whose `probe_names`
-    /// lists `cwnd_pkts`, the kernel reads it after each of the sender's
-    /// callbacks to integrate the window over time (`cwnd_mean_pkts`,
-    /// [`crate::metrics::FlowStats::note_cwnd`]).
-    fn cwnd_pkts(&self) -> f64 {
-        self.probe().cwnd_pkts
+    /// The congestion window now, packets, and the smoothed RTT, seconds
+    /// (`probe().cwnd_pkts` and `probe().srtt_s`, which a sender may compute
+    /// more cheaply). For a sender whose `probe_names` lists `cwnd_pkts` or
+    /// `srtt_s`, the kernel reads them after each of the sender's callbacks
+    /// to integrate them over time (`cwnd_mean_pkts`, `srtt_mean_s`:
+    /// [`crate::metrics::FlowStats::note_sender`]).
+    fn cwnd_and_srtt(&self) -> (f64, f64) {
+        let p = self.probe();
+        (p.cwnd_pkts, p.srtt_s)
     }
 }
 

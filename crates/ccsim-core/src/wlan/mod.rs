@@ -28,6 +28,7 @@
 //! aggregation, no EDCA.
 
 pub mod channel;
+pub mod config;
 pub mod dcf;
 pub mod phy;
 
