@@ -66,6 +66,9 @@ def _flow_group(p: dict, cc: str, count: int, group: str, prio: int = 0) -> dict
         "window": int(p["window"]),
         "app": "bulk",
         "start": start,
+        # ns-3's RecoveryType, explicit on both sides (the ns3 profile's
+        # default is ns-3's, PRR; most twins select TcpClassicRecovery).
+        "prr": "ns3" if p["recovery"] == "prr" else "off",
     }
     if prio:
         flow["class"] = prio

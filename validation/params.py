@@ -68,6 +68,11 @@ DEFAULTS: dict[str, object] = {
     # same flows share a queue in every run (dumbbell.cc --cc_trace prints
     # the mapping; given one, it checks it); ccsim takes it as `flow_queues`.
     "fq_queues": "",
+    # TCP loss recovery in ns-3: "classic" (TcpClassicRecovery, RFC 6675's
+    # window, which the twins select unless they say otherwise) or "prr"
+    # (TcpPrrRecovery, ns-3.44's default RecoveryType); ccsim takes it as
+    # the flow groups' `prr` key ("off" or "ns3").
+    "recovery": "classic",
 }
 
 # Keys a peer program gets only when a twin sets them to something other
@@ -86,6 +91,7 @@ OPTIONAL = (
     "rio_in_max_p",
     "start_times",
     "fq_queues",
+    "recovery",
 )
 
 METRICS = (
@@ -109,6 +115,8 @@ def resolve(params: dict) -> dict:
     out.update(params)
     if int(out["flows2"]) > 0 and int(out["two_way"]):
         raise ValueError("flows2 and two_way cannot be combined")
+    if out["recovery"] not in ("classic", "prr"):
+        raise ValueError(f'recovery: expected "classic" or "prr", got {out["recovery"]!r}')
     if out["start_times"] not in ("random", "shared"):
         raise ValueError(f'start_times: expected "random" or "shared", got {out["start_times"]!r}')
     return out

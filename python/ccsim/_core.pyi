@@ -219,6 +219,9 @@ class AckInfo:
     @property
     def exited_recovery(self) -> bool: ...
     @property
+    def exit_growth(self) -> bool:
+        """The sender lets this ACK, which ended recovery, grow the window (`recovery_exit_growth`)."""
+    @property
     def ece(self) -> bool: ...
     @property
     def ack(self) -> int: ...

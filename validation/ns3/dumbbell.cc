@@ -17,7 +17,8 @@
 //     the device queue is full); access devices keep ns-3's defaults;
 //   - TCP: SegmentSize = packet_size - 40, Timestamp off (40-byte headers),
 //     SACK on (ns-3.44's default; ccsim's ns3 profile then recovers by RFC 6675), TcpClassicRecovery
-//     (ccsim has no PRR), RcvBufSize = window segments; every other attribute
+//     unless --recovery=prr (TcpPrrRecovery, ns-3.44's default RecoveryType; ccsim's
+//     prr = "ns3"), RcvBufSize = window segments; every other attribute
 //     is ns-3.44's default (MinRto 1 s, ClockGranularity 1 ms, InitialCwnd 10,
 //     DelAckCount 2): ccsim's ns3 profile uses the same values;
 //   - queue discs: MaxSize = buffer packets; RED thresholds, max_p (LInterm =
@@ -87,6 +88,7 @@ struct Params
     std::string ccTrace; // the forward senders' congestion state changes (investigations only)
     std::string startList; // start times, s, in flow order, instead of drawn ones (investigations only)
     std::string fqQueues;  // fq_codel, fq_cobalt: the flow queues ccsim is given; checked against ns-3's own hash
+    std::string recovery = "classic"; // TcpClassicRecovery, or "prr": TcpPrrRecovery
 };
 
 // Per-direction counters of the bottleneck.
@@ -404,6 +406,7 @@ main(int argc, char* argv[])
     cmd.AddValue("trace", "write a packet trace of the forward bottleneck to this file", p.trace);
     cmd.AddValue("fq_queues", "fq_codel, fq_cobalt: the forward flows' queues given to ccsim (checked against ns-3's hash)", p.fqQueues);
     cmd.AddValue("start_list", "comma-separated start times (s) of the flows in order, instead of drawn ones", p.startList);
+    cmd.AddValue("recovery", "classic (TcpClassicRecovery) or prr (TcpPrrRecovery, ns-3.44's default)", p.recovery);
     cmd.AddValue("cc_trace", "write the forward senders' cwnd, ssthresh, state and RTO changes to this file", p.ccTrace);
     // the ns-2-only keys of the shared vocabulary are accepted and ignored
     std::string ignored;
@@ -420,7 +423,14 @@ main(int argc, char* argv[])
 
     uint32_t seg = p.packetSize - 40;
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue(TcpType(p.cc)));
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    if (p.recovery != "classic" && p.recovery != "prr")
+    {
+        std::cerr << "recovery: expected classic or prr, got " << p.recovery << std::endl;
+        return 2;
+    }
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(p.recovery == "prr" ? TcpPrrRecovery::GetTypeId()
+                                                       : TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(seg));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
     bool sack = p.sack;

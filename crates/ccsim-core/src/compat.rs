@@ -56,8 +56,10 @@
 //!   CUBIC, BIC, HighSpeed and Vegas (`tcp-cubic.cc`, `tcp-bic.cc`,
 //!   `tcp-highspeed.cc`, `tcp-vegas.cc`), its delivery-rate estimator for
 //!   BBR (`tcp-rate-ops.cc`), DCTCP's reduction without a floor
-//!   (`tcp-dctcp.cc`) and its every packet ECT (`ect_every_packet`), and
-//!   CAKE as ns-3's `FqCobaltQueueDisc` (`variant` of `cake`).
+//!   (`tcp-dctcp.cc`) and its every packet ECT (`ect_every_packet`),
+//!   CAKE as ns-3's `FqCobaltQueueDisc` (`variant` of `cake`), and its
+//!   default loss recovery, `TcpPrrRecovery` (`tcp-prr-recovery.cc`, RFC
+//!   6937: key `prr`, [`crate::tcp::prr`]).
 //! - `linux`: as `ccsim`, but RED tests every arrival (Linux's `red_action`
 //!   has no small-queue rule), and DCTCP keeps ECT on ACKs and
 //!   retransmissions (`tcp_ecn_send`).

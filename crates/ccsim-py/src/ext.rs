@@ -769,6 +769,12 @@ impl PyAckInfo {
     fn exited_recovery(&self) -> bool {
         self.0.exited_recovery
     }
+    /// The sender lets this ACK, which ended recovery, grow the window
+    /// (flow-group key `recovery_exit_growth`); `may_raise_cwnd` includes it.
+    #[getter]
+    fn exit_growth(&self) -> bool {
+        self.0.exit_growth
+    }
     /// The ACK carried ECN-Echo.
     #[getter]
     fn ece(&self) -> bool {

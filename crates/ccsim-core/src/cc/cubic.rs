@@ -69,15 +69,6 @@ pub struct CubicConfig {
     /// `compat = "ns3"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ssthresh_from_cwnd: Option<bool>,
-    /// The ACK that ends fast recovery also grows the window, counting
-    /// every segment its cumulative ACK covers, those SACKed before
-    /// included: ns-3's `TcpSocketBase::ProcessAck` sets cwnd = ssthresh
-    /// (`ExitRecovery`) and then calls `IncreaseWindow` with `segsAcked` =
-    /// (ackNumber - oldHeadSequence) / segmentSize. Default false (RFC 5681
-    /// section 3.2 step 6 and Linux's `tcp_may_raise_cwnd` leave the window
-    /// at ssthresh on that ACK); true under `compat = "ns3"`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub recovery_exit_growth: Option<bool>,
     /// Which CUBIC: "rfc9438" (this module), "linux-2.6.22", the v2.1
     /// module of Linux 2.6.22 in its integer arithmetic, which ns-2.35's
     /// `Agent/TCP/Linux` runs ([`super::cubic_linux`]; beta 819/1024,
@@ -125,8 +116,7 @@ pub fn build(cfg: CubicConfig, init: &CcInit) -> Result<Box<dyn CongestionContro
             check_range("beta", cfg.beta, 0.01, 0.99)?;
             crate::params::resolved(&CubicConfig {
                 hystart: Some(cfg.hystart.unwrap_or(true)),
-                recovery_exit_growth: Some(cfg.recovery_exit_growth.unwrap_or(init.compat == Profile::Ns3)),
-                variant: Some(variant),
+                    variant: Some(variant),
                 ..cfg.clone()
             });
             Ok(Box::new(super::cubic_ns3::CubicNs3::new(
@@ -136,7 +126,6 @@ pub fn build(cfg: CubicConfig, init: &CcInit) -> Result<Box<dyn CongestionContro
                 cfg.fast_convergence,
                 cfg.reno_friendly,
                 cfg.hystart.unwrap_or(true),
-                cfg.recovery_exit_growth.unwrap_or(init.compat == Profile::Ns3),
             )))
         }
         CubicVariant::Linux2622 => {
@@ -146,7 +135,6 @@ pub fn build(cfg: CubicConfig, init: &CcInit) -> Result<Box<dyn CongestionContro
                 ("beta", cfg.beta != d.beta),
                 ("hystart", cfg.hystart.is_some()),
                 ("growth_per_segment", cfg.growth_per_segment.is_some()),
-                ("recovery_exit_growth", cfg.recovery_exit_growth.is_some()),
             ] {
                 if set {
                     return Err(ParamError::at(
@@ -178,7 +166,6 @@ impl Default for CubicConfig {
             hystart: None,
             growth_per_segment: None,
             ssthresh_from_cwnd: None,
-            recovery_exit_growth: None,
             variant: None,
         }
     }
@@ -217,8 +204,6 @@ pub struct Cubic {
     per_segment: bool,
     /// Resolved `ssthresh_from_cwnd`.
     from_cwnd: bool,
-    /// Resolved `recovery_exit_growth`.
-    exit_growth: bool,
 }
 
 impl Cubic {
@@ -231,7 +216,6 @@ impl Cubic {
             hystart: Some(cfg.hystart.unwrap_or(linuxish)),
             growth_per_segment: Some(cfg.growth_per_segment.unwrap_or(linuxish)),
             ssthresh_from_cwnd: Some(cfg.ssthresh_from_cwnd.unwrap_or(init.compat == Profile::Ns3)),
-            recovery_exit_growth: Some(cfg.recovery_exit_growth.unwrap_or(init.compat == Profile::Ns3)),
             variant: Some(CubicVariant::Rfc9438),
             ..cfg
         };
@@ -240,7 +224,6 @@ impl Cubic {
             hystart: cfg.hystart.unwrap_or(linuxish).then(HyStart::new),
             per_segment: cfg.growth_per_segment.unwrap_or(linuxish),
             from_cwnd: cfg.ssthresh_from_cwnd.unwrap_or(false),
-            exit_growth: cfg.recovery_exit_growth.unwrap_or(false),
             cfg,
             w: Window::new(init),
             w_max: 0.0,
@@ -330,7 +313,7 @@ impl CongestionControl for Cubic {
         self.w.ssthresh
     }
     fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
-        if !(ack.may_raise_cwnd() || self.exit_growth && ack.may_raise_cwnd_at_exit()) {
+        if !ack.may_raise_cwnd() {
             return;
         }
         if self.w.in_slow_start() {
@@ -450,11 +433,11 @@ mod tests {
     #[test]
     fn recovery_exit_growth_opens_the_window_on_the_ack_ending_recovery() {
         // ns-3's `ProcessAck` calls `IncreaseWindow` on the ACK that ends
-        // fast recovery, with every segment it covers (here 40).
+        // fast recovery, with every segment it covers (here 40), when the
+        // sender allows it (`AckInfo::exit_growth`).
         let after_exit = |exit_growth: bool| {
             let mut rng = stream(1, "t");
             let cfg = CubicConfig {
-                recovery_exit_growth: Some(exit_growth),
                 growth_per_segment: Some(true),
                 reno_friendly: false,
                 ..CubicConfig::default()
@@ -465,6 +448,7 @@ mod tests {
             exit.acked = 40;
             exit.newly_delivered = 1;
             exit.exited_recovery = true;
+            exit.exit_growth = exit_growth;
             c.on_ack(&exit, &mut rng);
             c.cwnd()
         };

@@ -51,7 +51,6 @@ pub struct CubicNs3 {
     fast_convergence: bool,
     tcp_friendliness: bool,
     hystart: bool,
-    exit_growth: bool,
     cwnd_cnt: u64,
     last_max: u64,
     origin: u64,
@@ -77,7 +76,6 @@ impl CubicNs3 {
         fast_convergence: bool,
         tcp_friendliness: bool,
         hystart: bool,
-        exit_growth: bool,
     ) -> Self {
         CubicNs3 {
             w: Window::new(init),
@@ -86,7 +84,6 @@ impl CubicNs3 {
             fast_convergence,
             tcp_friendliness,
             hystart,
-            exit_growth,
             cwnd_cnt: 0,
             last_max: 0,
             origin: 0,
@@ -234,15 +231,16 @@ impl CongestionControl for CubicNs3 {
     fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
         // ns-3 calls PktsAcked on every ACK, duplicates included.
         self.pkts_acked(ack);
-        if !(ack.may_raise_cwnd() || self.exit_growth && ack.may_raise_cwnd_at_exit()) {
+        if !ack.may_raise_cwnd() {
             return;
         }
         // `IncreaseWindow`: the segments this ACK newly delivered, or, on the
         // ACK that ends fast recovery, every segment its cumulative ACK
         // covers, SACKed ones included (`ProcessAck` recomputes `segsAcked`
         // as (ackNumber - oldHeadSequence) / segmentSize there, after
-        // `ExitRecovery` set cwnd = ssthresh).
-        let mut acked = if ack.exited_recovery && self.exit_growth {
+        // `ExitRecovery` set cwnd = ssthresh), when the sender lets that ACK
+        // grow the window (`AckInfo::exit_growth`).
+        let mut acked = if ack.exited_recovery {
             ack.acked
         } else {
             ack.newly_delivered
@@ -298,7 +296,7 @@ mod tests {
     use crate::rng::stream;
 
     fn cubic(cwnd: f64) -> CubicNs3 {
-        CubicNs3::new(&init(cwnd), 0.4, 0.7, true, true, false, true)
+        CubicNs3::new(&init(cwnd), 0.4, 0.7, true, true, false)
     }
 
     #[test]
@@ -343,13 +341,14 @@ mod tests {
         // counted towards the next increase.
         let after_exit = |exit_growth: bool| {
             let mut rng = stream(1, "t");
-            let mut c = CubicNs3::new(&init(100.0), 0.4, 0.7, true, true, false, exit_growth);
+            let mut c = CubicNs3::new(&init(100.0), 0.4, 0.7, true, true, false);
             c.on_congestion_event(&loss(0, 100.0));
             c.delay_min = Some(SimTime::from_millis(100));
             let mut exit = ack(1000, 100);
             exit.acked = 40;
             exit.newly_delivered = 1;
             exit.exited_recovery = true;
+            exit.exit_growth = exit_growth;
             c.on_ack(&exit, &mut rng);
             (c.cwnd(), c.cwnd_cnt)
         };

@@ -25,7 +25,7 @@
 //! `TcpHighSpeed` ([`HighSpeedNs3`]): the Appendix B table in whole
 //! segments instead of the closed forms.
 
-use super::{check_range, AckInfo, CaState, CcInit, CongestionControl, CongestionEvent, Window};
+use super::{check_range, AckInfo, CcInit, CongestionControl, CongestionEvent, Window};
 use crate::params::ParamError;
 use crate::rng::SimRng;
 use serde::Deserialize;
@@ -355,10 +355,11 @@ impl CongestionControl for HighSpeedNs3 {
         self.w.ssthresh
     }
     fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
-        if ack.acked == 0 || ack.state == CaState::Recovery || ack.ece || !ack.cwnd_limited {
+        if !ack.may_raise_cwnd() {
             return;
         }
-        // `ProcessAck`: the exit from recovery passes the cumulatively
+        // `ProcessAck`: the exit from recovery (when the sender lets it grow
+        // the window, `AckInfo::exit_growth`) passes the cumulatively
         // acknowledged segments, other ACKs the newly delivered ones.
         let mut acked = if ack.exited_recovery {
             ack.acked
@@ -502,6 +503,7 @@ mod tests {
         exit.acked = 21;
         exit.newly_delivered = 1;
         exit.exited_recovery = true;
+        exit.exit_growth = true;
         h.on_ack(&exit, &mut rng);
         assert_eq!(
             (h.cwnd(), h.ack_cnt),

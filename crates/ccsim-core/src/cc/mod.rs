@@ -267,6 +267,14 @@ pub struct AckInfo {
     pub state: CaState,
     /// This ACK ended a recovery episode (cwnd was just restored to ssthresh).
     pub exited_recovery: bool,
+    /// The sender lets the ACK that ended recovery grow the window as any
+    /// new ACK would (flow-group key `recovery_exit_growth`: ns-3's
+    /// `TcpSocketBase::ProcessAck` calls `IncreaseWindow` on that ACK for
+    /// every congestion control, ns-2's Reno and NewReno `opencwnd` on it;
+    /// RFC 5681 section 3.2 step 6, RFC 6582 section 3.2 step 3 and
+    /// Linux's `tcp_may_raise_cwnd` leave cwnd at ssthresh). Only set
+    /// together with `exited_recovery`.
+    pub exit_growth: bool,
     /// The ACK carried ECN-Echo (RFC 3168); the window must not grow on it.
     pub ece: bool,
     /// The cumulative ACK (next segment the receiver expects).
@@ -288,19 +296,17 @@ impl AckInfo {
     }
 
     /// Whether a loss-based controller may open its window on this ACK: new
-    /// data acknowledged, not in or just leaving fast recovery (slow start
-    /// after a timeout is allowed), no ECN-Echo, and the sender was using
-    /// its window (RFC 5681 section 3, RFC 3168 section 6.1.2, RFC 7661).
+    /// data acknowledged, not in fast recovery (slow start after a timeout
+    /// is allowed) nor just leaving it unless the sender allows growth
+    /// there ([`AckInfo::exit_growth`]), no ECN-Echo, and the sender was
+    /// using its window (RFC 5681 section 3, RFC 3168 section 6.1.2, RFC
+    /// 7661).
     pub fn may_raise_cwnd(&self) -> bool {
-        self.acked > 0 && self.state != CaState::Recovery && !self.exited_recovery && !self.ece && self.cwnd_limited
-    }
-
-    /// With a controller's `recovery_exit_growth` (ns-3's
-    /// `TcpSocketBase::ProcessAck`, which calls `IncreaseWindow` on the ACK
-    /// that ends recovery): whether this is that ACK and it would otherwise
-    /// open the window (new data, no ECN-Echo, the sender using its window).
-    pub fn may_raise_cwnd_at_exit(&self) -> bool {
-        self.exited_recovery && self.acked > 0 && self.state != CaState::Recovery && !self.ece && self.cwnd_limited
+        self.acked > 0
+            && self.state != CaState::Recovery
+            && (!self.exited_recovery || self.exit_growth)
+            && !self.ece
+            && self.cwnd_limited
     }
 }
 
@@ -639,6 +645,7 @@ pub(crate) mod testutil {
             cwnd_limited: true,
             state: CaState::Open,
             exited_recovery: false,
+            exit_growth: false,
             ece: false,
             ack: 0,
             snd_max: 0,

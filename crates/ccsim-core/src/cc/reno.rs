@@ -16,10 +16,9 @@
 //!   sender's inflation for Reno and NewReno; one segment for Tahoe).
 //! - Timeout: ssthresh as above, cwnd = 1 segment (the loss window).
 //! - The ACK that ends fast recovery leaves cwnd at ssthresh (RFC 6582
-//!   section 3.2 step 3), or with `recovery_exit_growth` (ns-3, the
-//!   default under `compat = "ns3"`) also grows it as any new ACK does:
-//!   `TcpSocketBase::ProcessAck` sets `m_cWnd = m_ssThresh` and then,
-//!   back in `CA_OPEN`, calls `IncreaseWindow` on the same ACK.
+//!   section 3.2 step 3), unless the sender lets it grow the window as any
+//!   new ACK does (the flow group's `recovery_exit_growth`, ns-3's and
+//!   ns-2's behaviour: [`AckInfo::exit_growth`]).
 
 use super::{AckInfo, CcInit, CongestionControl, CongestionEvent, Window};
 use crate::params::ParamError;
@@ -33,9 +32,6 @@ pub struct RenoConfig {
     /// Congestion avoidance in whole bytes, as ns-3 (default false; true
     /// under `compat = "ns3"`).
     pub byte_arithmetic: Option<bool>,
-    /// Grow cwnd on the ACK that ends fast recovery too (default false;
-    /// true under `compat = "ns3"`).
-    pub recovery_exit_growth: Option<bool>,
 }
 
 /// RFC 5681 congestion control.
@@ -44,8 +40,6 @@ pub struct Reno {
     w: Window,
     /// The segment size when congestion avoidance counts whole bytes.
     byte_mss: Option<f64>,
-    /// Grow on the ACK that ends fast recovery.
-    grow_on_exit: bool,
 }
 
 impl Reno {
@@ -61,13 +55,11 @@ impl Reno {
         let bytes = cfg.byte_arithmetic.unwrap_or(ns3);
         crate::params::resolved(&RenoConfig {
             byte_arithmetic: Some(bytes),
-            recovery_exit_growth: Some(cfg.recovery_exit_growth.unwrap_or(ns3)),
         });
         Ok(Reno {
             name,
             w: Window::new(init),
             byte_mss: bytes.then_some(init.mss as f64),
-            grow_on_exit: cfg.recovery_exit_growth.unwrap_or(ns3),
         })
     }
 }
@@ -83,7 +75,7 @@ impl CongestionControl for Reno {
         self.w.ssthresh
     }
     fn on_ack(&mut self, ack: &AckInfo, _rng: &mut SimRng) {
-        if !(ack.may_raise_cwnd() || self.grow_on_exit && ack.may_raise_cwnd_at_exit()) {
+        if !ack.may_raise_cwnd() {
             return;
         }
         if self.w.in_slow_start() {
@@ -118,20 +110,21 @@ mod tests {
     use crate::rng::stream;
 
     #[test]
-    fn ns3_grows_on_the_ack_that_ends_recovery() {
+    fn grows_on_the_ack_that_ends_recovery_only_when_the_sender_says_so() {
         // ns-3's ProcessAck: cwnd = ssthresh, then IncreaseWindow on the
         // same ACK (m_cWnd += uint32(max(1, 1000 * 1000 / 5000)) = 200 B).
         let mut rng = stream(1, "t");
         let mut i = init(5.0);
         i.mss = 1000;
         i.initial_ssthresh = 5.0;
+        i.compat = crate::compat::Profile::Ns3;
         let mut a = ack(0, 100);
         a.exited_recovery = true;
-        for (compat, want) in [(crate::compat::Profile::Ns3, 5.2), (crate::compat::Profile::Ccsim, 5.0)] {
-            i.compat = compat;
+        for (grow, want) in [(true, 5.2), (false, 5.0)] {
+            a.exit_growth = grow;
             let mut c = Reno::new("newreno", RenoConfig::default(), &i).unwrap();
             c.on_ack(&a, &mut rng);
-            assert!((c.cwnd() - want).abs() < 1e-9, "{compat:?}: {}", c.cwnd());
+            assert!((c.cwnd() - want).abs() < 1e-9, "{grow}: {}", c.cwnd());
         }
     }
 
@@ -173,7 +166,6 @@ mod tests {
         i.mss = 1000;
         let cfg = |b| RenoConfig {
             byte_arithmetic: Some(b),
-            ..RenoConfig::default()
         };
         let mut float = Reno::new("newreno", cfg(false), &i).unwrap();
         let mut bytes = Reno::new("newreno", cfg(true), &i).unwrap();

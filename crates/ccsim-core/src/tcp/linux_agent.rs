@@ -246,6 +246,7 @@ impl TcpSender {
             cwnd_limited: prior_in_flight >= cwnd,
             state: prior_state,
             exited_recovery: false,
+            exit_growth: false,
             ece: false,
             ack: self.snd_una,
             snd_max: self.snd_max,

@@ -15,6 +15,7 @@
 //! Modules:
 //! - [`sender`]: windows, ACK processing, timers, pacing;
 //! - [`recovery`]: Tahoe, Reno, NewReno and SACK loss recovery;
+//! - [`prr`]: Proportional Rate Reduction (RFC 6937) in SACK recovery;
 //! - [`scoreboard`]: the SACK scoreboard and RFC 6675's IsLost/SetPipe/NextSeg;
 //! - [`rtt`]: RFC 6298 RTT estimation and RTO;
 //! - [`linux_agent`]: ns-2's `Agent/TCP/Linux` (its scoreboard, rate
@@ -26,6 +27,7 @@
 //! the controller and, for tahoe/reno/newreno/sack, the recovery variant.
 
 pub mod linux_agent;
+pub mod prr;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;
@@ -186,6 +188,24 @@ pub struct TcpConfig {
     /// (default from the profile: "ns2" under `ns2`, except for the
     /// controllers taken from Linux and BBR, whose SACK ns-2 does not have).
     pub sack_recovery: Option<recovery::SackRecovery>,
+    /// Proportional Rate Reduction in RFC 6675 SACK recovery: "off" (cwnd
+    /// = ssthresh through recovery), "ssrb" or "crb" (RFC 6937 with the
+    /// slow-start or the conservative reduction bound) or "ns3" (ns-3.44's
+    /// `TcpPrrRecovery`, its default `RecoveryType`: [`prr`]) (default
+    /// from the profile: "ns3" under `ns3`, where it applies to the flows
+    /// that recover by SACK; "off" elsewhere).
+    pub prr: Option<prr::PrrMode>,
+    /// The ACK that ends fast recovery may grow the window as any new ACK
+    /// does, after the window was set to ssthresh, whatever the congestion
+    /// control: ns-3's `TcpSocketBase::ProcessAck` calls `IncreaseWindow`
+    /// on that ACK once back in `CA_OPEN` (`tcp-socket-base.cc`), ns-2's
+    /// Reno and NewReno `opencwnd` on it (`tcp-reno.cc`, `tcp-newreno.cc`);
+    /// RFC 5681 section 3.2 step 6, RFC 6582 section 3.2 step 3 and
+    /// Linux's `tcp_may_raise_cwnd` leave cwnd at ssthresh (default from
+    /// the profile: true under `ns3`, and under `ns2` except for its
+    /// `Sack1`, whose `newack` does not open the window; false elsewhere;
+    /// ns-2's `Agent/TCP/Linux` recovers by its own rules).
+    pub recovery_exit_growth: Option<bool>,
     /// Open the connection with a SYN: a header-only segment (seq 0), and
     /// data only once it is acknowledged, one RTT later (ns-2's one-way
     /// `Agent/TCP` with `syn_ 1`; ns-3's handshake) (default from the
@@ -387,6 +407,8 @@ impl Default for TcpConfig {
             partial_ack_retransmit: None,
             rto_restart_first_partial_ack: None,
             sack_recovery: None,
+            prr: None,
+            recovery_exit_growth: None,
             syn: None,
             syn_timeout: None,
             syn_rtt_first_send: None,
@@ -483,6 +505,11 @@ pub struct SenderConfig {
     pub partial_ack_timer_once: bool,
     /// SACK recovery is ns-2's `Sack1TcpAgent` ([`recovery::SackRecovery::Ns2`]).
     pub sack1: bool,
+    /// Proportional Rate Reduction in SACK recovery ([`prr`]).
+    pub prr: prr::PrrMode,
+    /// The ACK that ends fast recovery may grow the window
+    /// ([`crate::cc::AckInfo::exit_growth`], key `recovery_exit_growth`).
+    pub exit_growth: bool,
     /// ns-2's Reno/NewReno recovery window: cwnd = min(cwnd, wnd) / 2
     /// unrounded at the fast retransmit, partial-ACK deflation beyond the
     /// inflation taken off cwnd, and cwnd opened on the ACK that ends
@@ -746,7 +773,7 @@ impl TcpConfig {
         if self.dupthresh == 0 {
             return Err(ParamError::at("dupthresh", "expected at least 1 duplicate ACK"));
         }
-        let sc = SenderConfig {
+        let mut sc = SenderConfig {
             mss: self.mss,
             header: self.header,
             window: self.window,
@@ -799,6 +826,12 @@ impl TcpConfig {
             sack1: self.sack_recovery.map_or(profile == Profile::Ns2 && !linux_cc, |r| {
                 r == recovery::SackRecovery::Ns2
             }),
+            exit_growth: false,
+            prr: self.prr.unwrap_or(if profile == Profile::Ns3 {
+                prr::PrrMode::Ns3
+            } else {
+                prr::PrrMode::Off
+            }),
             ssthresh_from_pipe: self
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns3, |b| b == SsthreshBasis::Pipe),
@@ -824,6 +857,16 @@ impl TcpConfig {
             rto_restart_every_ack: self.rto_restart_every_ack.unwrap_or(la),
             syn_rtt_first_send: self.syn_rtt_first_send.unwrap_or(profile == Profile::Ns3),
         };
+        // After `ns2_recovery` and `sack1`, which its default reads.
+        sc.exit_growth = self
+            .recovery_exit_growth
+            .unwrap_or(profile == Profile::Ns3 || sc.ns2_recovery && !(sc.sack1 && recovery == Recovery::Sack));
+        if self.prr.is_some_and(|m| m != prr::PrrMode::Off) && (recovery != Recovery::Sack || sc.sack1) {
+            return Err(ParamError::at(
+                "prr",
+                "PRR needs RFC 6675 SACK recovery: set recovery = \"sack\" (and sack_recovery = \"rfc6675\"), or prr = \"off\"",
+            ));
+        }
         Ok((sc, recovery, sack))
     }
 }
@@ -837,6 +880,12 @@ pub fn build(args: &TransportArgs) -> Result<Endpoints, ParamError> {
 /// Build a TCP flow's two ends from a parsed config under the scenario's
 /// compatibility profile.
 pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamError> {
+    if cfg.cc_params.contains_key("recovery_exit_growth") {
+        return Err(ParamError::at(
+            "cc_params.recovery_exit_growth",
+            "moved to the flow group: write recovery_exit_growth = true or false beside cc (it applies to every controller)",
+        ));
+    }
     let (sc, _recovery, sack) = cfg.resolve(profile)?;
     let init = CcInit {
         initial_cwnd: cfg.initial_cwnd_for(profile),

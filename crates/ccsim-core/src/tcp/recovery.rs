@@ -146,13 +146,18 @@ pub(super) struct AckOutcome {
 
 impl TcpSender {
     /// Update the recovery state for an ACK that acknowledged `acked`
-    /// segments cumulatively (`advanced`) or was a duplicate (`is_dup`).
+    /// segments cumulatively (`advanced`) or was a duplicate (`is_dup`),
+    /// delivering `delivered` segments (RFC 6937's DeliveredData), with
+    /// `rtx_acked` when its cumulative part covers a retransmitted segment
+    /// that was not SACKed.
     pub(super) fn recovery_on_ack(
         &mut self,
         ctx: &mut FlowCtx,
         advanced: bool,
         is_dup: bool,
         acked: u64,
+        delivered: u64,
+        rtx_acked: bool,
     ) -> AckOutcome {
         let mut out = AckOutcome {
             losses: 0,
@@ -164,12 +169,17 @@ impl TcpSender {
         self.s1.hold = false;
         match self.state {
             CaState::Recovery => {
+                let ends = advanced && (self.snd_una >= self.recovery_point || variant == Recovery::Reno);
+                if !ends {
+                    // RFC 6937: every ACK of the recovery but the last.
+                    self.prr_on_ack(delivered, is_dup, advanced, rtx_acked);
+                }
                 if sack1 {
                     // `--pipe_` on every ACK in fast recovery.
                     self.s1.pipe -= 1;
                 }
                 if advanced {
-                    if self.snd_una >= self.recovery_point || variant == Recovery::Reno {
+                    if ends {
                         self.exit_recovery(ctx);
                         out.exited_recovery = true;
                         if sack1 {
@@ -244,7 +254,7 @@ impl TcpSender {
                             self.note_lost(ctx, head);
                             out.losses += 1;
                         }
-                        self.enter_recovery(ctx);
+                        self.enter_recovery(ctx, delivered);
                     }
                 }
             }
@@ -375,17 +385,19 @@ impl TcpSender {
         self.cc.on_recovery_exit(ctx.now);
     }
 
-    /// Fast retransmit and the start of recovery.
-    fn enter_recovery(&mut self, ctx: &mut FlowCtx) {
+    /// Fast retransmit and the start of recovery, on an ACK that delivered
+    /// `delivered` segments.
+    fn enter_recovery(&mut self, ctx: &mut FlowCtx, delivered: u64) {
         ctx.stats.on_fast_retransmit();
         let variant = self.cfg.recovery;
+        // ns-3's `EnterRecovery`: the head is marked lost first, then
+        // ssthresh = GetSsThresh(BytesInFlight ()), the pipe (without
+        // SACK, BytesInFlight () + one segment: the outstanding segments
+        // less one per duplicate ACK, `pipe_now`).
+        let head_counted = self.uses_sack() && !self.board.is_lost(self.snd_una, self.cfg.dupthresh);
+        let pipe_head_lost = self.pipe_now().saturating_sub(head_counted as u64);
         let flight = if self.cfg.ssthresh_from_pipe {
-            // ns-3's `EnterRecovery`: the head is marked lost first, then
-            // ssthresh = GetSsThresh(BytesInFlight ()), the pipe (without
-            // SACK, BytesInFlight () + one segment: the outstanding segments
-            // less one per duplicate ACK, `pipe_now`).
-            let head_counted = self.uses_sack() && !self.board.is_lost(self.snd_una, self.cfg.dupthresh);
-            self.pipe_now().saturating_sub(head_counted as u64)
+            pipe_head_lost
         } else {
             (self.snd_max - self.snd_una).saturating_sub(self.lt_sent)
         };
@@ -429,6 +441,14 @@ impl TcpSender {
                 }
                 self.recover = self.snd_max;
                 self.state = CaState::Recovery;
+                // PRR's first step comes before the fast retransmit, which
+                // it counts (ns-3: `EnterRecovery` before `SendDataPacket`).
+                let pipe = if self.cfg.prr == super::prr::PrrMode::Ns3 {
+                    pipe_head_lost
+                } else {
+                    self.pipe_now()
+                };
+                self.prr_enter(pipe, delivered);
                 self.transmit(ctx, head);
                 self.high_rxt_end = head + 1;
                 self.rescue_rxt = Some(head);

@@ -112,6 +112,8 @@ pub struct TcpSender {
     pub(super) rescue_rxt: Option<u64>,
     /// ns-2's Sack1 state (`sack_recovery = "ns2"`).
     pub(super) s1: super::recovery::Sack1State,
+    /// Proportional Rate Reduction's state (`prr`, [`super::prr`]).
+    pub(super) prr: super::prr::PrrState,
     /// Segments sent by Limited Transmit since the last cumulative ACK.
     pub(super) lt_sent: u64,
     /// Consecutive timeouts without progress.
@@ -183,6 +185,7 @@ impl TcpSender {
             high_rxt_end: 0,
             rescue_rxt: None,
             s1: Default::default(),
+            prr: Default::default(),
             lt_sent: 0,
             rto_streak: 0,
             ecn_recover: None,
@@ -372,6 +375,9 @@ impl TcpSender {
                 self.rtt_timing = Some((seq, now));
             }
         }
+        if self.state == CaState::Recovery {
+            self.prr.on_sent();
+        }
         let in_flight = self.in_flight();
         if retransmission {
             self.board.note_retransmit(seq);
@@ -549,7 +555,9 @@ impl TcpSender {
     fn sack_recovery_step(&mut self, ctx: &mut FlowCtx) -> bool {
         use super::scoreboard::NextSeg;
         let pipe = self.board.pipe(self.high_rxt_end, self.cfg.dupthresh);
-        if self.cc.cwnd() - (pipe as f64) < 1.0 {
+        // With PRR (RFC 6937), pipe at the ACK + sndcnt instead of cwnd.
+        let cwnd = self.prr_window().unwrap_or_else(|| self.cc.cwnd());
+        if cwnd - (pipe as f64) < 1.0 {
             self.cwnd_limited = true;
             return false;
         }
@@ -818,7 +826,7 @@ impl TcpSender {
             && self.snd_una < self.snd_max
             && (!self.uses_sack() || newly_sacked > 0);
         let prior_state = self.state;
-        let out = self.recovery_on_ack(ctx, advanced, is_dup, acked);
+        let out = self.recovery_on_ack(ctx, advanced, is_dup, acked, newly_delivered, retrans_acked);
         losses += out.losses;
         // `loss_exit_beyond_recover` (ns-3): the ACK that ends the recovery
         // after a timeout counts only what lies beyond its recovery point.
@@ -890,9 +898,10 @@ impl TcpSender {
             in_flight: self.in_flight(),
             cwnd_limited: self.cwnd_limited || !self.cfg.cwnd_validation,
             state: self.state,
-            // ns-2 opens cwnd on the ACK that ends fast recovery too, but
-            // not its Sack1 (`newack` only).
-            exited_recovery: out.exited_recovery && (!self.cfg.ns2_recovery || self.sack1()),
+            exited_recovery: out.exited_recovery,
+            // `recovery_exit_growth`: ns-3 and ns-2 (but its Sack1, `newack`
+            // only) open cwnd on the ACK that ends fast recovery too.
+            exit_growth: out.exited_recovery && self.cfg.exit_growth,
             ece,
             ack: self.snd_una,
             snd_max: self.snd_max,

@@ -1106,6 +1106,123 @@ fn ns2_sack1_pipe_counter() {
     assert!(rtx_63 < new_after);
 }
 
+/// RFC 6937 section 3.1's setting driven through the sender: 20 segments
+/// out (cwnd 20, Limited Transmit on), `lost` of them lost, and every data
+/// packet after them lost too so that only the injected ACKs arrive: the
+/// ACK of each later segment k SACKs lost.end..=k. Returns the number of
+/// segments sent on each of those ACKs.
+fn rfc6937_example(prr: super::prr::PrrMode, lost: std::ops::Range<u64>) -> Vec<usize> {
+    let mut c = cfg("sack");
+    c.initial_cwnd = Some(20.0);
+    c.initial_ssthresh = None;
+    c.limited_transmit = true;
+    c.prr = Some(prr);
+    let drops: Vec<u64> = (1..=1000).collect();
+    let mut h = Harness::new(&c, 10_000_000, SimTime::from_millis(10), &drops);
+    h.start(u64::MAX);
+    let mut sent = Vec::new();
+    for k in lost.end..20 {
+        let at = SimTime::from_millis(30 + k);
+        h.inject_ack(at, lost.start, &[(lost.end, k + 1)]);
+        sent.push(h.log.iter().filter(|t| t.t == at).count());
+    }
+    sent
+}
+
+#[test]
+fn prr_follows_the_rfc6937_burst_loss_example() {
+    // Segments 0-14 lost; the ACKs of 15 and 16 send two new segments
+    // (Limited Transmit), the ACK of 17 starts recovery with pipe 4 and
+    // ssthresh 10. RFC 6937 section 3.1: PRR-CRB sends R R R, PRR-SSRB 2R
+    // 2R 2R; RFC 6675 (cwnd = ssthresh = 10) fills the pipe at once.
+    use super::prr::PrrMode;
+    assert_eq!(rfc6937_example(PrrMode::Crb, 0..15), vec![1, 1, 1, 1, 1]);
+    assert_eq!(rfc6937_example(PrrMode::Ssrb, 0..15), vec![1, 1, 2, 2, 2]);
+    assert_eq!(rfc6937_example(PrrMode::Off, 0..15), vec![1, 1, 6, 1, 1]);
+}
+
+#[test]
+fn prr_spreads_a_single_loss_over_the_round_trip() {
+    // Segment 0 lost, the ACKs of 1-19 arrive. RFC 6937 section 3.1: RFC
+    // 6675 sends the two Limited Transmit segments and the retransmission,
+    // then nothing for half the ACKs (cwnd = ssthresh = 10 and pipe 18),
+    // then one segment per ACK; PRR one on every other ACK, as much in
+    // total. (ccsim's RFC 6675 row starts one ACK later than the RFC's
+    // figure, whose cwnd is 11; the figure's PRR row sends one segment
+    // more than its pseudocode gives with RecoverFS = snd.nxt - snd.una =
+    // 22 or with 20: the pseudocode is what is implemented.)
+    use super::prr::PrrMode;
+    let off = rfc6937_example(PrrMode::Off, 0..1);
+    let prr = rfc6937_example(PrrMode::Ssrb, 0..1);
+    assert_eq!(off, vec![1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1]);
+    assert_eq!(prr, vec![1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1]);
+    assert_eq!(off.iter().sum::<usize>(), prr.iter().sum::<usize>());
+}
+
+#[test]
+fn prr_without_rfc6675_recovery_is_a_one_line_error() {
+    use super::prr::PrrMode;
+    let mut c = cfg("newreno");
+    c.prr = Some(PrrMode::Ssrb);
+    let err = super::build_from(&c, crate::compat::Profile::Ccsim)
+        .err()
+        .expect("an error");
+    assert_eq!(err.path, "prr");
+    // The ns3 profile's default applies only where it can: a NewReno flow
+    // without SACK builds.
+    let mut c = cfg("newreno");
+    c.sack = Some(false);
+    assert!(super::build_from(&c, crate::compat::Profile::Ns3).is_ok());
+    c.prr = Some(PrrMode::Off);
+    assert!(super::build_from(&c, crate::compat::Profile::Ccsim).is_ok());
+}
+
+#[test]
+fn recovery_exit_growth_is_the_senders_for_every_controller() {
+    // Segment 59 lost, recovery from the ACK of 79's third duplicate until
+    // the ACK of 80 (RecoveryPoint). With `recovery_exit_growth` that ACK
+    // grows the window as any new ACK would, whatever the controller (ns-3's
+    // `ProcessAck` calls `IncreaseWindow` there for every congestion ops;
+    // ns-3's BIC had no such growth before the key moved to the sender).
+    for (cc, variant) in [
+        ("newreno", None),
+        ("bic", Some("ns3")),
+        ("aimd", None),
+        ("highspeed", Some("ns3")),
+    ] {
+        let run = |grow: bool| {
+            run_for(cc, &[60], 2, |c| {
+                c.recovery_exit_growth = Some(grow);
+                if let Some(v) = variant {
+                    c.cc_params.insert("variant".into(), v.into());
+                }
+            })
+        };
+        let (on, off) = (run(true), run(false));
+        assert_eq!(on.retransmitted(), vec![59], "{cc}");
+        let exit = on.ack_log.iter().position(|a| a.1 >= 80).expect("recovery ends");
+        assert_eq!(off.ack_log[exit], on.ack_log[exit], "{cc}");
+        assert_eq!(on.cwnd_log[..exit], off.cwnd_log[..exit], "{cc}");
+        // The first difference is a larger window with the growth (ns-3's
+        // BIC counts the exit's segments towards its next increase, so it
+        // may show a few ACKs later).
+        let first = (exit..on.cwnd_log.len())
+            .find(|&i| on.cwnd_log[i].1 != off.cwnd_log[i].1)
+            .expect("the runs differ");
+        assert!(on.cwnd_log[first].1 > off.cwnd_log[first].1, "{cc}: {first} {exit}");
+    }
+}
+
+#[test]
+fn recovery_exit_growth_in_cc_params_names_its_new_place() {
+    let mut c = cfg("newreno");
+    c.cc_params.insert("recovery_exit_growth".into(), true.into());
+    let err = super::build_from(&c, crate::compat::Profile::Ccsim)
+        .err()
+        .expect("an error");
+    assert_eq!(err.path, "cc_params.recovery_exit_growth");
+}
+
 #[test]
 fn ect_every_packet_makes_retransmissions_and_acks_ecn_capable() {
     // DCTCP loses its 30th data packet: RFC 3168 section 6.1.5 sends the
