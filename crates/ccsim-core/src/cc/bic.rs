@@ -59,6 +59,13 @@ pub struct BicConfig {
     pub smooth_part: Option<u32>,
     /// Fast convergence (default true).
     pub fast_convergence: bool,
+    /// Grow the window on the ACK that ends fast recovery too, counting
+    /// every segment its cumulative ACK covers (ns-3's
+    /// `TcpSocketBase::ProcessAck` sets cwnd = ssthresh and then, back in
+    /// CA_OPEN, calls `TcpBic::IncreaseWindow` with `segsAcked` =
+    /// (ackNumber - oldHeadSequence) / segmentSize on the same ACK).
+    /// Default false; true with the ns3 variant.
+    pub recovery_exit_growth: Option<bool>,
     /// Which BIC: "ccsim" (this module: the kernel's rules on a real-valued
     /// window), "linux-2.6.22" (the integer module ns-2.35's
     /// `Agent/TCP/Linux` runs, [`super::linux2622::LinuxBic`]) or "ns3"
@@ -125,6 +132,7 @@ impl Default for BicConfig {
             low_window: 14,
             smooth_part: None,
             fast_convergence: true,
+            recovery_exit_growth: None,
             variant: None,
         }
     }
@@ -134,6 +142,8 @@ impl Default for BicConfig {
 pub struct Bic {
     cfg: BicConfig,
     ns3: bool,
+    /// `recovery_exit_growth`.
+    exit_growth: bool,
     beta: f64,
     smooth_part: f64,
     /// ns3 variant: segments acknowledged since the last increase.
@@ -164,9 +174,11 @@ impl Bic {
         if smooth_part == 0 {
             return Err(ParamError::at("smooth_part", "expected at least 1"));
         }
+        let exit_growth = cfg.recovery_exit_growth.unwrap_or(ns3);
         let mut b = Bic {
             cfg,
             ns3,
+            exit_growth,
             beta,
             smooth_part: smooth_part as f64,
             seg_count: 0,
@@ -283,7 +295,7 @@ impl CongestionControl for Bic {
         if ack.acked > 0 && ack.state == CaState::Open {
             self.delayed_ack += ack.acked as f64 - self.delayed_ack / 16.0;
         }
-        if !ack.may_raise_cwnd() {
+        if !(ack.may_raise_cwnd() || self.exit_growth && ack.may_raise_cwnd_at_exit()) {
             return;
         }
         if self.ns3 {
@@ -411,5 +423,33 @@ mod tests {
         // Near W_max = 72: smoothed binary search with SmoothPart 5: 70 x 5 / 4.
         b.last_max_cwnd = 72.0;
         assert_eq!(b.update_cnt(70.0), 87.0);
+    }
+
+    #[test]
+    fn ns3_grows_on_the_ack_that_ends_recovery() {
+        // ns-3.44's `TcpSocketBase::ProcessAck`: on the ACK that ends fast
+        // recovery cwnd = ssthresh, then `TcpBic::IncreaseWindow` with every
+        // segment the cumulative ACK covers (SACKed ones included): a loss
+        // at 12 segments (below `LowWnd`: ssthresh = the pipe / 2 = 6), then
+        // Reno mode with cnt = 6, which the exit ACK's 12 segments exceed,
+        // so one segment is added at once.
+        let grow = |key: Option<bool>| {
+            let cfg = BicConfig {
+                variant: Some(BicVariant::Ns3),
+                recovery_exit_growth: key,
+                ..BicConfig::default()
+            };
+            let mut b = Bic::new(cfg, &init(10.0)).unwrap();
+            b.on_congestion_event(&loss(0, 12.0));
+            assert_eq!((b.cwnd(), b.ssthresh()), (6.0, 6.0));
+            let mut a = ack(100, 100);
+            a.acked = 12;
+            a.newly_delivered = 1;
+            a.exited_recovery = true;
+            b.on_ack(&a, &mut crate::rng::stream(1, "bic"));
+            b.cwnd()
+        };
+        assert_eq!(grow(None), 7.0, "on with the ns3 variant");
+        assert_eq!(grow(Some(false)), 6.0);
     }
 }

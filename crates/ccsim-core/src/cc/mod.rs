@@ -395,6 +395,11 @@ pub trait CongestionControl: Send {
     /// the default ignores it; ns-2's Vegas runs its per-round logic on it
     /// (`cc/vegas.rs`).
     fn on_syn_ack(&mut self, _now: SimTime, _snd_max: u64, _rtt: Option<SimTime>) {}
+    /// The connection opened (right after [`CongestionControl::on_syn_ack`]),
+    /// with the sender's smoothed RTT and smallest RTT (`min_rtt_basis`) at
+    /// that moment; by default ignored. ns-3's BBR initialises its model from
+    /// them (`TcpBbr::CongestionStateSet` to CA_OPEN, `cc/bbr.rs`).
+    fn on_open(&mut self, _now: SimTime, _srtt: Option<SimTime>, _min_rtt: Option<SimTime>) {}
     /// A NewReno partial ACK deflated the window by more than the
     /// inflation held: take `segments` off cwnd itself (ns-2's
     /// `partialnewack` with `partial_window_deflation_`). Window-based
