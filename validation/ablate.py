@@ -64,6 +64,7 @@ SEMANTICS = {
         ("flow", "ssthresh_basis", "flight"),
         ("flow", "pipe_window", False),
         ("flow", "rate_sample", "linux"),
+        ("flow", "min_rtt_basis", "samples"),
         ("top", "device_queue", 0),
         ("top", "framing_bytes", 0),
     ],

@@ -49,8 +49,11 @@
 //!   time, a window below one segment stalling until the RTO, ns-3's own
 //!   CUBIC, BIC, HighSpeed and Vegas (`tcp-cubic.cc`, `tcp-bic.cc`,
 //!   `tcp-highspeed.cc`, `tcp-vegas.cc`), its delivery-rate estimator for
-//!   BBR (`tcp-rate-ops.cc`) and DCTCP's reduction without a floor
-//!   (`tcp-dctcp.cc`).
+//!   BBR (`tcp-rate-ops.cc`) with the smallest SRTT as its minimum RTT
+//!   (`min_rtt_basis`), BBR's model opened from the handshake's RTT
+//!   (`open_init` of `bbr`, `tcp-bbr.cc`), BIC's growth on the ACK that
+//!   ends recovery (`recovery_exit_growth` of `bic`) and DCTCP's reduction
+//!   without a floor (`tcp-dctcp.cc`).
 //! - `linux`: as `ccsim`, but RED tests every arrival (Linux's `red_action`
 //!   has no small-queue rule).
 //! - `rfc`: RFC 6298 (whole RTO floored at 1 s, G = 0, initial RTO 1 s) and
