@@ -37,7 +37,8 @@
 //!   initial RTO 1 s, events at the same time in scheduling order on an
 //!   integer nanosecond clock (`TieOrder::Uid`); a
 //!   1-packet device queue below every queue disc and the 2-byte PPP header
-//!   on every transmission (`point-to-point-net-device.cc`); and, in the
+//!   on every transmission (`point-to-point-net-device.cc`); ns-3's PIE
+//!   (`variant` of `pie`, `pie-queue-disc.cc`); and, in the
 //!   TCP flow groups, the handshake's pure ACK and the SYN's options
 //!   (`handshake_ack`, `syn_option_bytes`), an advancing ACK with new SACK
 //!   blocks counted as a duplicate (`sack_dupack`), the first data segment

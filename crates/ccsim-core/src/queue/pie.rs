@@ -212,6 +212,31 @@ pub fn drop_prob_delta(cfg: &PieConfig, drop_prob: f64, qdelay: f64, qdelay_old:
     p
 }
 
+/// The drop decision once the safeguards let an arrival be tested: the
+/// optional de-randomisation of RFC 8033 section 5 (no drop below an
+/// accumulated 0.85, a forced drop at 8.5), then a uniform draw below
+/// `drop_prob` (`inclusive`: at most, as ns-3's `DropEarly`).
+fn coin(cfg: &PieConfig, st: &mut PieState, ctx: &mut QueueCtx, inclusive: bool) -> bool {
+    if cfg.derandomize {
+        if st.drop_prob == 0.0 {
+            st.accu_prob = 0.0;
+        }
+        st.accu_prob += st.drop_prob;
+        if st.accu_prob < 0.85 {
+            return false;
+        }
+        if st.accu_prob >= 8.5 {
+            return true;
+        }
+    }
+    let u = uniform01(ctx.rng);
+    let drop = if inclusive { u <= st.drop_prob } else { u < st.drop_prob };
+    if drop && cfg.derandomize {
+        st.accu_prob = 0.0;
+    }
+    drop
+}
+
 /// PIE on a single FIFO.
 pub struct Pie {
     limit: Limit,
@@ -300,24 +325,7 @@ impl Pie {
         if (st.qdelay_old < half_target && st.drop_prob < 0.2) || self.q.bytes() <= 2 * cfg.mean_pkt_size.0 {
             return false;
         }
-        if !cfg.derandomize {
-            return uniform01(ctx.rng) < st.drop_prob;
-        }
-        if st.drop_prob == 0.0 {
-            st.accu_prob = 0.0;
-        }
-        st.accu_prob += st.drop_prob;
-        if st.accu_prob < 0.85 {
-            return false;
-        }
-        if st.accu_prob >= 8.5 {
-            return true;
-        }
-        if uniform01(ctx.rng) < st.drop_prob {
-            st.accu_prob = 0.0;
-            return true;
-        }
-        false
+        coin(cfg, st, ctx, false)
     }
 
     /// The rest of ns-3's `PieQueueDisc::CalculateP` once the delay is known.
@@ -384,19 +392,8 @@ impl Pie {
         if (st.qdelay_old < half_target && st.drop_prob < 0.2) || few {
             return false;
         }
-        if cfg.derandomize {
-            if st.drop_prob == 0.0 {
-                st.accu_prob = 0.0;
-            }
-            st.accu_prob += st.drop_prob;
-            if st.accu_prob < 0.85 {
-                return false;
-            }
-            if st.accu_prob >= 8.5 {
-                return true;
-            }
-        }
-        uniform01(ctx.rng) <= st.drop_prob
+        // `u <= p` (the RFC's pseudocode: `u < p`).
+        coin(cfg, st, ctx, true)
     }
 
     /// Departure-rate measurement at each departure (sections 4.3 and 5).
