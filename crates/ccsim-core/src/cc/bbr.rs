@@ -93,6 +93,14 @@ pub struct BbrConfig {
     /// the flow starts from a bandwidth of a few segments per second.
     /// Default false; true with the ns3 variant.
     pub open_init: Option<bool>,
+    /// RTprop from ns-3's `m_lastRtt` (`TcpBbr::UpdateRTprop` reads
+    /// `tcb->m_lastRtt`, which `TcpSocketBase::EstimateRtt` sets to the RTT
+    /// of the latest-sent segment a cumulative ACK covers, SACKed ones
+    /// included, unless it was retransmitted, and which keeps its value
+    /// over ACKs that give none, so an expired filter takes whatever it last
+    /// held) instead of the ACK's own sample. Default false; true with the
+    /// ns3 variant.
+    pub last_rtt: Option<bool>,
     /// Whose BBR: "linux" (`tcp_bbr.c`) or "ns3" (ns-3.44's `TcpBbr`,
     /// module documentation) (default "ns3" under `compat = "ns3"`, whose
     /// high_gain default is 2.89).
@@ -123,6 +131,7 @@ impl Default for BbrConfig {
             min_rtt_win: Time(SimTime::from_secs(10)),
             probe_rtt_time: Time(SimTime::from_millis(200)),
             open_init: None,
+            last_rtt: None,
             variant: None,
         }
     }
@@ -175,6 +184,8 @@ pub struct Bbr {
     ns3: bool,
     /// `open_init`.
     open_init: bool,
+    /// `last_rtt`.
+    use_last_rtt: bool,
     /// ns-3's ACK aggregation state: `m_extraAcked`, its index and age in
     /// rounds, the epoch's start and the segments acknowledged in it.
     extra_acked: [f64; 2],
@@ -228,6 +239,7 @@ impl Bbr {
             has_seen_rtt: false,
             ns3,
             open_init: cfg.open_init.unwrap_or(ns3),
+            use_last_rtt: cfg.last_rtt.unwrap_or(ns3),
             extra_acked: [0.0; 2],
             extra_acked_idx: 0,
             extra_acked_win_rtts: 0,
@@ -445,7 +457,8 @@ impl Bbr {
     fn update_min_rtt(&mut self, ack: &AckInfo, rng: &mut SimRng) {
         let now = ack.now;
         let expired = self.min_rtt_stamp.is_some_and(|s| now > s + self.cfg.min_rtt_win.0);
-        if let Some(r) = ack.rtt {
+        let sample = if self.use_last_rtt { ack.last_rtt } else { ack.rtt };
+        if let Some(r) = sample {
             if self.min_rtt.is_none_or(|m| r <= m) || expired {
                 self.min_rtt = Some(r);
                 self.min_rtt_stamp = Some(now);
@@ -794,5 +807,39 @@ mod tests {
         .unwrap();
         b.on_open(SimTime::from_secs(4), Some(r), Some(r));
         assert_eq!((b.btl_bw(), b.min_rtt), (0.0, None));
+    }
+
+    #[test]
+    fn ns3_rtprop_reads_the_last_rtt() {
+        // `TcpBbr::UpdateRTprop` reads `tcb->m_lastRtt` (the latest-sent
+        // segment the cumulative ACK covered, here 80 ms: SACKed earlier, so
+        // not the ACK's own 50 ms sample), and keeps reading it on ACKs that
+        // give none.
+        let mut rng = stream(3, "bbr");
+        let run = |key: Option<bool>, rng: &mut SimRng| {
+            let mut b = Bbr::new(
+                BbrConfig {
+                    variant: Some(BbrVariant::Ns3),
+                    last_rtt: key,
+                    ..BbrConfig::default()
+                },
+                &init(10.0),
+            )
+            .unwrap();
+            let mut a = ack(100, 50);
+            a.last_rtt = Some(SimTime::from_millis(80));
+            b.on_ack(&a, rng);
+            let first = b.min_rtt;
+            // 11 s later, the filter expired: an ACK without a sample of its
+            // own still renews RTprop from the last one.
+            let mut a = ack(11_200, 50);
+            a.rtt = None;
+            a.last_rtt = Some(SimTime::from_millis(120));
+            b.on_ack(&a, rng);
+            (first, b.min_rtt)
+        };
+        let ms = |v| Some(SimTime::from_millis(v));
+        assert_eq!(run(None, &mut rng), (ms(80), ms(120)));
+        assert_eq!(run(Some(false), &mut rng), (ms(50), ms(50)));
     }
 }

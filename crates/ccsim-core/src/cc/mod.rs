@@ -256,6 +256,12 @@ pub struct AckInfo {
     pub srtt: Option<SimTime>,
     /// Smallest RTT sample seen so far, if any.
     pub min_rtt: Option<SimTime>,
+    /// ns-3's `m_tcb->m_lastRtt` after this ACK (`TcpSocketBase::EstimateRtt`):
+    /// the RTT of the latest-sent segment a cumulative ACK covered, SACKed
+    /// or not, unless it was retransmitted (or sent before the last timeout);
+    /// it keeps its value over ACKs that give no such sample. None from
+    /// senders that do not track it.
+    pub last_rtt: Option<SimTime>,
     /// Segments in flight before this ACK.
     pub prior_in_flight: u64,
     /// Segments in flight after this ACK.
@@ -634,6 +640,7 @@ pub(crate) mod testutil {
             rtt: Some(SimTime::from_millis(rtt_ms)),
             srtt: Some(SimTime::from_millis(rtt_ms)),
             min_rtt: Some(SimTime::from_millis(rtt_ms)),
+            last_rtt: Some(SimTime::from_millis(rtt_ms)),
             prior_in_flight: 10,
             in_flight: 9,
             cwnd_limited: true,

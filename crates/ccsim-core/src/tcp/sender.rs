@@ -129,6 +129,8 @@ pub struct TcpSender {
     syn_first_sent: Option<SimTime>,
     /// The smallest SRTT so far (`min_rtt_basis = "srtt"`).
     min_srtt: Option<SimTime>,
+    /// ns-3's `m_lastRtt` ([`crate::cc::AckInfo::last_rtt`]).
+    last_rtt: Option<SimTime>,
     /// ns-2 Linux agent state (recovery "rate_halving").
     pub(super) la: super::linux_agent::LaState,
     ecn_recover: Option<u64>,
@@ -161,6 +163,7 @@ impl TcpSender {
             rtt_hist_start: 0,
             syn_first_sent: None,
             min_srtt: None,
+            last_rtt: None,
             la: Default::default(),
             rwnd: cfg.window as u64,
             cfg,
@@ -736,6 +739,10 @@ impl TcpSender {
                     .expect("segs holds every seq in [snd_una, snd_max) and ack <= snd_max");
                 acked += 1;
                 acked_bytes += seg.payload as u64;
+                if s + 1 == ack && s >= self.rtt_hist_start && seg.tx_count == 1 {
+                    // ns-3's `m_lastRtt`: the latest-sent covered segment.
+                    self.last_rtt = Some(now - seg.sent_at);
+                }
                 if s == oldest && seg.tx_count == 1 {
                     oldest_rtt = Some(now - seg.sent_at);
                 } else if s == 0 && self.syn_pending && self.cfg.syn_rtt_first_send {
@@ -744,6 +751,7 @@ impl TcpSender {
                     // timed from the first SYN (`DoForwardUp` ->
                     // `EstimateRtt`): no Karn's rule for the handshake.
                     oldest_rtt = self.syn_first_sent.map(|t| now - t);
+                    self.last_rtt = oldest_rtt;
                 }
                 if self.board.is_sacked(s) {
                     continue;
@@ -868,6 +876,7 @@ impl TcpSender {
             rtt: ack_rtt,
             srtt: self.rtt.srtt(),
             min_rtt: self.conn_min_rtt(),
+            last_rtt: self.last_rtt,
             prior_in_flight,
             in_flight: self.in_flight(),
             cwnd_limited: self.cwnd_limited || !self.cfg.cwnd_validation,
