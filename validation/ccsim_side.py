@@ -147,9 +147,22 @@ def _queue(p: dict, compat: str | None) -> dict:
             mean_pkt_size=size,
         )
     else:
-        q["kind"] = kind
-        q.update(_flow_queues(p) if kind == "fq_codel" else {})
+        q.update(_flow_queueing(p, kind, compat))
     return q
+
+
+def _flow_queueing(p: dict, kind: str, compat: str | None) -> dict:
+    """The other queues' keys: fq_codel with ns-3's flow queues, fq_cobalt.
+
+    ns-3's FqCobaltQueueDisc is FQ-CoDel's scheduler with COBALT per flow
+    queue: ccsim's CAKE without shaper, tins or host isolation, and under
+    the ns3 profile CAKE's `variant = "ns3"` is that queue disc
+    (queue/cake.rs). Without the profile it is Linux's CAKE, whose
+    set-associative hash takes no flow_queues."""
+    if kind == "fq_cobalt":
+        q = {"kind": "cake", "flow_mode": "flows", "ecn": False}
+        return q | (_flow_queues(p) if compat == "ns3" else {})
+    return {"kind": kind} | (_flow_queues(p) if kind == "fq_codel" else {})
 
 
 def _flow_queues(p: dict) -> dict:

@@ -62,8 +62,9 @@ DEFAULTS: dict[str, object] = {
     # "random": each side draws the start times from its own generator;
     # "shared": both take them from `shared_starts` (the same instants).
     "start_times": "random",
-    # fq_codel: the flow queue of each forward flow, "q0,q1,..." ("": hashed).
-    # ns-3's FqCoDelQueueDisc hashes the 5-tuple with Perturbation 0, so the
+    # fq_codel, fq_cobalt: the flow queue of each forward flow, "q0,q1,..."
+    # ("": hashed). ns-3's FqCoDelQueueDisc and FqCobaltQueueDisc hash the
+    # 5-tuple with Perturbation 0, so the
     # same flows share a queue in every run (dumbbell.cc --cc_trace prints
     # the mapping; given one, it checks it); ccsim takes it as `flow_queues`.
     "fq_queues": "",

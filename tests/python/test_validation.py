@@ -164,6 +164,20 @@ def test_peer_seeds_override_seeds_per_peer(tmp_path: Path) -> None:
         runner.load_twins(bad)
 
 
+def test_fq_cobalt_twin_is_cake_as_flow_isolating_cobalt() -> None:
+    # ns-3's FqCobaltQueueDisc: ccsim's cake with per-flow queues, no
+    # shaper; ns-3's flow queues given only under the ns3 profile (whose
+    # cake variant takes them), Linux's CAKE hashes every flow itself.
+    params = {"flows": 3, "queue": "fq_cobalt", "buffer": 50, "fq_queues": "4,4,9"}
+    q = ccsim_side.scenario(params, 1, "ns3")["topology"]["bottleneck"]["queue"]
+    assert q == {"kind": "cake", "limit": 50, "flow_mode": "flows", "ecn": False, "flow_queues": [4, 4, 9]}
+    q = ccsim_side.scenario(params, 1, None)["topology"]["bottleneck"]["queue"]
+    assert "flow_queues" not in q
+    assert q["kind"] == "cake"
+    m = ccsim_side.run(dict(params, duration=3, warmup=1), 1, "ns3")
+    assert m["goodput_bps"] > 0
+
+
 def test_manifest_is_valid() -> None:
     twins = runner.load_twins()
     assert len(twins) >= 20

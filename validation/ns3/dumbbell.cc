@@ -21,7 +21,13 @@
 //     is ns-3.44's default (MinRto 1 s, ClockGranularity 1 ms, InitialCwnd 10,
 //     DelAckCount 2): ccsim's ns3 profile uses the same values;
 //   - queue discs: MaxSize = buffer packets; RED thresholds, max_p (LInterm =
-//     1/max_p), QW and MeanPktSize = packet_size set explicitly.
+//     1/max_p), QW and MeanPktSize = packet_size set explicitly; fq_codel and
+//     fq_cobalt with UseEcn false (the twins' TCP is not ECN-capable but for
+//     DCTCP); every other attribute at ns-3.44's default (fq_cobalt, read
+//     from the wheel: Interval 100ms, Target 5ms, Flows 1024, DropBatchSize
+//     64, Perturbation 0, EnableSetAssociativeHash false, Pdrop 0, Increment
+//     1/256, Decrement 1/4096, BlueThreshold 400ms; quantum = the device's
+//     Mtu, 1500).
 //
 // Metrics over [warmup, duration] on r1->r2 (and r2->r1 as rev_*):
 //   utilization     bytes the bottleneck device started sending (PhyTxBegin,
@@ -80,7 +86,7 @@ struct Params
     std::string trace; // a packet trace of the forward bottleneck (investigations only)
     std::string ccTrace; // the forward senders' congestion state changes (investigations only)
     std::string startList; // start times, s, in flow order, instead of drawn ones (investigations only)
-    std::string fqQueues;  // fq_codel: the flow queues ccsim is given; checked against ns-3's own hash
+    std::string fqQueues;  // fq_codel, fq_cobalt: the flow queues ccsim is given; checked against ns-3's own hash
 };
 
 // Per-direction counters of the bottleneck.
@@ -189,8 +195,9 @@ TraceRto(std::pair<uint32_t, const char*> who, Time before, Time after)
     TraceCc(who, before.GetSeconds(), after.GetSeconds());
 }
 
-// With --cc_trace and fq_codel: the flow queue each forward flow hashes to
-// (`FqCoDelQueueDisc::DoEnqueue`: item->Hash(Perturbation 0) % Flows 1024).
+// With --cc_trace and fq_codel or fq_cobalt: the flow queue each forward
+// flow hashes to (`FqCoDelQueueDisc::DoEnqueue`, `FqCobaltQueueDisc::DoEnqueue`:
+// item->Hash(Perturbation 0) % Flows 1024).
 std::map<uint32_t, uint32_t> g_bucket;
 
 void
@@ -335,6 +342,12 @@ DiscFor(const Params& p)
     {
         tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "MaxSize", StringValue(size), "UseEcn", BooleanValue(false));
     }
+    else if (p.queue == "fq_cobalt")
+    {
+        // FQ-CoDel's scheduler with a CobaltQueueDisc per flow queue (ccsim:
+        // cake under variant "ns3", validation/ccsim_side.py).
+        tch.SetRootQueueDisc("ns3::FqCobaltQueueDisc", "MaxSize", StringValue(size), "UseEcn", BooleanValue(false));
+    }
     else if (p.queue == "pie")
     {
         tch.SetRootQueueDisc("ns3::PieQueueDisc", "MaxSize", StringValue(size), "MeanPktSize", UintegerValue(p.packetSize));
@@ -389,7 +402,7 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "run", p.seed);
     cmd.AddValue("sack", "SACK (ns-3 default on)", p.sack);
     cmd.AddValue("trace", "write a packet trace of the forward bottleneck to this file", p.trace);
-    cmd.AddValue("fq_queues", "fq_codel: the forward flows' queues given to ccsim (checked against ns-3's hash)", p.fqQueues);
+    cmd.AddValue("fq_queues", "fq_codel, fq_cobalt: the forward flows' queues given to ccsim (checked against ns-3's hash)", p.fqQueues);
     cmd.AddValue("start_list", "comma-separated start times (s) of the flows in order, instead of drawn ones", p.startList);
     cmd.AddValue("cc_trace", "write the forward senders' cwnd, ssthresh, state and RTO changes to this file", p.ccTrace);
     // the ns-2-only keys of the shared vocabulary are accepted and ignored
@@ -473,7 +486,7 @@ main(int argc, char* argv[])
     {
         g_ccTrace.open(p.ccTrace);
     }
-    if (p.queue == "fq_codel" && (!p.ccTrace.empty() || !p.fqQueues.empty()))
+    if ((p.queue == "fq_codel" || p.queue == "fq_cobalt") && (!p.ccTrace.empty() || !p.fqQueues.empty()))
     {
         fwd.disc->TraceConnectWithoutContext("Enqueue", MakeCallback(&TraceBucket));
     }

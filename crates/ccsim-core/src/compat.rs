@@ -51,12 +51,15 @@
 //!   CUBIC, BIC, HighSpeed and Vegas (`tcp-cubic.cc`, `tcp-bic.cc`,
 //!   `tcp-highspeed.cc`, `tcp-vegas.cc`), its delivery-rate estimator for
 //!   BBR (`tcp-rate-ops.cc`) with the smallest SRTT as its minimum RTT
-//!   (`min_rtt_basis`), BBR's model opened from the handshake's RTT
-//!   (`open_init` of `bbr`, `tcp-bbr.cc`), BIC's growth on the ACK that
-//!   ends recovery (`recovery_exit_growth` of `bic`) and DCTCP's reduction
-//!   without a floor (`tcp-dctcp.cc`).
+//!   (`min_rtt_basis`), BBR's model opened from the handshake's RTT and its
+//!   RTprop from `m_lastRtt` (`open_init` and `last_rtt` of `bbr`,
+//!   `tcp-bbr.cc`), BIC's growth on the ACK that ends recovery
+//!   (`recovery_exit_growth` of `bic`), DCTCP's reduction without a floor
+//!   (`tcp-dctcp.cc`) and its every packet ECT (`ect_every_packet`), and
+//!   CAKE as ns-3's `FqCobaltQueueDisc` (`variant` of `cake`).
 //! - `linux`: as `ccsim`, but RED tests every arrival (Linux's `red_action`
-//!   has no small-queue rule).
+//!   has no small-queue rule), and DCTCP keeps ECT on ACKs and
+//!   retransmissions (`tcp_ecn_send`).
 //! - `rfc`: RFC 6298 (whole RTO floored at 1 s, G = 0, initial RTO 1 s) and
 //!   Floyd and Jacobson's Figure 2 for RED (every arrival tested, the first
 //!   one over min_th may be dropped).

@@ -523,7 +523,7 @@ impl EventQueue {
 
     /// Schedule the arrival of packet `uid` over `link` at `time` (`t64` on
     /// ns-2's clock, used under `fifo`).
-    #[inline]
+    #[inline(always)]
     pub fn push_arrival(&mut self, time: SimTime, t64: f64, link: LinkId, pkt: PacketRef, uid: u64) {
         let seq = if self.fifo {
             self.seq += 1;

@@ -135,10 +135,11 @@ pub fn run_value_in(
     })?;
     let result = RunResult::collect(&sim);
     let components = results::Components::collect(&sim);
+    let (time_s, series) = sim.sampler.take();
     let timeseries = TimeSeries {
         delays: results::DelayHistogram::collect(&sim),
-        time_s: std::mem::take(&mut sim.sampler.times),
-        series: std::mem::take(&mut sim.sampler.series),
+        time_s,
+        series,
     };
     Ok(RunOutput {
         result,

@@ -8,7 +8,7 @@ use crate::metrics::LinkStats;
 use crate::packet::{LinkId, NodeId, Packet, PacketKind};
 use crate::queue::Queue;
 use crate::rng::{uniform01, SimRng};
-use crate::time::SimTime;
+use crate::time::{tx_time, SimTime};
 
 /// Random packet loss applied to packets crossing a link (after the queue).
 #[derive(Clone, Debug, PartialEq)]
@@ -106,6 +106,9 @@ pub struct Link {
     pub rate_bps: u64,
     /// Propagation delay.
     pub delay: SimTime,
+    /// What the kernel derives from the rate and the delay at every
+    /// transmission, computed once.
+    pub derived: Derived,
     /// What sends its packets: a wire fed by the link's queue, or a medium.
     pub egress: Egress,
     /// Random loss, if any.
@@ -132,6 +135,58 @@ pub struct Link {
     pub device_cap: u32,
     /// Link-layer framing bytes each transmission adds (`framing_bytes`).
     pub framing: u32,
+}
+
+/// What the kernel derives from a link's rate and delay at every
+/// transmission, computed once: the same values as computing them each
+/// time.
+#[derive(Copy, Clone, Debug)]
+pub struct Derived {
+    /// Rate, bits per second, as f64 (ns-2's double clock,
+    /// `LinkDelay::recv`: `txt = 8 size / bandwidth`).
+    pub rate_bps: f64,
+    /// Propagation delay, seconds ([`crate::event::ns_as_secs`]; ns-2's
+    /// arrival at `clock + (txt + delay)`).
+    pub delay_s: f64,
+    /// Nanoseconds per byte when the rate divides 8 * 10^9 bits per
+    /// second (10 Mbps: 800), so that [`tx_time`]'s quotient is exact and
+    /// a multiplication gives it; 0 otherwise.
+    pub ns_per_byte: u64,
+}
+
+impl Derived {
+    /// The derived values of a link of `rate_bps` and `delay`.
+    pub fn of(rate_bps: u64, delay: SimTime) -> Self {
+        const NS_BITS: u64 = 8_000_000_000;
+        Derived {
+            rate_bps: rate_bps as f64,
+            delay_s: crate::event::ns_as_secs(delay),
+            ns_per_byte: if rate_bps > 0 && NS_BITS % rate_bps == 0 {
+                NS_BITS / rate_bps
+            } else {
+                0
+            },
+        }
+    }
+
+    /// Time to serialize `bytes` at `rate_bps` (the rate these values were
+    /// derived from): [`tx_time`], through the multiplication when the rate
+    /// allows it (otherwise a 64-bit division per hop).
+    #[inline]
+    pub fn tx_time(&self, bytes: u32, rate_bps: u64) -> SimTime {
+        match (bytes as u64).checked_mul(self.ns_per_byte) {
+            Some(ns) if self.ns_per_byte != 0 => SimTime(ns),
+            _ => tx_time(bytes, rate_bps),
+        }
+    }
+}
+
+impl Link {
+    /// Time to serialize `bytes` on this link ([`Derived::tx_time`]).
+    #[inline]
+    pub fn tx_time(&self, bytes: u32) -> SimTime {
+        self.derived.tx_time(bytes, self.rate_bps)
+    }
 }
 
 /// What sends a link's packets.
@@ -179,5 +234,40 @@ impl Link {
             Egress::Wire(_) => None,
             Egress::Medium { port, .. } => Some(*port),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The derived serialization time is `tx_time`'s, whether the rate
+    /// divides 8 * 10^9 (the product) or not (the division), up to sizes
+    /// whose product overflows 64 bits.
+    #[test]
+    fn derived_tx_time_is_tx_time() {
+        for rate in [
+            1,
+            3,
+            1_000,
+            9_600,
+            1_000_000,
+            10_000_000,
+            100_000_000,
+            1_000_000_000,
+            1_500_000_000,
+            10_000_000_000,
+        ] {
+            let d = Derived::of(rate, SimTime::ZERO);
+            assert_eq!(d.ns_per_byte != 0, 8_000_000_000 % rate == 0, "rate {rate}");
+            for bytes in [0, 1, 40, 512, 1500, 65_535, 3_000_000_000, u32::MAX] {
+                assert_eq!(
+                    d.tx_time(bytes, rate),
+                    tx_time(bytes, rate),
+                    "{bytes} bytes at {rate} bit/s"
+                );
+            }
+        }
+        assert_eq!(Derived::of(10_000_000, SimTime::ZERO).ns_per_byte, 800);
     }
 }

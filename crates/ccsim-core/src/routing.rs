@@ -138,7 +138,7 @@ impl Routes {
 
     /// The egress link from `node` towards `dst` ([`NO_ROUTE`] if `dst` is
     /// unreachable or `node == dst`).
-    #[inline]
+    #[inline(always)]
     pub fn next(&self, node: usize, dst: usize) -> u32 {
         if node == dst {
             return NO_ROUTE;

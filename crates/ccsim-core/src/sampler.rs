@@ -1,6 +1,9 @@
 //! Time series: an observer that samples queues, flows and flow groups
-//! every `sample_interval` and keeps the values as columns (one `Vec<f64>`
-//! per series), never as per-sample objects.
+//! every `sample_interval` and keeps the values as columns, never as
+//! per-sample objects: while the run lasts, one matrix of every series'
+//! column (sample `j` of series `s` at `s * stride + j`), so that a value
+//! costs one store; [`Sampler::take`] hands them out as one
+//! `Vec<f64>` per series.
 //!
 //! Rates and drop counts are per interval: the value at sample time t covers
 //! (t - interval, t]. Group series are the sums over the group's flows of
@@ -56,9 +59,17 @@ pub struct Series {
 pub struct Sampler {
     interval: Option<SimTime>,
     /// Sample times, seconds.
-    pub times: Vec<f64>,
-    /// The series, in a fixed order.
-    pub series: Vec<Series>,
+    times: Vec<f64>,
+    /// The series, in a fixed order (their values are in `cols` until
+    /// [`Sampler::take`]).
+    series: Vec<Series>,
+    /// The values while the run lasts: sample `j` of series `s` at
+    /// `s * stride + j` (zeroed at the first sample, so that the memory
+    /// of samples not yet taken is not touched).
+    cols: Vec<f64>,
+    /// Samples each column holds (the run's expected number, doubled if
+    /// it takes more).
+    stride: usize,
     links: Vec<usize>,
     /// Queues of media sampled (WLAN interface queues): (medium, queue) indices.
     ifaces: Vec<(usize, usize)>,
@@ -73,9 +84,9 @@ pub struct Sampler {
     /// Per flow: the sum and number of the smoothed RTTs sampled inside the
     /// metrics window (for `srtt_mean_s`, [`Sampler::srtt_mean_s`]).
     srtt: Vec<(f64, u64)>,
-    /// Per sampled link: (arrivals, drops) of the queue at the previous
-    /// sample (the queue's running counters: they only grow).
-    last_queue: Vec<(u64, u64)>,
+    /// Per sampled link that has a queue, what its sample reads and
+    /// remembers (laid out with the series).
+    queues: Vec<QueueSlot>,
     /// Group index of each flow; group labels in first-appearance order.
     group_of: Vec<usize>,
     group_names: Vec<String>,
@@ -83,9 +94,6 @@ pub struct Sampler {
     /// Per group: delay sum (ns) and packets received in the interval.
     group_delay: Vec<(u128, u64)>,
     scratch: Vec<f64>,
-    /// Per sampled link: whether its discipline has probes (most have
-    /// none, and the call is then skipped).
-    link_probes: Vec<bool>,
     /// Per flow: which [`SenderProbe`] field each of its probe series
     /// takes, in the order of its sender's `probe_names` (decided when the
     /// series are laid out, as the names are).
@@ -94,6 +102,29 @@ pub struct Sampler {
     /// Samples the run will take (from its duration), reserved in every
     /// series at the first sample so that sampling never reallocates.
     expected: usize,
+}
+
+/// A sampled link's queue: its link, its counters at the previous sample
+/// (running counters: they only grow), and whether its discipline has
+/// probes (most have none, and the call is then skipped).
+#[derive(Copy, Clone, Debug)]
+struct QueueSlot {
+    link: usize,
+    arrivals: u64,
+    drops: u64,
+    probes: bool,
+}
+
+/// A count as f64: the same value as `x as f64`, through the signed
+/// conversion (one instruction on x86-64, against several for the
+/// unsigned one) for every count below 2^63.
+#[inline(always)]
+fn count_f64(x: u64) -> f64 {
+    if x < 1 << 63 {
+        x as i64 as f64
+    } else {
+        x as f64
+    }
 }
 
 /// A sender probe's value by name (see [`Sampler::flow_probes`]).
@@ -127,6 +158,33 @@ impl ProbeField {
             ProbeField::Rate => p.rate_bps,
             ProbeField::Unknown => f64::NAN,
         }
+    }
+}
+
+/// Writes one sample's values into the columns, series after series.
+struct Column<'a> {
+    cols: &'a mut [f64],
+    /// Where the next series' value goes.
+    at: usize,
+    stride: usize,
+}
+
+impl Column<'_> {
+    #[inline(always)]
+    fn put(&mut self, v: f64) {
+        self.cols[self.at] = v;
+        self.at += self.stride;
+    }
+}
+
+/// A queue's length and its discipline's probes (a medium's interface queue).
+fn sample_iface(out: &mut Column, q: &Queue, scratch: &mut Vec<f64>) {
+    out.put(q.len_pkts() as f64);
+    out.put(q.len_bytes() as f64);
+    scratch.clear();
+    q.disc().probe_values(scratch);
+    for v in scratch.iter() {
+        out.put(*v);
     }
 }
 
@@ -195,26 +253,11 @@ impl Sampler {
         }
     }
 
-    fn sample_iface(&mut self, q: &Queue, k: &mut usize) {
-        self.series[*k].values.push(q.len_pkts() as f64);
-        self.series[*k + 1].values.push(q.len_bytes() as f64);
-        *k += 2;
-        self.scratch.clear();
-        q.disc().probe_values(&mut self.scratch);
-        for v in &self.scratch {
-            self.series[*k].values.push(*v);
-            *k += 1;
-        }
-    }
-
     fn init(&mut self, links: &[Link], flows: &[Flow], media: &[Box<dyn Medium>]) {
         for &li in &self.links {
             let l = &links[li];
             // One entry per sampled link, as `sample` indexes it.
-            let Some(queue) = l.queue() else {
-                self.link_probes.push(false);
-                continue;
-            };
+            let Some(queue) = l.queue() else { continue };
             let mut names: Vec<String> = vec![
                 "len_pkts".into(),
                 "len_bytes".into(),
@@ -223,7 +266,12 @@ impl Sampler {
                 "drop_rate".into(),
             ];
             let probes = queue.disc().probe_names();
-            self.link_probes.push(!probes.is_empty());
+            self.queues.push(QueueSlot {
+                link: li,
+                arrivals: 0,
+                drops: 0,
+                probes: !probes.is_empty(),
+            });
             names.extend(probes.iter().map(|s| s.to_string()));
             for m in names {
                 self.series.push(Series {
@@ -240,7 +288,6 @@ impl Sampler {
                 self.init_iface(name, queue);
             }
         }
-        self.last_queue = vec![(0, 0); self.links.len()];
         if self.flows {
             for f in flows {
                 let mut names: Vec<String> = FLOW_METRICS.iter().map(|s| s.to_string()).collect();
@@ -288,55 +335,58 @@ impl Sampler {
         }
     }
 
-    /// Take one sample at `now`.
+    /// Take one sample at `now` (out of line: it runs once per interval,
+    /// and inlined it would weigh on the event loop's code).
+    #[inline(never)]
     pub fn sample(&mut self, now: SimTime, links: &mut [Link], flows: &[Flow], media: &[Box<dyn Medium>]) {
         if self.times.is_empty() && self.series.is_empty() {
             self.init(links, flows, media);
             self.times.reserve_exact(self.expected);
-            for s in &mut self.series {
-                s.values.reserve_exact(self.expected);
-            }
+            self.stride = self.expected.max(1);
+            self.cols = vec![0.0; self.series.len() * self.stride];
+        }
+        let j = self.times.len();
+        if j == self.stride {
+            self.grow();
         }
         self.times.push(now.secs_f64());
-        let mut k = 0;
-        for (k_link, &li) in self.links.iter().enumerate() {
-            let Some(q) = links[li].queue_mut() else { continue };
+        let mut out = Column {
+            cols: &mut self.cols,
+            at: j,
+            stride: self.stride,
+        };
+        for slot in &mut self.queues {
+            let Some(q) = links[slot.link].queue_mut() else {
+                continue;
+            };
             q.sync(now);
             let q = &*q;
-            let m = &mut self.last_queue[k_link];
-            let (arrivals, drops) = (q.stats.arrivals - m.0, q.stats.drops - m.1);
-            *m = (q.stats.arrivals, q.stats.drops);
-            // The queue's five series, bounds-checked once.
-            let [len_pkts, len_bytes, arr, drp, rate] = &mut self.series[k..k + 5] else {
-                unreachable!("a slice of five")
-            };
-            len_pkts.values.push(q.len_pkts() as f64);
-            len_bytes.values.push(q.len_bytes() as f64);
-            arr.values.push(arrivals as f64);
-            drp.values.push(drops as f64);
-            rate.values.push(if arrivals > 0 {
+            let (arrivals, drops) = (q.stats.arrivals - slot.arrivals, q.stats.drops - slot.drops);
+            (slot.arrivals, slot.drops) = (q.stats.arrivals, q.stats.drops);
+            out.put(count_f64(q.len_pkts() as u64));
+            out.put(count_f64(q.len_bytes()));
+            out.put(count_f64(arrivals));
+            out.put(count_f64(drops));
+            out.put(if arrivals > 0 {
                 drops as f64 / arrivals as f64
             } else {
                 0.0
             });
-            k += 5;
-            if self.link_probes[k_link] {
+            if slot.probes {
                 self.scratch.clear();
                 q.disc().probe_values(&mut self.scratch);
                 for v in &self.scratch {
-                    self.series[k].values.push(*v);
-                    k += 1;
+                    out.put(*v);
                 }
             }
         }
-        for i in 0..self.ifaces.len() {
-            let (m, q) = self.ifaces[i];
+        for &(m, q) in &self.ifaces {
             if let Some((_, queue)) = media[m].queue(q) {
-                self.sample_iface(queue, &mut k);
+                sample_iface(&mut out, queue, &mut self.scratch);
             }
         }
         let dt = (now - self.last_t).secs_f64();
-        let per_s = |bytes: u64| if dt > 0.0 { bytes as f64 * 8.0 / dt } else { 0.0 };
+        let per_s = |bytes: u64| if dt > 0.0 { count_f64(bytes) * 8.0 / dt } else { 0.0 };
         for acc in self.group_acc.iter_mut() {
             *acc = [0.0; 4];
         }
@@ -366,17 +416,12 @@ impl Sampler {
             self.group_delay[gi].1 += delay_n;
             let probe = f.sender.probe();
             if self.flows {
-                let [good, thr, snd, delay] = &mut self.series[k..k + 4] else {
-                    unreachable!("a slice of four")
-                };
-                good.values.push(g);
-                thr.values.push(t);
-                snd.values.push(sb);
-                delay.values.push(mean_delay_s(delay_sum, delay_n));
-                k += 4;
+                out.put(g);
+                out.put(t);
+                out.put(sb);
+                out.put(mean_delay_s(delay_sum, delay_n));
                 for &field in &self.flow_probes[i] {
-                    self.series[k].values.push(field.value(&probe));
-                    k += 1;
+                    out.put(field.value(&probe));
                 }
             }
             if now > self.warmup && probe.srtt_s.is_finite() {
@@ -388,13 +433,43 @@ impl Sampler {
         if self.groups {
             for (acc, &(delay_sum, delay_n)) in self.group_acc.iter().zip(&self.group_delay) {
                 for v in acc {
-                    self.series[k].values.push(*v);
-                    k += 1;
+                    out.put(*v);
                 }
-                self.series[k].values.push(mean_delay_s(delay_sum, delay_n));
-                k += 1;
+                out.put(mean_delay_s(delay_sum, delay_n));
             }
         }
         self.last_t = now;
+    }
+
+    /// More samples than the run was expected to take: double the columns.
+    #[cold]
+    fn grow(&mut self) {
+        let (old, n) = (self.stride, self.times.len());
+        self.stride = (old * 2).max(1);
+        let mut cols = vec![0.0; self.series.len() * self.stride];
+        for (s, col) in cols.chunks_exact_mut(self.stride).enumerate() {
+            col[..n].copy_from_slice(&self.cols[s * old..s * old + n]);
+        }
+        self.cols = cols;
+    }
+
+    /// The sample times and the series with their values, taken out of the
+    /// sampler (at the end of the run). The columns are copied out from
+    /// the last, and the matrix shrunk behind them, so that the values are
+    /// held about once.
+    pub fn take(&mut self) -> (Vec<f64>, Vec<Series>) {
+        let times = std::mem::take(&mut self.times);
+        let n = times.len();
+        let mut series = std::mem::take(&mut self.series);
+        for (s, out) in series.iter_mut().enumerate().rev() {
+            let start = s * self.stride;
+            out.values = self.cols[start..start + n].to_vec();
+            self.cols.truncate(start);
+            if self.cols.capacity() - self.cols.len() >= 1 << 17 {
+                self.cols.shrink_to_fit();
+            }
+        }
+        self.cols = Vec::new();
+        (times, series)
     }
 }

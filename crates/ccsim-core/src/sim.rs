@@ -29,7 +29,7 @@ use crate::packet::{FlowId, LinkId, NodeId, Packet, PacketArena, PacketKind, Pac
 use crate::queue::DropReason;
 use crate::rng::SimRng;
 use crate::sampler::Sampler;
-use crate::time::{tx_time, SimTime};
+use crate::time::SimTime;
 use crate::trace::{TracePlan, Tracer};
 use crate::transport::{FlowCtx, Receiver, Sender};
 
@@ -603,7 +603,9 @@ impl Simulation {
             return;
         }
         q.enqueue(pkt, now, &mut self.arena, rate, &mut self.dropped);
-        self.process_drops(link);
+        if !self.dropped.is_empty() {
+            self.process_drops(link);
+        }
         let l = &mut self.links[li];
         if ended && !l.free_pending {
             self.start_tx(link);
@@ -640,7 +642,7 @@ impl Simulation {
         }
         let l = &mut self.links[link.0 as usize];
         let size = self.arena.get(pkt).size;
-        let tx = tx_time(size + l.framing, l.rate_bps);
+        let tx = l.tx_time(size + l.framing);
         l.busy_until = start + tx;
         if start >= self.warmup && start <= self.duration {
             l.stats.tx_bytes += size as u64;
@@ -740,7 +742,7 @@ impl Simulation {
         }
         let l = &mut self.links[li];
         let size = self.arena.get(p).size;
-        let tx = tx_time(size + l.framing, l.rate_bps);
+        let tx = l.tx_time(size + l.framing);
         l.busy_until = now + tx;
         if now >= self.warmup {
             l.stats.tx_bytes += size as u64;
@@ -751,9 +753,9 @@ impl Simulation {
         // ns-2's `LinkDelay::recv`: the arrival at clock + (txt + delay),
         // the link's end of transmission at clock + txt, in doubles.
         let (arrive64, free64) = if self.events.is_fifo() {
-            let txt = 8.0 * (size + l.framing) as f64 / l.rate_bps as f64;
+            let txt = 8.0 * (size + l.framing) as f64 / l.derived.rate_bps;
             let now64 = self.events.now64();
-            (now64 + (txt + ns_as_secs(l.delay)), now64 + txt)
+            (now64 + (txt + l.derived.delay_s), now64 + txt)
         } else {
             (0.0, 0.0)
         };

@@ -339,6 +339,7 @@ impl<'a> Builder<'a> {
             to: b,
             rate_bps: rate,
             delay,
+            derived: crate::link::Derived::of(rate, delay),
             egress,
             loss,
             busy_until: SimTime::ZERO,

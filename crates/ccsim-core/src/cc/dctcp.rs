@@ -22,7 +22,9 @@
 //!   default under `ns3` and `linux`: ns-3's `TcpDctcp` derives from
 //!   `TcpLinuxReno`, whose `CongestionAvoidance` counts `segmentsAcked` as
 //!   Linux's `tcp_cong_avoid_ai`: one whole segment each time the count
-//!   reaches w = cwnd in whole segments, at least 1).
+//!   reaches w = cwnd in whole segments, at least 1; its `SlowStart` adds
+//!   the segments acknowledged up to ssthresh only and passes the rest on,
+//!   as Linux's `tcp_slow_start`).
 //!
 //! - The floor of every reduction (`min_ssthresh`): 2 segments, Linux's
 //!   `dctcp_ssthresh` (`max(cwnd - ((cwnd * alpha) >> 11), 2U)`) and RFC
@@ -366,36 +368,48 @@ impl CongestionControl for Dctcp {
             return;
         }
         let mut n = if self.per_segment { ack.acked as f64 } else { 1.0 };
+        if self.w.in_slow_start() && !self.per_segment {
+            // RFC 5681 eq. (2).
+            self.w.slow_start(ack.acked);
+            return;
+        }
         if self.w.in_slow_start() {
-            // RFC 5681 eq. (2); per segment, Linux's tcp_slow_start.
-            if self.per_segment {
-                self.w.cwnd += n;
-            } else {
-                self.w.slow_start(ack.acked);
+            // Per segment, up to ssthresh: Linux's `tcp_slow_start` (`cwnd
+            // = min(cwnd + acked, ssthresh)`, the rest of `acked` returned
+            // for `tcp_cong_avoid_ai`) and ns-3's `TcpLinuxReno::SlowStart`
+            // (`min(cWnd + segmentsAcked x segmentSize, ssThresh)`, returning
+            // `segmentsAcked - (cWnd - old) / segmentSize`, whole segments,
+            // to `IncreaseWindow`'s congestion avoidance). Without the cap a
+            // cumulative ACK after a long SACK recovery (hundreds of
+            // segments) set cwnd to the whole receiver window.
+            let before = self.w.cwnd;
+            self.w.cwnd = (before + n).min(self.w.ssthresh);
+            n -= (self.w.cwnd - before).floor();
+            if self.w.in_slow_start() || n <= 0.0 {
+                return;
+            }
+        }
+        if let (Some(target), Some(srtt)) = (self.rtt_target, ack.srtt) {
+            let r = (srtt.secs_f64() / target.secs_f64()).min(1.0);
+            n *= r * r;
+        }
+        if self.per_segment && self.rtt_target.is_none() {
+            // `TcpLinuxReno::CongestionAvoidance` (Linux's
+            // `tcp_cong_avoid_ai`): a whole segment once the segments
+            // acknowledged reach w = cwnd in whole segments, at least 1.
+            let w = self.w.cwnd.floor().max(1.0);
+            if self.cwnd_cnt >= w {
+                self.cwnd_cnt = 0.0;
+                self.w.cwnd += 1.0;
+            }
+            self.cwnd_cnt += n;
+            if self.cwnd_cnt >= w {
+                let delta = (self.cwnd_cnt / w).floor();
+                self.cwnd_cnt -= delta * w;
+                self.w.cwnd += delta;
             }
         } else {
-            if let (Some(target), Some(srtt)) = (self.rtt_target, ack.srtt) {
-                let r = (srtt.secs_f64() / target.secs_f64()).min(1.0);
-                n *= r * r;
-            }
-            if self.per_segment && self.rtt_target.is_none() {
-                // `TcpLinuxReno::CongestionAvoidance` (Linux's
-                // `tcp_cong_avoid_ai`): a whole segment once the segments
-                // acknowledged reach w = cwnd in whole segments, at least 1.
-                let w = self.w.cwnd.floor().max(1.0);
-                if self.cwnd_cnt >= w {
-                    self.cwnd_cnt = 0.0;
-                    self.w.cwnd += 1.0;
-                }
-                self.cwnd_cnt += n;
-                if self.cwnd_cnt >= w {
-                    let delta = (self.cwnd_cnt / w).floor();
-                    self.cwnd_cnt -= delta * w;
-                    self.w.cwnd += delta;
-                }
-            } else {
-                self.w.additive_increase(n);
-            }
+            self.w.additive_increase(n);
         }
     }
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
@@ -570,6 +584,30 @@ mod tests {
         c.on_ecn(&ev);
         c.on_ack(&acked(1, 2, true), &mut rng);
         assert_eq!((c.cwnd(), c.ssthresh()), (2.0, 2.0));
+    }
+
+    #[test]
+    fn per_segment_slow_start_stops_at_ssthresh_and_the_rest_goes_to_avoidance() {
+        // A cumulative ACK of 150 segments (a long SACK recovery's end) in
+        // slow start at cwnd 10, ssthresh 12: ns-3's TcpLinuxReno::SlowStart
+        // sets cwnd = min(10 + 150, 12) and returns 150 - 2 = 148 segments
+        // to CongestionAvoidance: w = 12, +floor(148 / 12) = 12 segments,
+        // 4 counted over (Linux's tcp_slow_start and tcp_cong_avoid_ai alike).
+        let mut rng = stream(1, "t");
+        let mut i = init(10.0);
+        i.initial_ssthresh = 12.0;
+        i.compat = Profile::Ns3;
+        let mut c = Dctcp::new(DctcpConfig::default(), &i).unwrap();
+        let mut a = acked(150, 200, false);
+        a.acked = 150;
+        a.acked_bytes = 150 * 1460;
+        c.on_ack(&a, &mut rng);
+        assert_eq!(c.cwnd(), 24.0);
+        assert_eq!(c.cwnd_cnt, 4.0);
+        // Within slow start, segment for segment.
+        let mut c = Dctcp::new(DctcpConfig::default(), &i).unwrap();
+        c.on_ack(&acked(1, 200, false), &mut rng);
+        assert_eq!(c.cwnd(), 11.0);
     }
 
     #[test]

@@ -53,9 +53,50 @@
 //! the queue empties; that call finds the queue empty and returns at once,
 //! so it changes no state and is not modelled.
 
+//!
+//! **ns-3's FqCobalt** (`variant = "ns3"`, the default under `compat =
+//! "ns3"`): ns-3.44 has no CAKE; its `FqCobaltQueueDisc`
+//! (`fq-cobalt-queue-disc.cc`) is FQ-CoDel's scheduler with a
+//! `CobaltQueueDisc` per flow queue, the part of CAKE without shaper,
+//! tins and host isolation. This variant is that queue disc, so a CAKE
+//! configured as flow-isolating COBALT (`flow_mode = "flows"`, no
+//! `bandwidth`) is its twin; the shaper, if set, still runs in front.
+//! Where it differs from Linux's CAKE (defaults read from the wheel's
+//! attributes):
+//! - the flow queue is the 5-tuple's hash modulo `Flows` (1024), without
+//!   set association (`EnableSetAssociativeHash` false), or `flow_queues`;
+//!   `flow_mode` can only be `flows` (the default);
+//! - FQ-CoDel's rotations (`DoDequeue`): an arrival at an inactive queue
+//!   puts it at the tail of the new list with a deficit of one quantum (the
+//!   device MTU, `mtu`: 1500 for ns-3's `PointToPointNetDevice`), a queue
+//!   whose deficit is spent gets another quantum and goes to the tail of
+//!   the old list, and a queue found empty goes from the new list to the old
+//!   one (even when the old list is empty) or, from the old list, becomes
+//!   inactive; no decaying list, no quantum dither;
+//! - COBALT per queue is `CobaltQueueDisc`: unscaled `target` and
+//!   `interval`, `blue_threshold` 400 ms (`BlueThreshold`: BLUE also rises
+//!   for a sojourn above it), no four-MTU condition, and the last packet of a
+//!   queue is dropped like any other;
+//! - the buffer counts packets (`MaxSize`, the queue's `limit`, default
+//!   10240p; `limit_bytes` or `memlimit` in bytes): a flow queue refuses an
+//!   arrival when it alone holds the whole limit (its `CobaltQueueDisc` has
+//!   the parent's `MaxSize` and calls `CobaltQueueFull`), and once the total
+//!   exceeds the limit `FqCobaltDrop` drops up to 64 packets
+//!   (`DropBatchSize`) from the head of the queue with the most bytes (the
+//!   first such queue in the order the queues were created) until half its
+//!   bytes are gone, without telling its BLUE.
+//!
+//! Readings of the variant: ns-3 hashes the 5-tuple with murmur3, ccsim the
+//! flow id with a salt drawn per run (give `flow_queues` for ns-3's
+//! mapping). ns-3 also runs `DoDequeue` when the device asks while the disc
+//! is empty, retiring the emptied queues then; ccsim's links do not ask an
+//! empty queue, so they are retired at the next dequeue after an arrival.
+
 use super::cobalt::{CobaltParams, CobaltVars};
 use super::droptail::{Fifo, Limit};
+use super::flowq::{over_limit, FlowQueues};
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
+use crate::compat::Profile;
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
 use crate::rng::mix64;
@@ -74,6 +115,24 @@ const DEFAULT_LIMIT_PKTS: u64 = 10240;
 /// Lower bound of the automatic buffer limit when shaping (`4U << 20` in
 /// `cake_reconfigure`).
 const MIN_AUTO_BUFFER: u64 = 4 << 20;
+/// ns-3's `FqCobaltQueueDisc::DropBatchSize` (64, read from the wheel).
+const NS3_DROP_BATCH: u32 = 64;
+/// ns-3's `FqCobaltQueueDisc::BlueThreshold` (400 ms, read from the wheel).
+const NS3_BLUE_THRESHOLD_MS: u64 = 400;
+/// The MTU of ns-3's `PointToPointNetDevice` (`Mtu` 1500), which
+/// `FqCobaltQueueDisc::CheckConfig` takes as the quantum.
+const NS3_MTU: u64 = 1500;
+
+/// Whose CAKE (key `variant`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// Linux's `sch_cake.c` (the default).
+    Linux,
+    /// ns-3's `FqCobaltQueueDisc` (the default under `compat = "ns3"`;
+    /// module documentation).
+    Ns3,
+}
 
 /// How packets are assigned to queues (`tc-cake`'s flow isolation keywords;
 /// the `CAKE_FLOW_*` values of `pkt_sched.h`: bit 1 source host, bit 2
@@ -140,8 +199,12 @@ pub enum Framing {
 pub struct CakeConfig {
     /// Shaper rate; absent: unlimited (Linux `rate_bps = 0` in `cake_init`).
     pub bandwidth: Option<Rate>,
-    /// Flow isolation (Linux default `CAKE_FLOW_TRIPLE`).
-    pub flow_mode: FlowMode,
+    /// Whose CAKE: "linux" or "ns3" (default from the profile: "ns3"
+    /// under `compat = "ns3"`).
+    pub variant: Option<Variant>,
+    /// Flow isolation (Linux default `CAKE_FLOW_TRIPLE`; `flows`, the
+    /// only mode, under `variant = "ns3"`).
+    pub flow_mode: Option<FlowMode>,
     /// Priority tins (Linux default `diffserv3`; only `besteffort` here).
     pub diffserv: Diffserv,
     /// COBALT's target (5 ms: `q->target = 5000` us in `cake_init`).
@@ -156,30 +219,42 @@ pub struct CakeConfig {
     /// Link-layer framing for the shaper (none).
     pub atm: Framing,
     /// The MTU the shaper scales target and the quantum by (1514:
-    /// `psched_mtu` of an Ethernet device, 1500 + its 14-byte header).
-    pub mtu: Bytes,
+    /// `psched_mtu` of an Ethernet device, 1500 + its 14-byte header); under
+    /// `variant = "ns3"` the DRR quantum (1500: the `Mtu` of ns-3's
+    /// `PointToPointNetDevice`).
+    pub mtu: Option<Bytes>,
     /// Buffer limit in bytes (`memlimit`; default from the rate, see
     /// [`buffer_limit`]).
     pub memlimit: Option<Bytes>,
     /// Mark ECN-capable packets instead of dropping them (Linux CAKE
     /// always does).
     pub ecn: bool,
+    /// Sojourn beyond which BLUE's drop probability rises too (none: only
+    /// when the buffer overflows, Linux; 400 ms under `variant = "ns3"`,
+    /// ns-3's `BlueThreshold`).
+    pub blue_threshold: Option<Time>,
+    /// Under `variant = "ns3"`: the flow queue of each flow, by flow id, as
+    /// `fq_codel`'s key (flows past the list are hashed).
+    pub flow_queues: Vec<u32>,
 }
 
 impl Default for CakeConfig {
     fn default() -> Self {
         CakeConfig {
             bandwidth: None,
-            flow_mode: FlowMode::TripleIsolate,
+            variant: None,
+            flow_mode: None,
             diffserv: Diffserv::Besteffort,
             target: Time(SimTime::from_millis(5)),
             interval: Time(SimTime::from_millis(100)),
             overhead: 0,
             mpu: 0,
             atm: Framing::None,
-            mtu: Bytes(1514),
+            mtu: None,
             memlimit: None,
             ecn: true,
+            blue_threshold: None,
+            flow_queues: Vec::new(),
         }
     }
 }
@@ -236,6 +311,8 @@ struct FlowQueue {
     srchost: usize,
     dsthost: usize,
     set: Set,
+    /// The queue has held a packet (ns-3 creates a flow's class then).
+    created: bool,
     /// Links of the rotation the queue is on (an intrusive list, so that a
     /// queue can leave the middle of the decaying list in O(1)).
     list: Option<List>,
@@ -282,12 +359,46 @@ pub struct Cake {
     salt: Option<u64>,
     pkts: usize,
     bytes: u64,
+    /// `variant = "ns3"`: ns-3's FqCobalt (module documentation).
+    ns3: Option<Ns3Fq>,
+}
+
+/// The state of `variant = "ns3"` beyond CAKE's.
+struct Ns3Fq {
+    /// `MaxSize`: packets and/or bytes.
+    limit: Limit,
+    flow_queues: FlowQueues,
+    /// Queues in the order ns-3 created their classes (`FqCobaltDrop`
+    /// scans them in that order).
+    created: Vec<usize>,
 }
 
 impl Cake {
-    /// Build from scenario parameters; errors name the key.
-    pub fn from_params(limit: Limit, params: &Params) -> Result<Self, ParamError> {
+    /// Build from scenario parameters (`compat` sets the default
+    /// `variant`); errors name the key.
+    pub fn from_params(limit: Limit, params: &Params, compat: Profile) -> Result<Self, ParamError> {
         let cfg: CakeConfig = params::parse(params)?;
+        let ns3 = cfg.variant.unwrap_or(if compat == Profile::Ns3 {
+            Variant::Ns3
+        } else {
+            Variant::Linux
+        }) == Variant::Ns3;
+        let flow_mode = cfg
+            .flow_mode
+            .unwrap_or(if ns3 { FlowMode::Flows } else { FlowMode::TripleIsolate });
+        if ns3 && flow_mode != FlowMode::Flows {
+            return Err(ParamError::at(
+                "flow_mode",
+                "ns-3's FqCobaltQueueDisc (variant \"ns3\") isolates flows only: expected \"flows\"",
+            ));
+        }
+        if !ns3 && !cfg.flow_queues.is_empty() {
+            return Err(ParamError::at(
+                "flow_queues",
+                "only with variant = \"ns3\" (Linux's CAKE hashes every flow through its set-associative table)",
+            ));
+        }
+        let mtu = cfg.mtu.map_or(if ns3 { NS3_MTU } else { 1514 }, |m| m.0);
         for (key, t) in [("target", cfg.target), ("interval", cfg.interval)] {
             if t.0 == SimTime::ZERO {
                 return Err(ParamError::at(key, "must be greater than 0"));
@@ -299,7 +410,7 @@ impl Cake {
                 "must be greater than 0 (leave it out for no shaping)",
             ));
         }
-        if cfg.mtu.0 == 0 || cfg.mtu.0 > 65535 {
+        if mtu == 0 || mtu > 65535 {
             return Err(ParamError::at("mtu", "expected 1 to 65535 bytes"));
         }
         if !(-64..=256).contains(&cfg.overhead) {
@@ -323,31 +434,52 @@ impl Cake {
         let rate_bps = cfg.bandwidth.map(|r| r.0);
         // cake_set_rate: the quantum and COBALT's parameters scale with the
         // rate, so that one MTU's serialization never exceeds the target.
+        // (ns-3 scales nothing: the quantum is the device's MTU.)
         let (flow_quantum, mtu_time) = match rate_bps {
-            Some(r) => (((r / 8) >> 12).clamp(300, 1514) as u32, ser_time(cfg.mtu.0, r)),
+            _ if ns3 => (mtu as u32, SimTime::ZERO),
+            Some(r) => (((r / 8) >> 12).clamp(300, 1514) as u32, ser_time(mtu, r)),
             None => (1514, SimTime::ZERO),
         };
         let target = cfg.target.0.max(SimTime(mtu_time.0 * 3 / 2));
         let interval = (cfg.interval.0 + target - cfg.target.0).max(SimTime(target.0 * 2));
+        let blue_threshold = cfg.blue_threshold.map(|t| t.0).or(if ns3 {
+            Some(SimTime::from_millis(NS3_BLUE_THRESHOLD_MS))
+        } else {
+            None
+        });
         let cparams = CobaltParams {
             target,
             interval,
             ecn: cfg.ecn,
             increment: 1.0 / 256.0,
             decrement: 1.0 / 4096.0,
-            blue_threshold: None,
+            blue_threshold,
             mtu_time,
         };
         let limit_pkts = limit.packets.unwrap_or(DEFAULT_LIMIT_PKTS);
+        let ns3 = if ns3 {
+            Some(Ns3Fq {
+                // MaxSize: the queue's limit, else 10240p (ns-3's default).
+                limit: Limit {
+                    packets: limit.packets.or(memlimit.is_none().then_some(DEFAULT_LIMIT_PKTS)),
+                    bytes: memlimit,
+                },
+                flow_queues: FlowQueues::new(cfg.flow_queues, QUEUES)?,
+                created: Vec::new(),
+            })
+        } else {
+            None
+        };
         Ok(Cake {
-            mode: cfg.flow_mode.bits(),
+            ns3,
+            mode: flow_mode.bits(),
             cparams,
             rate_bps,
             overhead: cfg.overhead,
             mpu: cfg.mpu,
             framing: cfg.atm,
             flow_quantum,
-            buffer_limit: buffer_limit(memlimit, rate_bps, cfg.interval.0, limit_pkts, cfg.mtu.0),
+            buffer_limit: buffer_limit(memlimit, rate_bps, cfg.interval.0, limit_pkts, mtu),
             flows: (0..QUEUES)
                 .map(|_| FlowQueue {
                     prev: NIL,
@@ -637,6 +769,135 @@ impl Cake {
         Some(i)
     }
 
+    // ---- ns-3's FqCobalt (variant = "ns3") --------------------------------
+
+    /// `FqCobaltQueueDisc::DoEnqueue`: classify, activate an inactive
+    /// queue on the new list, let the flow's `CobaltQueueDisc` take the
+    /// packet, and drop from the fattest queue once the total is over the
+    /// limit.
+    fn ns3_enqueue(&mut self, pkt: PacketRef, flow: u32, size: u32, salt: u64, ctx: &mut QueueCtx) -> Verdict {
+        let Some(st) = self.ns3.as_mut() else {
+            return Verdict::Dropped(DropReason::Overflow);
+        };
+        let i = st.flow_queues.queue_of(flow, salt, QUEUES);
+        let limit = st.limit;
+        if !self.flows[i].created {
+            self.flows[i].created = true;
+            st.created.push(i);
+        }
+        if self.flows[i].set == Set::None {
+            self.move_tail(i, List::New);
+            self.flows[i].set = Set::Sparse;
+            self.sparse_flow_count += 1;
+            self.flows[i].deficit = self.flow_quantum as i64;
+        }
+        // The flow's CobaltQueueDisc has the parent's MaxSize
+        // (`CobaltQueueDisc::DoEnqueue`: full -> `CobaltQueueFull`, drop).
+        let f = &mut self.flows[i];
+        if !limit.fits(f.q.len(), f.q.bytes(), size) {
+            f.cvars.queue_full(&self.cparams, ctx.now);
+            return Verdict::Dropped(DropReason::Overflow);
+        }
+        f.q.push(pkt, size);
+        self.pkts += 1;
+        self.bytes += size as u64;
+        if over_limit(&limit, self.pkts, self.bytes) {
+            self.ns3_drop_fattest(ctx);
+        }
+        Verdict::Enqueued
+    }
+
+    /// `FqCobaltQueueDisc::FqCobaltDrop`: the first queue (in creation
+    /// order) with the most bytes loses packets from its head, up to
+    /// `DropBatchSize`, until half its bytes are gone; its BLUE is not told.
+    fn ns3_drop_fattest(&mut self, ctx: &mut QueueCtx) {
+        let Some(st) = self.ns3.as_ref() else { return };
+        let mut fattest = None;
+        let mut max = 0;
+        for &i in &st.created {
+            if self.flows[i].q.bytes() > max {
+                max = self.flows[i].q.bytes();
+                fattest = Some(i);
+            }
+        }
+        let Some(i) = fattest else { return };
+        let threshold = max >> 1;
+        let (mut len, mut count) = (0, 0);
+        while let Some(p) = self.flows[i].q.pop_front(ctx) {
+            let size = ctx.arena.get(p).size as u64;
+            self.pkts -= 1;
+            self.bytes -= size;
+            ctx.drop_queued(p, DropReason::Overflow);
+            len += size;
+            count += 1;
+            if count >= NS3_DROP_BATCH || len >= threshold {
+                break;
+            }
+        }
+    }
+
+    /// `FqCobaltQueueDisc::DoDequeue`: DRR over the new list, then the old
+    /// one; the flow's `CobaltQueueDisc::DoDequeue` drops (even the last
+    /// packet) until one passes or the queue is empty, which moves a new
+    /// queue to the old list and makes an old one inactive.
+    fn ns3_dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef> {
+        let now = ctx.now;
+        if let Some(at) = self.shaper_hold(now).filter(|_| self.pkts > 0) {
+            self.release_at = Some(at);
+            return None;
+        }
+        loop {
+            let (i, from_new) = match (self.front(List::New), self.front(List::Old)) {
+                (Some(i), _) => (i, true),
+                (None, Some(i)) => (i, false),
+                (None, None) => return None,
+            };
+            if self.flows[i].deficit <= 0 {
+                self.flows[i].deficit += self.flow_quantum as i64;
+                if from_new {
+                    self.ns3_new_to_old(i);
+                } else {
+                    self.move_tail(i, List::Old);
+                }
+                continue;
+            }
+            let pkt = loop {
+                let Some(p) = self.flows[i].q.pop_front(ctx) else {
+                    break None;
+                };
+                self.pkts -= 1;
+                self.bytes -= ctx.arena.get(p).size as u64;
+                if !self.flows[i].cvars.should_drop(&self.cparams, p, ctx) {
+                    break Some(p);
+                }
+                ctx.drop_queued(p, DropReason::Early);
+            };
+            let Some(p) = pkt else {
+                let _ = self.flows[i].cvars.queue_empty(&self.cparams, now);
+                if from_new {
+                    self.ns3_new_to_old(i);
+                } else {
+                    self.unlink(i);
+                    self.flows[i].set = Set::None;
+                    self.bulk_flow_count -= 1;
+                }
+                continue;
+            };
+            let size = ctx.arena.get(p).size;
+            self.advance_shaper(size);
+            self.flows[i].deficit -= size as i64;
+            return Some(p);
+        }
+    }
+
+    /// A new queue becomes an old one (`FqCobaltFlow::OLD_FLOW`).
+    fn ns3_new_to_old(&mut self, i: usize) {
+        self.move_tail(i, List::Old);
+        self.flows[i].set = Set::Bulk;
+        self.sparse_flow_count -= 1;
+        self.bulk_flow_count += 1;
+    }
+
     /// A dequeue found queue `i` empty: park it on the decaying list while
     /// its COBALT state is not at rest, else free it.
     fn retire_empty(&mut self, i: usize, now: SimTime) {
@@ -688,12 +949,15 @@ impl QueueDisc for Cake {
             let p = ctx.arena.get(pkt);
             (p.flow.0, p.src.0, p.dst.0, p.size)
         };
-        let i = self.hash(flow, src, dst, salt);
         // Ensure the shaper's schedule is not stale.
         if self.pkts == 0 && self.time_next_packet < now {
             self.time_next_packet = now;
             self.failsafe_next_packet = now;
         }
+        if self.ns3.is_some() {
+            return self.ns3_enqueue(pkt, flow, size, salt, ctx);
+        }
+        let i = self.hash(flow, src, dst, salt);
         self.flows[i].q.push(pkt, size);
         self.pkts += 1;
         self.bytes += size as u64;
@@ -728,6 +992,9 @@ impl QueueDisc for Cake {
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PacketRef> {
         let now = ctx.now;
         self.release_at = None;
+        if self.ns3.is_some() {
+            return self.ns3_dequeue(ctx);
+        }
         let mut first_flow = true;
         'begin: loop {
             if self.pkts == 0 {
@@ -839,11 +1106,24 @@ mod tests {
             packets: None,
             bytes: None,
         };
-        Cake::from_params(no_limit, &p)
+        Cake::from_params(no_limit, &p, Profile::Ccsim)
     }
 
     fn cake(params: &str) -> Cake {
         build(params).unwrap()
+    }
+
+    /// ns-3's FqCobalt: `variant = "ns3"` by the profile, `limit` packets.
+    fn ns3(params: &str, limit: u64) -> Result<Cake, ParamError> {
+        let v: serde_json::Value = serde_json::from_str(params).unwrap();
+        let serde_json::Value::Object(p) = v else {
+            unreachable!()
+        };
+        let limit = Limit {
+            packets: Some(limit),
+            bytes: None,
+        };
+        Cake::from_params(limit, &p, Profile::Ns3)
     }
 
     fn err(params: &str) -> ParamError {
@@ -1129,6 +1409,115 @@ mod tests {
         assert_eq!(b.take(&mut q, ms(300)), Some((3, 1)));
         assert_eq!(q.flows[i].set, Set::None);
         assert_eq!(q.decaying_flow_count + q.sparse_flow_count + q.bulk_flow_count, 1);
+    }
+
+    #[test]
+    fn ns3_variant_is_fq_cobalt_under_the_ns3_profile() {
+        let q = ns3("{}", 1000).unwrap();
+        assert!(q.ns3.is_some() && build("{}").unwrap().ns3.is_none());
+        assert_eq!(q.mode, FlowMode::Flows.bits());
+        // FqCobaltQueueDisc's quantum is the device MTU (1500); its
+        // CobaltQueueDisc raises BLUE past BlueThreshold (400 ms).
+        assert_eq!(q.flow_quantum(), 1500);
+        assert_eq!(q.cobalt_params().blue_threshold, Some(ms(400)));
+        assert_eq!(cake("{}").cobalt_params().blue_threshold, None);
+        assert_eq!(
+            ns3(r#"{"flow_mode": "triple-isolate"}"#, 10).err().unwrap().path,
+            "flow_mode"
+        );
+        assert_eq!(err(r#"{"flow_queues": [1]}"#).path, "flow_queues");
+        assert_eq!(ns3(r#"{"flow_queues": [1024]}"#, 10).err().unwrap().path, "flow_queues");
+        assert!(ns3(r#"{"variant": "linux"}"#, 10).unwrap().ns3.is_none());
+        // Flows mapped to one queue share it (no set association).
+        let mut q = ns3(r#"{"flow_queues": [5, 5]}"#, 100).unwrap();
+        let mut b = Bench::new();
+        b.offer(&mut q, SimTime::ZERO, 0, 1, 2, 1000);
+        b.offer(&mut q, SimTime::ZERO, 1, 1, 2, 1000);
+        assert_eq!(q.flows[5].q.len(), 2);
+        assert_eq!(q.sparse_flow_count, 1);
+    }
+
+    #[test]
+    fn ns3_drops_the_last_packet_of_a_queue_too() {
+        // CobaltQueueDisc::DoDequeue drops whatever CobaltShouldDrop says,
+        // the queue's last packet included (Linux's CAKE sends it).
+        let mut q = ns3(r#"{"flow_queues": [3]}"#, 100).unwrap();
+        let mut b = Bench::new();
+        b.offer(&mut q, SimTime::ZERO, 0, 1, 2, 1000);
+        b.offer(&mut q, SimTime::ZERO, 0, 1, 2, 1000);
+        q.flows[3].cvars.p_drop = 1.0;
+        assert_eq!(b.take(&mut q, ms(1)), None);
+        assert_eq!(b.dropped.len(), 2);
+        assert_eq!(q.len_pkts(), 0);
+    }
+
+    #[test]
+    fn ns3_rotations_are_fq_codels() {
+        // Flow 1 (queue 1) has a backlog, flow 0 (queue 0) one packet.
+        let mut q = ns3(r#"{"flow_queues": [0, 1]}"#, 100).unwrap();
+        let mut b = Bench::new();
+        for _ in 0..10 {
+            b.offer(&mut q, SimTime::ZERO, 1, 1, 2, 1000);
+        }
+        assert_eq!(b.take(&mut q, ms(1)), Some((1, 1)));
+        assert_eq!(b.take(&mut q, ms(1)), Some((1, 1)));
+        b.offer(&mut q, ms(1), 0, 1, 2, 100);
+        // Queue 1 spent its quantum (1500 - 2000): to the old list with
+        // another; queue 0 is new and served first.
+        assert_eq!(b.take(&mut q, ms(1)), Some((0, 1)));
+        assert_eq!(q.flows[1].list, Some(List::Old));
+        // Queue 0 is found empty: from the new list it goes to the old one
+        // (DoDequeue), no decaying list; queue 1 is served.
+        assert_eq!(b.take(&mut q, ms(2)), Some((1, 1)));
+        assert_eq!((q.flows[0].set, q.flows[0].list), (Set::Bulk, Some(List::Old)));
+        assert_eq!(
+            (q.sparse_flow_count, q.bulk_flow_count, q.decaying_flow_count),
+            (0, 2, 0)
+        );
+        // An arrival there does not make it new again.
+        b.offer(&mut q, ms(2), 0, 1, 2, 100);
+        assert_eq!(q.flows[0].list, Some(List::Old));
+        assert_eq!(b.take(&mut q, ms(3)), Some((0, 1)));
+        // Found empty on the old list, it becomes inactive.
+        assert_eq!(b.take(&mut q, ms(3)), Some((1, 1)));
+        assert_eq!((q.flows[0].set, q.flows[0].list), (Set::None, None));
+        b.offer(&mut q, ms(4), 0, 1, 2, 100);
+        assert_eq!(q.flows[0].list, Some(List::New));
+        assert_eq!(q.flows[0].deficit, 1500);
+    }
+
+    #[test]
+    fn ns3_overflow_drops_half_the_fattest_queue_without_raising_its_blue() {
+        let mut q = ns3(r#"{"flow_queues": [0, 1]}"#, 10).unwrap();
+        let mut b = Bench::new();
+        let fat: Vec<PacketRef> = (0..6).map(|_| b.offer(&mut q, ms(10), 0, 1, 2, 1000)).collect();
+        for _ in 0..4 {
+            b.offer(&mut q, ms(10), 1, 1, 2, 1000);
+        }
+        assert!(b.dropped.is_empty());
+        // The 11th packet: queue 0 (6000 bytes) loses its head until 3000
+        // bytes are gone (FqCobaltDrop), BLUE untouched.
+        b.offer(&mut q, ms(10), 1, 1, 2, 1000);
+        let got: Vec<PacketRef> = b.dropped.iter().map(|d| d.0).collect();
+        assert_eq!(got, fat[..3].to_vec());
+        assert_eq!(q.len_pkts(), 8);
+        assert_eq!(q.flows[0].cvars.p_drop, 0.0);
+        assert!(!q.flows[0].cvars.dropping);
+        // A flow that alone holds the limit: its CobaltQueueDisc refuses the
+        // arrival and raises BLUE (CobaltQueueFull).
+        let mut q = ns3(r#"{"flow_queues": [0]}"#, 4).unwrap();
+        for _ in 0..4 {
+            b.offer(&mut q, ms(10), 0, 1, 2, 1000);
+        }
+        let p = b.arena.alloc(Packet {
+            flow: FlowId(0),
+            size: 1000,
+            enqueued_at: ms(10),
+            ..Packet::default()
+        });
+        let mut ctx = QueueCtx::new(ms(10), &mut b.arena, &mut b.rng, 100_000_000, &mut b.dropped);
+        assert_eq!(q.enqueue(p, &mut ctx), Verdict::Dropped(DropReason::Overflow));
+        assert_eq!(q.flows[0].cvars.p_drop, 1.0 / 256.0);
     }
 
     #[test]

@@ -21,6 +21,44 @@ pub fn bucket(flow: u32, salt: u64, n: usize) -> usize {
     (mix64(flow as u64 ^ mix64(salt)) % n as u64) as usize
 }
 
+/// An explicit flow -> queue map (the `flow_queues` key of `fq_codel` and
+/// of `cake` under `variant = "ns3"`): a packet of flow i joins queue
+/// `map[i]`; flows past the list are hashed. For a mapping known from
+/// elsewhere, as a packet filter classifies flows (ns-3's
+/// `QueueDisc::Classify`, Linux `tc filter`): ns-3's `FqCoDelQueueDisc`
+/// and `FqCobaltQueueDisc` hash the 5-tuple with `Perturbation` 0
+/// (`Ipv4QueueDiscItem::Hash`), so the same flows share a queue in every
+/// run, and the validation twins pass that mapping.
+#[derive(Clone, Debug, Default)]
+pub struct FlowQueues(Vec<u32>);
+
+impl FlowQueues {
+    /// Check `map` against `queues` queues; the error names `flow_queues`.
+    pub fn new(map: Vec<u32>, queues: usize) -> Result<Self, ParamError> {
+        if let Some((i, q)) = map.iter().enumerate().find(|(_, &q)| q as usize >= queues) {
+            return Err(ParamError::at(
+                "flow_queues",
+                format!("flow {i}: queue {q} does not exist (expected 0 to {})", queues - 1),
+            ));
+        }
+        Ok(FlowQueues(map))
+    }
+
+    /// Whether no flow is mapped.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The queue of `flow` among `n`: mapped, else [`bucket`] under `salt`.
+    #[inline]
+    pub fn queue_of(&self, flow: u32, salt: u64, n: usize) -> usize {
+        match self.0.get(flow as usize) {
+            Some(&q) => q as usize,
+            None => bucket(flow, salt, n),
+        }
+    }
+}
+
 /// True when `pkts` packets / `bytes` bytes exceed the limit.
 #[inline]
 pub fn over_limit(limit: &Limit, pkts: usize, bytes: u64) -> bool {

@@ -23,7 +23,7 @@
 use super::codel::{CodelConfig, CodelParams, CodelVars};
 use super::droptail::Fifo;
 use super::droptail::Limit;
-use super::flowq::{bucket, over_limit};
+use super::flowq::{over_limit, FlowQueues};
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
@@ -102,7 +102,7 @@ pub struct FqCodel {
     new_flows: VecDeque<usize>,
     old_flows: VecDeque<usize>,
     salt: Option<u64>,
-    flow_queues: Vec<u32>,
+    flow_queues: FlowQueues,
     pkts: usize,
     bytes: u64,
     maxpacket: u32,
@@ -127,23 +127,15 @@ impl FqCodel {
         if cfg.drop_batch == 0 {
             return Err(ParamError::at("drop_batch", "must be at least 1"));
         }
-        if let Some((i, q)) = cfg.flow_queues.iter().enumerate().find(|(_, &q)| q >= cfg.flows) {
-            return Err(ParamError::at(
-                "flow_queues",
-                format!("flow {i}: queue {q} does not exist (expected 0 to {})", cfg.flows - 1),
-            ));
-        }
+        let flow_queues = FlowQueues::new(cfg.flow_queues, cfg.flows as usize)?;
         let mut q = FqCodel::new(limit, codel, cfg.flows as usize, cfg.quantum.0, cfg.drop_batch);
-        q.flow_queues = cfg.flow_queues;
+        q.flow_queues = flow_queues;
         Ok(q)
     }
 
     /// The flow queue of `flow`: from `flow_queues`, else hashed.
     fn queue_of(&self, flow: u32, salt: u64) -> usize {
-        match self.flow_queues.get(flow as usize) {
-            Some(&q) => q as usize,
-            None => bucket(flow, salt, self.flows.len()),
-        }
+        self.flow_queues.queue_of(flow, salt, self.flows.len())
     }
 
     /// An FQ-CoDel queue.
@@ -164,7 +156,7 @@ impl FqCodel {
             new_flows: VecDeque::new(),
             old_flows: VecDeque::new(),
             salt: None,
-            flow_queues: Vec::new(),
+            flow_queues: FlowQueues::default(),
             pkts: 0,
             bytes: 0,
             maxpacket: 0,

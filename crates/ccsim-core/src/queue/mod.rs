@@ -148,6 +148,12 @@ pub trait QueueDisc: Send {
     fn len_pkts(&self) -> usize;
     /// Bytes waiting.
     fn len_bytes(&self) -> u64;
+    /// Packets and bytes waiting, in one call: the wrapper ([`Queue`])
+    /// reads them once after each call that may change them and keeps
+    /// them, instead of calling through the vtable whenever it needs them.
+    fn lengths(&self) -> (usize, u64) {
+        (self.len_pkts(), self.len_bytes())
+    }
     /// Names of the internal quantities this discipline exposes as time
     /// series (e.g. RED's `avg`, `drop_prob`). Empty by default.
     fn probe_names(&self) -> &'static [&'static str] {
@@ -274,6 +280,9 @@ struct FastFifo {
 /// minimum and maximum) is exactly what the slow path would count.
 pub struct Queue {
     disc: Box<dyn QueueDisc>,
+    /// The discipline's length (packets, bytes) since the last call into
+    /// it that may have changed it ([`Queue::refresh_len`]).
+    disc_len: (usize, u64),
     fast: Option<FastFifo>,
     /// For a plain tail-drop FIFO, its limit, also on the general path (see
     /// [`Queue::try_pass_through`]).
@@ -301,6 +310,7 @@ impl Queue {
             bytes: 0,
         });
         Queue {
+            disc_len: disc.lengths(),
             disc,
             fast,
             pass_limit,
@@ -345,7 +355,7 @@ impl Queue {
     pub fn len_pkts(&self) -> usize {
         match &self.fast {
             Some(f) => f.waiting.len(),
-            None => self.disc.len_pkts(),
+            None => self.disc_len.0,
         }
     }
 
@@ -354,7 +364,7 @@ impl Queue {
     pub fn len_bytes(&self) -> u64 {
         match &self.fast {
             Some(f) => f.bytes,
-            None => self.disc.len_bytes(),
+            None => self.disc_len.1,
         }
     }
 
@@ -482,7 +492,7 @@ impl Queue {
     pub fn try_pass_through(&mut self, pkt: PacketRef, now: SimTime, arena: &mut PacketArena) -> bool {
         let Some(limit) = self.pass_limit else { return false };
         let p = arena.get_mut(pkt);
-        if self.fast.is_some() || self.disc.len_pkts() != 0 || !limit.fits(0, 0, p.size) {
+        if self.fast.is_some() || self.disc_len.0 != 0 || !limit.fits(0, 0, p.size) {
             return false;
         }
         p.enqueued_at = now;
@@ -619,6 +629,7 @@ impl Queue {
             let v = self.disc.enqueue(pkt, &mut ctx);
             (v, ctx.marks())
         };
+        self.refresh_len();
         let counting = self.counting;
         if counting {
             self.stats.arrivals += 1;
@@ -662,6 +673,7 @@ impl Queue {
             let o = self.disc.dequeue(&mut ctx);
             (o, ctx.marks())
         };
+        self.refresh_len();
         if self.counting {
             self.stats.marks += marks;
         }
@@ -689,6 +701,13 @@ impl Queue {
         self.disc.initial_timer()
     }
 
+    /// Read the discipline's length after a call into it that may have
+    /// changed it (its state changes only through such calls).
+    #[inline]
+    fn refresh_len(&mut self) {
+        self.disc_len = self.disc.lengths();
+    }
+
     /// Whether the discipline wants reverse-direction arrivals.
     pub fn wants_reverse(&self) -> bool {
         self.disc.wants_reverse()
@@ -701,6 +720,7 @@ impl Queue {
             let mut ctx = QueueCtx::new(now, arena, &mut self.rng, link_rate_bps, &mut none);
             self.disc.on_reverse_arrival(pkt, &mut ctx)
         };
+        self.refresh_len();
         if rewrote && self.counting {
             self.stats.rewrites += 1;
         }
@@ -721,6 +741,7 @@ impl Queue {
             let mut ctx = QueueCtx::new(now, arena, &mut self.rng, link_rate_bps, dropped);
             self.disc.on_timer(kind, &mut ctx)
         };
+        self.refresh_len();
         self.count_queued_drops(arena, &dropped[first_new..]);
         self.note_len();
         next
@@ -732,6 +753,42 @@ mod tests {
     use super::droptail::{DropTail, Limit};
     use super::*;
     use crate::packet::Packet;
+
+    /// The wrapper's kept length is the discipline's after every call that
+    /// changes it: arrivals that fit, arrivals that push the head out
+    /// (drop-front), departures, down to empty.
+    #[test]
+    fn kept_length_follows_the_discipline() {
+        let limit = Limit {
+            packets: Some(3),
+            bytes: None,
+        };
+        let mut q = Queue::general(Box::new(DropTail::new(limit, true)), crate::rng::stream(1, "q"));
+        let mut arena = PacketArena::new();
+        let mut dropped = Vec::new();
+        let same = |q: &Queue| {
+            assert_eq!(q.len_pkts(), q.disc().len_pkts());
+            assert_eq!(q.len_bytes(), q.disc().len_bytes());
+        };
+        for (i, size) in [100, 200, 300, 400, 500].into_iter().enumerate() {
+            let p = arena.alloc(Packet {
+                size,
+                ..Packet::default()
+            });
+            q.enqueue(p, SimTime(i as u64), &mut arena, 8, &mut dropped);
+            same(&q);
+        }
+        assert_eq!(
+            (q.len_pkts(), q.len_bytes()),
+            (3, 1200),
+            "the head was pushed out twice"
+        );
+        while let Some(p) = q.dequeue(SimTime(10), &mut arena, 8, &mut dropped) {
+            arena.free(p);
+            same(&q);
+        }
+        assert_eq!((q.len_pkts(), q.len_bytes()), (0, 0));
+    }
 
     /// The general path's arrival: enqueue, and start transmitting at once
     /// (for `tx`) if the transmitter is free at `now`.

@@ -85,7 +85,9 @@ pub const DISCIPLINES: &[Discipline] = &[
     row("cobalt", |a| {
         boxed(super::cobalt::Cobalt::from_params(a.limit, a.params))
     }),
-    row("cake", |a| boxed(super::cake::Cake::from_params(a.limit, a.params))),
+    row("cake", |a| {
+        boxed(super::cake::Cake::from_params(a.limit, a.params, a.compat))
+    }),
     row("fq_codel", |a| {
         boxed(super::fq_codel::FqCodel::from_params(a.limit, a.params))
     }),

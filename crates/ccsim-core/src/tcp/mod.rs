@@ -98,6 +98,19 @@ pub struct TcpConfig {
     /// ECN (RFC 3168; default false; always on for a controller that needs
     /// every CE mark echoed, DCTCP).
     pub ecn: bool,
+    /// Every packet of an ECN-capable flow is ECN-capable: retransmissions,
+    /// the SYN, the handshake's pure ACK and the receiver's ACKs too, where
+    /// RFC 3168 section 6.1.5 (and so the default, false) keeps
+    /// retransmissions and pure ACKs Not-ECT. ns-3's `TcpDctcp::Init` puts
+    /// the socket in `DctcpEcn` mode, whose `ECN_RESTRICTION_MAP` allows ECT
+    /// for every packet type (`RE_XMT`, `PURE_ACK`, `SYN`, ...), and
+    /// `TcpSocketBase::AddSocketTags` marks every packet of such a socket
+    /// ECT (`|| m_tcb->m_ecnMode == TcpSocketState::DctcpEcn`,
+    /// `tcp-socket-base.cc`): so at an ECN queue a DCTCP retransmission is
+    /// marked where ccsim's would be dropped or pass unmarked; Linux keeps
+    /// ECT on them for a controller that needs ECN (`tcp_ecn_send`) (default
+    /// from the profile: true under `ns3` and `linux` for `dctcp`).
+    pub ect_every_packet: Option<bool>,
     /// Lower bound of the RTO (default from the compatibility profile:
     /// 200 ms; 1 s under `ns3` and `rfc`).
     pub min_rto: Option<Time>,
@@ -349,6 +362,7 @@ impl Default for TcpConfig {
             syn_rtt_first_send: None,
             min_rtt_basis: None,
             syn_full_size: None,
+            ect_every_packet: None,
             handshake_ack: None,
             syn_option_bytes: None,
             sack_dupack: None,
@@ -383,6 +397,8 @@ pub struct SenderConfig {
     pub ecn: bool,
     /// ECN-capable packets carry ECT(1), the L4S identifier (RFC 9331).
     pub ect1: bool,
+    /// Retransmissions and pure ACKs are ECN-capable too (`ect_every_packet`).
+    pub ect_every_packet: bool,
     /// Duplicate-ACK threshold.
     pub dupthresh: u32,
     /// Limited Transmit.
@@ -522,6 +538,20 @@ pub enum RttSampling {
     Timestamps,
 }
 
+impl SenderConfig {
+    /// The ECN field of the flow's pure ACKs (the handshake's third
+    /// segment and the receiver's ACKs): Not-ECT (RFC 3168 section 6.1.4),
+    /// ECT with `ect_every_packet` (ns-3's `DctcpEcn` mode).
+    pub fn pure_ack_ecn(&self) -> crate::packet::Ecn {
+        use crate::packet::Ecn;
+        match (self.ecn && self.ect_every_packet, self.ect1) {
+            (false, _) => Ecn::NotEct,
+            (true, false) => Ecn::Ect,
+            (true, true) => Ecn::Ect1,
+        }
+    }
+}
+
 impl TcpConfig {
     /// The initial window under `profile`.
     pub fn initial_cwnd_for(&self, profile: Profile) -> f64 {
@@ -536,6 +566,16 @@ impl TcpConfig {
     pub fn linux_agent_for(&self, profile: Profile) -> bool {
         self.linux_agent
             .unwrap_or(profile == Profile::Ns2 && matches!(self.cc.as_str(), "cubic" | "bic" | "highspeed"))
+    }
+
+    /// Whether every packet of the flow is ECN-capable under `profile` (key
+    /// `ect_every_packet`): ns-3's `DctcpEcn` mode, which only `TcpDctcp`
+    /// selects, and Linux's `tcp_ecn_send` (`net/ipv4/tcp_output.c`), which
+    /// clears ECT on ACKs and retransmissions only `if
+    /// (!tcp_ca_needs_ecn(sk))`: DCTCP's `TCP_CONG_NEEDS_ECN` keeps it.
+    pub fn ect_every_packet_for(&self, profile: Profile) -> bool {
+        self.ect_every_packet
+            .unwrap_or(matches!(profile, Profile::Ns3 | Profile::Linux) && self.cc == "dctcp")
     }
 
     /// Whether the receiver delays ACKs under `profile`.
@@ -682,6 +722,7 @@ impl TcpConfig {
             recovery,
             ecn: self.ecn || controller.is_some_and(|c| c.accurate_ecn),
             ect1: controller.is_some_and(|c| c.l4s),
+            ect_every_packet: self.ect_every_packet_for(profile),
             dupthresh: self.dupthresh,
             limited_transmit: self.limited_transmit,
             lt_after_loss: self.limited_transmit_after_loss.unwrap_or(profile == Profile::Ns2),
@@ -805,6 +846,7 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
         .with_syn_option_bytes(sc.syn_option_bytes)
         .with_rfc1323_echo(echo == TimestampEcho::Rfc1323)
         .with_accurate_ecn(accurate_ecn)
+        .with_ack_ecn(sc.pure_ack_ecn())
         .with_ce_change_ack(cfg.ce_change_ack.unwrap_or(if profile == Profile::Ns3 {
             receiver::CeChangeAck::Ns3
         } else {

@@ -121,6 +121,8 @@ pub struct TcpReceiver {
     delack_reserved: bool,
     /// ns-3 `m_ecnCESeq`: the highest CE-marked segment seen.
     ce_seq_max: Option<u64>,
+    /// The ECN field of the ACKs sent (Not-ECT unless `ect_every_packet`).
+    ack_ecn: Ecn,
     last_ts: SimTime,
     timer_deadline: Option<SimTime>,
     timer_event: Option<SimTime>,
@@ -152,6 +154,7 @@ impl TcpReceiver {
             prior_rcv_nxt: None,
             delack_reserved: false,
             ce_seq_max: None,
+            ack_ecn: Ecn::NotEct,
             last_ts: SimTime::ZERO,
             timer_deadline: None,
             timer_event: None,
@@ -247,6 +250,14 @@ impl TcpReceiver {
         self
     }
 
+    /// The ECN field of every ACK sent (`ect_every_packet`: ns-3's
+    /// `DctcpEcn` mode makes pure ACKs ECT; RFC 3168 section 6.1.4 keeps
+    /// them Not-ECT).
+    pub fn with_ack_ecn(mut self, ecn: Ecn) -> Self {
+        self.ack_ecn = ecn;
+        self
+    }
+
     /// How the CE-change ACK is sent (DCTCP's receivers only).
     pub fn with_ce_change_ack(mut self, how: CeChangeAck) -> Self {
         self.ns3_ce = how == CeChangeAck::Ns3;
@@ -320,6 +331,7 @@ impl TcpReceiver {
                 ack,
                 wnd: self.window,
                 flags: flags::ACK | if ece { flags::ECE } else { 0 },
+                ecn: self.ack_ecn,
                 ts_echo: self.last_ts,
                 ..Packet::default()
             };

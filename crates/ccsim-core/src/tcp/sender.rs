@@ -270,12 +270,24 @@ impl TcpSender {
     /// Segments in the network (for congestion control and rate sampling):
     /// RFC 6675's pipe during SACK recovery; otherwise the segments sent
     /// below snd_nxt that are not SACKed.
+    /// Without SACK a subtraction, inlined (several calls per ACK); the
+    /// SACK variant out of line.
+    #[inline]
     pub(super) fn in_flight(&self) -> u64 {
-        if self.state == CaState::Recovery && self.uses_sack() {
+        if self.uses_sack() {
+            return self.in_flight_sack();
+        }
+        self.snd_nxt - self.snd_una
+    }
+
+    /// [`TcpSender::in_flight`] with SACK.
+    #[inline(never)]
+    fn in_flight_sack(&self) -> u64 {
+        if self.state == CaState::Recovery {
             return self.board.pipe(self.high_rxt_end, self.cfg.dupthresh);
         }
         let out = self.snd_nxt - self.snd_una;
-        if self.uses_sack() && self.board.count() > 0 {
+        if self.board.count() > 0 {
             out - self.board.sacked_below(self.snd_nxt).min(out)
         } else {
             out
@@ -400,13 +412,14 @@ impl TcpSender {
             flags::ACK
         };
         let mut ecn = Ecn::NotEct;
-        // RFC 3168 section 6.1.5: retransmissions are not ECN-capable.
-        if self.cfg.ecn && first {
+        // RFC 3168 section 6.1.5: retransmissions are not ECN-capable
+        // (unless `ect_every_packet`: ns-3's DctcpEcn mode).
+        if self.cfg.ecn && (first || self.cfg.ect_every_packet) {
             ecn = if self.cfg.ect1 { Ecn::Ect1 } else { Ecn::Ect };
-            if self.cwr_pending {
-                pkt_flags |= flags::CWR;
-                self.cwr_pending = false;
-            }
+        }
+        if self.cfg.ecn && first && self.cwr_pending {
+            pkt_flags |= flags::CWR;
+            self.cwr_pending = false;
         }
         let wnd = self.cfg.window;
         ctx.send_with(|| Packet {
@@ -854,6 +867,7 @@ impl TcpSender {
                     wnd: self.cfg.window,
                     ts_val: now,
                     flags: flags::ACK,
+                    ecn: self.cfg.pure_ack_ecn(),
                     ..Packet::default()
                 });
             }

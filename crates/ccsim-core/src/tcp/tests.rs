@@ -19,6 +19,8 @@ pub(crate) struct Tx {
     pub seq: u64,
     pub retransmission: bool,
     pub dropped: bool,
+    /// The packet left ECN-capable (ECT(0) or ECT(1)).
+    pub ect: bool,
 }
 
 pub(crate) struct Harness {
@@ -50,6 +52,8 @@ pub(crate) struct Harness {
     pub ack_log: Vec<(SimTime, u64)>,
     /// Send times of the handshake's pure ACKs (`handshake_ack`).
     pub pure_acks: Vec<SimTime>,
+    /// The ECN field of every ACK the receiver sent.
+    pub ack_ecn: Vec<crate::packet::Ecn>,
 }
 
 const DATA: LinkId = LinkId(0);
@@ -82,6 +86,7 @@ impl Harness {
             last_ack: 0,
             ack_log: Vec::new(),
             pure_acks: Vec::new(),
+            ack_ecn: Vec::new(),
         }
     }
 
@@ -124,6 +129,7 @@ impl Harness {
                         seq: pkt.seq,
                         retransmission: pkt.tx_count > 0,
                         dropped,
+                        ect: matches!(pkt.ecn, crate::packet::Ecn::Ect | crate::packet::Ecn::Ect1),
                     });
                     if dropped {
                         self.stats.on_data_lost();
@@ -139,6 +145,7 @@ impl Harness {
                         .push(dep + self.delay, EventKind::Arrive { link: DATA, pkt: p });
                 }
                 PacketKind::Ack => {
+                    self.ack_ecn.push(pkt.ecn);
                     let at = self.now + tx_time(pkt.size, self.rate_bps) + self.delay;
                     self.events.push(at, EventKind::Arrive { link: ACKS, pkt: p });
                 }
@@ -1042,4 +1049,33 @@ fn ns2_sack1_pipe_counter() {
     let new_after = h.log.iter().position(|t| t.t > fr && !t.retransmission).unwrap();
     let rtx_63 = h.log.iter().position(|t| t.seq == 63 && t.retransmission).unwrap();
     assert!(rtx_63 < new_after);
+}
+
+#[test]
+fn ect_every_packet_makes_retransmissions_and_acks_ecn_capable() {
+    // DCTCP loses its 30th data packet: RFC 3168 section 6.1.5 sends the
+    // retransmission Not-ECT and the receiver's ACKs Not-ECT (section
+    // 6.1.4); ns-3's DctcpEcn mode sends both ECT(0)
+    // (`TcpSocketBase::AddSocketTags`).
+    let run = |on: Option<bool>| {
+        let h = run_for("dctcp", &[30], 2, |c| c.ect_every_packet = on);
+        let rtx: Vec<bool> = h.log.iter().filter(|t| t.retransmission).map(|t| t.ect).collect();
+        assert!(!rtx.is_empty(), "the loss is repaired");
+        assert!(h.log.iter().filter(|t| !t.retransmission).all(|t| t.ect));
+        let acks_ect = h.ack_ecn.iter().filter(|&&e| e == crate::packet::Ecn::Ect).count();
+        (rtx, acks_ect, h.ack_ecn.len())
+    };
+    let (rtx, acks_ect, _) = run(None);
+    assert!(rtx.iter().all(|&e| !e), "{rtx:?}");
+    assert_eq!(acks_ect, 0);
+    let (rtx, acks_ect, acks) = run(Some(true));
+    assert!(rtx.iter().all(|&e| e), "{rtx:?}");
+    assert_eq!(acks_ect, acks);
+    // The profile's default: on under ns3 and linux for DCTCP only.
+    let dctcp = cfg("dctcp");
+    assert!(dctcp.ect_every_packet_for(crate::compat::Profile::Ns3));
+    assert!(dctcp.ect_every_packet_for(crate::compat::Profile::Linux));
+    assert!(!dctcp.ect_every_packet_for(crate::compat::Profile::Ccsim));
+    assert!(!dctcp.ect_every_packet_for(crate::compat::Profile::Rfc));
+    assert!(!cfg("cubic").ect_every_packet_for(crate::compat::Profile::Ns3));
 }
