@@ -68,6 +68,7 @@ SEMANTICS = {
         ("flow", "loss_exit_beyond_recover", False),
         ("flow", "retransmit_flags", False),
         ("flow", "rate_sample", "linux"),
+        ("flow", "min_rtt_basis", "samples"),
         ("top", "device_queue", 0),
         ("top", "framing_bytes", 0),
     ],

@@ -37,7 +37,8 @@
 //!   initial RTO 1 s, events at the same time in scheduling order on an
 //!   integer nanosecond clock (`TieOrder::Uid`); a
 //!   1-packet device queue below every queue disc and the 2-byte PPP header
-//!   on every transmission (`point-to-point-net-device.cc`); and, in the
+//!   on every transmission (`point-to-point-net-device.cc`); ns-3's PIE
+//!   (`variant` of `pie`, `pie-queue-disc.cc`); and, in the
 //!   TCP flow groups, the handshake's pure ACK and the SYN's options
 //!   (`handshake_ack`, `syn_option_bytes`), an advancing ACK with new SACK
 //!   blocks counted as a duplicate (`sack_dupack`), the first data segment
@@ -55,7 +56,11 @@
 //!   time, a window below one segment stalling until the RTO, ns-3's own
 //!   CUBIC, BIC, HighSpeed and Vegas (`tcp-cubic.cc`, `tcp-bic.cc`,
 //!   `tcp-highspeed.cc`, `tcp-vegas.cc`), its delivery-rate estimator for
-//!   BBR (`tcp-rate-ops.cc`), DCTCP's reduction without a floor
+//!   BBR (`tcp-rate-ops.cc`) with the smallest SRTT as its minimum RTT
+//!   (`min_rtt_basis`), BBR's model opened from the handshake's RTT and its
+//!   RTprop from `m_lastRtt` (`open_init` and `last_rtt` of `bbr`,
+//!   `tcp-bbr.cc`), growth on the ACK that ends recovery for every
+//!   controller (`recovery_exit_growth`), DCTCP's reduction without a floor
 //!   (`tcp-dctcp.cc`) and its every packet ECT (`ect_every_packet`),
 //!   CAKE as ns-3's `FqCobaltQueueDisc` (`variant` of `cake`), and its
 //!   default loss recovery, `TcpPrrRecovery` (`tcp-prr-recovery.cc`, RFC

@@ -83,6 +83,24 @@ pub struct BbrConfig {
     pub min_rtt_win: Time,
     /// Time spent at 4 segments in PROBE_RTT (default 200 ms).
     pub probe_rtt_time: Time,
+    /// Initialise the model when the connection opens, from the sender's
+    /// SRTT and smallest RTT after the handshake (ns-3.44's
+    /// `TcpBbr::CongestionStateSet` to CA_OPEN): RTprop = SRTT, and
+    /// `InitPacingRate` sets the pacing rate to high_gain x cwnd / R and
+    /// restarts the bandwidth filter with cwnd / R, where R is the smallest
+    /// RTT (`m_tcb->m_minRtt`, see the flow key `min_rtt_basis`) in whole
+    /// milliseconds, at least 1 ms. After a lost SYN, R is about 3 s and
+    /// the flow starts from a bandwidth of a few segments per second.
+    /// Default false; true with the ns3 variant.
+    pub open_init: Option<bool>,
+    /// RTprop from ns-3's `m_lastRtt` (`TcpBbr::UpdateRTprop` reads
+    /// `tcb->m_lastRtt`, which `TcpSocketBase::EstimateRtt` sets to the RTT
+    /// of the latest-sent segment a cumulative ACK covers, SACKed ones
+    /// included, unless it was retransmitted, and which keeps its value
+    /// over ACKs that give none, so an expired filter takes whatever it last
+    /// held) instead of the ACK's own sample. Default false; true with the
+    /// ns3 variant.
+    pub last_rtt: Option<bool>,
     /// Whose BBR: "linux" (`tcp_bbr.c`) or "ns3" (ns-3.44's `TcpBbr`,
     /// module documentation) (default "ns3" under `compat = "ns3"`, whose
     /// high_gain default is 2.89).
@@ -112,6 +130,8 @@ impl Default for BbrConfig {
             bw_rtts: 10,
             min_rtt_win: Time(SimTime::from_secs(10)),
             probe_rtt_time: Time(SimTime::from_millis(200)),
+            open_init: None,
+            last_rtt: None,
             variant: None,
         }
     }
@@ -162,6 +182,10 @@ pub struct Bbr {
     has_seen_rtt: bool,
     /// ns-3's `TcpBbr`.
     ns3: bool,
+    /// `open_init`.
+    open_init: bool,
+    /// `last_rtt`.
+    use_last_rtt: bool,
     /// ns-3's ACK aggregation state: `m_extraAcked`, its index and age in
     /// rounds, the epoch's start and the segments acknowledged in it.
     extra_acked: [f64; 2],
@@ -183,6 +207,8 @@ impl Bbr {
         }
         crate::params::resolved(&BbrConfig {
             variant: Some(if ns3 { BbrVariant::Ns3 } else { BbrVariant::Linux }),
+            open_init: Some(cfg.open_init.unwrap_or(ns3)),
+            last_rtt: Some(cfg.last_rtt.unwrap_or(ns3)),
             ..cfg.clone()
         });
         super::check_range("high_gain", cfg.high_gain, 1.0, 100.0)?;
@@ -218,6 +244,8 @@ impl Bbr {
             pacing_pps: 0.0,
             has_seen_rtt: false,
             ns3,
+            open_init: cfg.open_init.unwrap_or(ns3),
+            use_last_rtt: cfg.last_rtt.unwrap_or(ns3),
             extra_acked: [0.0; 2],
             extra_acked_idx: 0,
             extra_acked_win_rtts: 0,
@@ -435,7 +463,8 @@ impl Bbr {
     fn update_min_rtt(&mut self, ack: &AckInfo, rng: &mut SimRng) {
         let now = ack.now;
         let expired = self.min_rtt_stamp.is_some_and(|s| now > s + self.cfg.min_rtt_win.0);
-        if let Some(r) = ack.rtt {
+        let sample = if self.use_last_rtt { ack.last_rtt } else { ack.rtt };
+        if let Some(r) = sample {
             if self.min_rtt.is_none_or(|m| r <= m) || expired {
                 self.min_rtt = Some(r);
                 self.min_rtt_stamp = Some(now);
@@ -573,6 +602,29 @@ impl CongestionControl for Bbr {
         let bw = self.bw.get();
         self.set_pacing_rate(bw, self.pacing_gain, ack.srtt);
         self.set_cwnd(ack, bw, self.cwnd_gain);
+    }
+    fn on_open(&mut self, now: SimTime, srtt: Option<SimTime>, min_rtt: Option<SimTime>) {
+        if !self.open_init {
+            return;
+        }
+        // `TcpBbr::CongestionStateSet` (CA_OPEN, first time): `m_minRtt =
+        // tcb->m_srtt`, `m_minRttStamp = Now ()`, then `InitPacingRate`.
+        self.min_rtt = srtt;
+        self.min_rtt_stamp = Some(now);
+        let rtt_ms = match min_rtt {
+            Some(m) => {
+                self.has_seen_rtt = true;
+                (m.0 / 1_000_000).max(1)
+            }
+            None => 1,
+        };
+        // `nominalBandwidth = cwnd / rtt`; the pacing rate is the gain
+        // times it (no pacing margin here), and the max filter restarts
+        // with it as its sample of round 0.
+        let nominal = self.cwnd / (rtt_ms as f64 / 1000.0);
+        self.pacing_pps = self.pacing_gain * nominal;
+        self.bw = MaxFilter::default();
+        self.bw.update(self.cfg.bw_rtts, 0, nominal);
     }
     fn on_congestion_event(&mut self, _ev: &CongestionEvent) {
         // bbr_ssthresh: remember the window; packet conservation starts on
@@ -732,5 +784,68 @@ mod tests {
         let full_bw = b.full_bw;
         b.on_rto(&loss(0, 100.0));
         assert_eq!((b.cwnd(), b.full_bw), (1.0, full_bw));
+    }
+
+    #[test]
+    fn ns3_opens_from_the_handshake_rtt() {
+        // ns-3.44 (`TcpBbr::CongestionStateSet` to CA_OPEN, `InitPacingRate`;
+        // traced in the wheel, `ns3-bbr-droptail-4` seed 3, a flow whose SYN
+        // was lost once): RTprop = SRTT = 3.1145 s, the bandwidth filter
+        // restarts at cwnd / 3.114 s (10 segments: 25.7 kbit/s of 1000-byte
+        // segments) and the pacing rate is 2.89 times that (74.2 kbit/s).
+        let r = SimTime::from_nanos(3_114_500_000);
+        let mut b = ns3_bbr();
+        b.on_open(SimTime::from_secs(4), Some(r), Some(r));
+        let bw = 10.0 / 3.114;
+        assert!((b.btl_bw() - bw).abs() < 1e-9, "{}", b.btl_bw());
+        assert!((b.pacing_pps - 2.89 * bw).abs() < 1e-9);
+        assert_eq!(b.min_rtt, Some(r));
+        // Without the key the model starts empty (the first delivery-rate
+        // sample sets the bandwidth; Linux's BBR does not touch the filter).
+        let mut b = Bbr::new(
+            BbrConfig {
+                variant: Some(BbrVariant::Ns3),
+                open_init: Some(false),
+                ..BbrConfig::default()
+            },
+            &init(10.0),
+        )
+        .unwrap();
+        b.on_open(SimTime::from_secs(4), Some(r), Some(r));
+        assert_eq!((b.btl_bw(), b.min_rtt), (0.0, None));
+    }
+
+    #[test]
+    fn ns3_rtprop_reads_the_last_rtt() {
+        // `TcpBbr::UpdateRTprop` reads `tcb->m_lastRtt` (the latest-sent
+        // segment the cumulative ACK covered, here 80 ms: SACKed earlier, so
+        // not the ACK's own 50 ms sample), and keeps reading it on ACKs that
+        // give none.
+        let mut rng = stream(3, "bbr");
+        let run = |key: Option<bool>, rng: &mut SimRng| {
+            let mut b = Bbr::new(
+                BbrConfig {
+                    variant: Some(BbrVariant::Ns3),
+                    last_rtt: key,
+                    ..BbrConfig::default()
+                },
+                &init(10.0),
+            )
+            .unwrap();
+            let mut a = ack(100, 50);
+            a.last_rtt = Some(SimTime::from_millis(80));
+            b.on_ack(&a, rng);
+            let first = b.min_rtt;
+            // 11 s later, the filter expired: an ACK without a sample of its
+            // own still renews RTprop from the last one.
+            let mut a = ack(11_200, 50);
+            a.rtt = None;
+            a.last_rtt = Some(SimTime::from_millis(120));
+            b.on_ack(&a, rng);
+            (first, b.min_rtt)
+        };
+        let ms = |v| Some(SimTime::from_millis(v));
+        assert_eq!(run(None, &mut rng), (ms(80), ms(120)));
+        assert_eq!(run(Some(false), &mut rng), (ms(50), ms(50)));
     }
 }

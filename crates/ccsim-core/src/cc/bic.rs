@@ -417,4 +417,33 @@ mod tests {
         b.last_max_cwnd = 72.0;
         assert_eq!(b.update_cnt(70.0), 87.0);
     }
+
+    #[test]
+    fn ns3_grows_on_the_ack_that_ends_recovery() {
+        // ns-3.44's `TcpSocketBase::ProcessAck`: on the ACK that ends fast
+        // recovery cwnd = ssthresh, then `TcpBic::IncreaseWindow` with every
+        // segment the cumulative ACK covers (SACKed ones included): a loss
+        // at 12 segments (below `LowWnd`: ssthresh = the pipe / 2 = 6), then
+        // Reno mode with cnt = 6, which the exit ACK's 12 segments exceed,
+        // so one segment is added at once. Whether that ACK may grow the
+        // window is the sender's (`recovery_exit_growth`, on under ns3).
+        let grow = |exit_growth: bool| {
+            let cfg = BicConfig {
+                variant: Some(BicVariant::Ns3),
+                ..BicConfig::default()
+            };
+            let mut b = Bic::new(cfg, &init(10.0)).unwrap();
+            b.on_congestion_event(&loss(0, 12.0));
+            assert_eq!((b.cwnd(), b.ssthresh()), (6.0, 6.0));
+            let mut a = ack(100, 100);
+            a.acked = 12;
+            a.newly_delivered = 1;
+            a.exited_recovery = true;
+            a.exit_growth = exit_growth;
+            b.on_ack(&a, &mut crate::rng::stream(1, "bic"));
+            b.cwnd()
+        };
+        assert_eq!(grow(true), 7.0);
+        assert_eq!(grow(false), 6.0);
+    }
 }

@@ -256,6 +256,12 @@ pub struct AckInfo {
     pub srtt: Option<SimTime>,
     /// Smallest RTT sample seen so far, if any.
     pub min_rtt: Option<SimTime>,
+    /// ns-3's `m_tcb->m_lastRtt` after this ACK (`TcpSocketBase::EstimateRtt`):
+    /// the RTT of the latest-sent segment a cumulative ACK covered, SACKed
+    /// or not, unless it was retransmitted (or sent before the last timeout);
+    /// it keeps its value over ACKs that give no such sample. None from
+    /// senders that do not track it.
+    pub last_rtt: Option<SimTime>,
     /// Segments in flight before this ACK.
     pub prior_in_flight: u64,
     /// Segments in flight after this ACK.
@@ -401,6 +407,11 @@ pub trait CongestionControl: Send {
     /// the default ignores it; ns-2's Vegas runs its per-round logic on it
     /// (`cc/vegas.rs`).
     fn on_syn_ack(&mut self, _now: SimTime, _snd_max: u64, _rtt: Option<SimTime>) {}
+    /// The connection opened (right after [`CongestionControl::on_syn_ack`]),
+    /// with the sender's smoothed RTT and smallest RTT (`min_rtt_basis`) at
+    /// that moment; by default ignored. ns-3's BBR initialises its model from
+    /// them (`TcpBbr::CongestionStateSet` to CA_OPEN, `cc/bbr.rs`).
+    fn on_open(&mut self, _now: SimTime, _srtt: Option<SimTime>, _min_rtt: Option<SimTime>) {}
     /// A NewReno partial ACK deflated the window by more than the
     /// inflation held: take `segments` off cwnd itself (ns-2's
     /// `partialnewack` with `partial_window_deflation_`). Window-based
@@ -640,6 +651,7 @@ pub(crate) mod testutil {
             rtt: Some(SimTime::from_millis(rtt_ms)),
             srtt: Some(SimTime::from_millis(rtt_ms)),
             min_rtt: Some(SimTime::from_millis(rtt_ms)),
+            last_rtt: Some(SimTime::from_millis(rtt_ms)),
             prior_in_flight: 10,
             in_flight: 9,
             cwnd_limited: true,

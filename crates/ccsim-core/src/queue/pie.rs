@@ -32,6 +32,7 @@
 use super::droptail::Fifo;
 use super::droptail::Limit;
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
+use crate::compat::Profile;
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
 use crate::rng::uniform01;
@@ -80,6 +81,42 @@ pub struct PieConfig {
     pub ecn: bool,
     /// Highest drop_prob at which marking is used instead of dropping (RFC 8033: 0.1).
     pub mark_ecnth: f64,
+    /// Whose PIE: "rfc8033" (this module) or "ns3" (ns-3.44's
+    /// `PieQueueDisc`, [`PieVariant::Ns3`]); default "ns3" under `compat =
+    /// "ns3"`, where `estimator` also defaults to `timestamp` (ns-3's
+    /// `UseDequeueRateEstimator` false).
+    pub variant: Option<PieVariant>,
+}
+
+/// The PIE implementations (key `variant` of `pie`).
+#[derive(Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PieVariant {
+    /// RFC 8033 (this module's documentation).
+    #[serde(rename = "rfc8033")]
+    Rfc8033,
+    /// ns-3.44's `PieQueueDisc` (`src/traffic-control/model/pie-queue-disc.cc`):
+    /// the burst allowance is armed by `DropEarly` when the queue is in
+    /// `NO_BURST` (its first arrival, and again after `CalculateP` has seen
+    /// low delay and a zero probability for more than `BURST_RESET_TIMEOUT`
+    /// 1.5 s / `Tupdate` updates), not at every quiet arrival; `CalculateP`
+    /// holds the drop probability at 0 while the allowance lasts; an arrival
+    /// is spared while at most 2 packets wait (packet limit; 2 `MeanPktSize`
+    /// bytes with a byte limit); with the timestamp estimator the delay is
+    /// the last departure's sojourn, 0 when that departure emptied the queue.
+    #[serde(rename = "ns3")]
+    Ns3,
+}
+
+/// ns-3's `PieQueueDisc::BurstStateT`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BurstState {
+    /// `NO_BURST`: the next arrival arms the allowance.
+    #[default]
+    NoBurst,
+    /// `IN_BURST_PROTECTING`: the allowance is running.
+    Protecting,
+    /// `IN_BURST`: the allowance has run out; quiet updates are counted.
+    InBurst,
 }
 
 impl Default for PieConfig {
@@ -97,6 +134,7 @@ impl Default for PieConfig {
             cap_drop_adjustment: true,
             ecn: false,
             mark_ecnth: 0.1,
+            variant: None,
         }
     }
 }
@@ -143,6 +181,9 @@ pub struct PieState {
     in_measurement: bool,
     measurement_start: SimTime,
     dq_count: u64,
+    /// ns3 variant: `m_burstState` and `m_burstReset`.
+    pub burst_state: BurstState,
+    burst_reset: u32,
 }
 
 /// RFC 8033 section 4.2: the probability adjustment for one update.
@@ -171,26 +212,63 @@ pub fn drop_prob_delta(cfg: &PieConfig, drop_prob: f64, qdelay: f64, qdelay_old:
     p
 }
 
+/// The drop decision once the safeguards let an arrival be tested: the
+/// optional de-randomisation of RFC 8033 section 5 (no drop below an
+/// accumulated 0.85, a forced drop at 8.5), then a uniform draw below
+/// `drop_prob` (`inclusive`: at most, as ns-3's `DropEarly`).
+fn coin(cfg: &PieConfig, st: &mut PieState, ctx: &mut QueueCtx, inclusive: bool) -> bool {
+    if cfg.derandomize {
+        if st.drop_prob == 0.0 {
+            st.accu_prob = 0.0;
+        }
+        st.accu_prob += st.drop_prob;
+        if st.accu_prob < 0.85 {
+            return false;
+        }
+        if st.accu_prob >= 8.5 {
+            return true;
+        }
+    }
+    let u = uniform01(ctx.rng);
+    let drop = if inclusive { u <= st.drop_prob } else { u < st.drop_prob };
+    if drop && cfg.derandomize {
+        st.accu_prob = 0.0;
+    }
+    drop
+}
+
 /// PIE on a single FIFO.
 pub struct Pie {
     limit: Limit,
     cfg: PieConfig,
     st: PieState,
     q: Fifo,
+    /// ns-3's `PieQueueDisc` (`variant = "ns3"`).
+    ns3: bool,
 }
 
 impl Pie {
     /// Build from scenario parameters.
-    pub fn from_params(limit: Limit, params: &Params) -> Result<Self, ParamError> {
-        let cfg: PieConfig = params::parse(params)?;
+    pub fn from_params(limit: Limit, params: &Params, compat: Profile) -> Result<Self, ParamError> {
+        let mut cfg: PieConfig = params::parse(params)?;
         cfg.validate()?;
+        if cfg.variant.is_none() && compat == Profile::Ns3 {
+            cfg.variant = Some(PieVariant::Ns3);
+            if !params.contains_key("estimator") {
+                cfg.estimator = Estimator::Timestamp;
+            }
+        }
+        cfg.variant.get_or_insert(PieVariant::Rfc8033);
+        params::resolved(&cfg);
         Ok(Pie::new(limit, cfg))
     }
 
     /// A PIE queue.
     pub fn new(limit: Limit, cfg: PieConfig) -> Self {
+        let ns3 = cfg.variant == Some(PieVariant::Ns3);
         let st = PieState {
-            burst_allowance: cfg.max_burst.0,
+            // ns-3 arms the allowance at the first arrival (`DropEarly`).
+            burst_allowance: if ns3 { SimTime::ZERO } else { cfg.max_burst.0 },
             ..PieState::default()
         };
         Pie {
@@ -198,6 +276,7 @@ impl Pie {
             cfg,
             st,
             q: Fifo::default(),
+            ns3,
         }
     }
 
@@ -219,10 +298,15 @@ impl Pie {
                 };
             }
             Estimator::Timestamp => {
-                if self.q.is_empty() {
+                // (ns-3 zeroes it at the departure that empties the queue.)
+                if self.q.is_empty() && !self.ns3 {
                     st.qdelay = 0.0;
                 }
             }
+        }
+        if self.ns3 {
+            self.update_ns3();
+            return;
         }
         let p = drop_prob_delta(cfg, st.drop_prob, st.qdelay, st.qdelay_old);
         st.drop_prob += p;
@@ -243,24 +327,75 @@ impl Pie {
         if (st.qdelay_old < half_target && st.drop_prob < 0.2) || self.q.bytes() <= 2 * cfg.mean_pkt_size.0 {
             return false;
         }
-        if !cfg.derandomize {
-            return uniform01(ctx.rng) < st.drop_prob;
+        coin(cfg, st, ctx, false)
+    }
+
+    /// The rest of ns-3's `PieQueueDisc::CalculateP` once the delay is known.
+    fn update_ns3(&mut self) {
+        let cfg = &self.cfg;
+        let st = &mut self.st;
+        let p = if st.burst_allowance > SimTime::ZERO {
+            // `m_dropProb = 0` while the allowance lasts.
+            st.drop_prob = 0.0;
+            0.0
+        } else {
+            drop_prob_delta(cfg, st.drop_prob, st.qdelay, st.qdelay_old)
+        };
+        let mut p = p + st.drop_prob;
+        if st.qdelay == 0.0 && st.qdelay_old == 0.0 {
+            p *= 0.98;
         }
-        if st.drop_prob == 0.0 {
-            st.accu_prob = 0.0;
+        st.drop_prob = p.clamp(0.0, 1.0);
+        st.burst_allowance = st.burst_allowance.saturating_sub(cfg.tupdate.0);
+        let half_target = cfg.target.0.secs_f64() / 2.0;
+        // `static_cast<uint32_t> (BURST_RESET_TIMEOUT / m_tUpdate)`, 1.5 s.
+        let reset_limit = (1.5 / cfg.tupdate.0.secs_f64()) as u32;
+        if st.qdelay < half_target
+            && st.qdelay_old < half_target
+            && st.drop_prob == 0.0
+            && st.burst_allowance == SimTime::ZERO
+        {
+            match st.burst_state {
+                BurstState::Protecting => {
+                    st.burst_state = BurstState::InBurst;
+                    st.burst_reset = 0;
+                }
+                BurstState::InBurst => {
+                    st.burst_reset += 1;
+                    if st.burst_reset > reset_limit {
+                        st.burst_reset = 0;
+                        st.burst_state = BurstState::NoBurst;
+                    }
+                }
+                BurstState::NoBurst => {}
+            }
+        } else if st.burst_state == BurstState::InBurst {
+            st.burst_reset = 0;
         }
-        st.accu_prob += st.drop_prob;
-        if st.accu_prob < 0.85 {
+        st.qdelay_old = st.qdelay;
+    }
+
+    /// ns-3's `PieQueueDisc::DropEarly`.
+    fn drop_early_ns3(&mut self, ctx: &mut QueueCtx) -> bool {
+        let cfg = &self.cfg;
+        let st = &mut self.st;
+        if st.burst_allowance > SimTime::ZERO {
             return false;
         }
-        if st.accu_prob >= 8.5 {
-            return true;
+        if st.burst_state == BurstState::NoBurst {
+            st.burst_state = BurstState::Protecting;
+            st.burst_allowance = cfg.max_burst.0;
         }
-        if uniform01(ctx.rng) < st.drop_prob {
-            st.accu_prob = 0.0;
-            return true;
+        let half_target = cfg.target.0.secs_f64() / 2.0;
+        let few = match self.limit.packets {
+            Some(_) => self.q.len() <= 2,
+            None => self.q.bytes() <= 2 * cfg.mean_pkt_size.0,
+        };
+        if (st.qdelay_old < half_target && st.drop_prob < 0.2) || few {
+            return false;
         }
-        false
+        // `u <= p` (the RFC's pseudocode: `u < p`).
+        coin(cfg, st, ctx, true)
     }
 
     /// Departure-rate measurement at each departure (sections 4.3 and 5).
@@ -268,7 +403,14 @@ impl Pie {
         let cfg = &self.cfg;
         let st = &mut self.st;
         match cfg.estimator {
-            Estimator::Timestamp => st.qdelay = sojourn.secs_f64(),
+            Estimator::Timestamp => {
+                // ns-3: 0 when this departure emptied the queue.
+                st.qdelay = if self.ns3 && self.q.is_empty() {
+                    0.0
+                } else {
+                    sojourn.secs_f64()
+                };
+            }
             Estimator::DqRate => {
                 if st.in_measurement {
                     st.dq_count += size as u64;
@@ -303,7 +445,12 @@ impl QueueDisc for Pie {
             self.st.accu_prob = 0.0;
             return Verdict::Dropped(DropReason::Overflow);
         }
-        if self.st.burst_allowance == SimTime::ZERO && self.drop_early(ctx) {
+        let early = if self.ns3 {
+            self.drop_early_ns3(ctx)
+        } else {
+            self.st.burst_allowance == SimTime::ZERO && self.drop_early(ctx)
+        };
+        if early {
             let mark = self.cfg.ecn && self.st.drop_prob <= self.cfg.mark_ecnth && ctx.mark(pkt);
             if !mark {
                 self.st.accu_prob = 0.0;
@@ -311,7 +458,7 @@ impl QueueDisc for Pie {
             }
         }
         let half_target = self.cfg.target.0.secs_f64() / 2.0;
-        if self.st.drop_prob == 0.0 && self.st.qdelay < half_target && self.st.qdelay_old < half_target {
+        if !self.ns3 && self.st.drop_prob == 0.0 && self.st.qdelay < half_target && self.st.qdelay_old < half_target {
             self.st.burst_allowance = self.cfg.max_burst.0;
         }
         self.q.push(pkt, size);
@@ -471,6 +618,54 @@ mod tests {
             }
         }
         assert!(drops >= 90, "{drops}");
+    }
+
+    #[test]
+    fn ns3_holds_the_probability_at_zero_while_the_allowance_lasts() {
+        // ns-3.44's `PieQueueDisc`: the first arrival arms the 150 ms burst
+        // allowance (`DropEarly` in NO_BURST), `CalculateP` keeps
+        // `m_dropProb` at 0 while it lasts, and nothing re-arms it while
+        // the delay is high. RFC 8033's reading (the default) refills the
+        // allowance at quiet arrivals and keeps computing the probability
+        // under it, so a queue that builds up meets a probability that has
+        // grown for 150 ms the moment the allowance runs out.
+        let run = |variant| {
+            let mut arena = PacketArena::new();
+            let mut rng = stream(5, "pie");
+            let mut dropped = Vec::new();
+            let mut q = Pie::new(
+                Limit {
+                    packets: Some(10_000),
+                    bytes: None,
+                },
+                PieConfig {
+                    variant: Some(variant),
+                    ..cfg()
+                },
+            );
+            let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
+            let r = ctx.arena.alloc(Packet {
+                size: 1500,
+                ..Packet::default()
+            });
+            assert_eq!(q.enqueue(r, &mut ctx), Verdict::Enqueued);
+            // A standing queue: 100 packets, the departing one after 60 ms.
+            fill(&mut q, &mut ctx, 100, SimTime::ZERO);
+            ctx.now = SimTime::from_millis(60);
+            q.dequeue(&mut ctx);
+            let mut probs = Vec::new();
+            for _ in 0..11 {
+                q.update();
+                probs.push(q.state().drop_prob);
+            }
+            probs
+        };
+        let ns3 = run(PieVariant::Ns3);
+        assert!(ns3[..10].iter().all(|&p| p == 0.0), "{ns3:?}");
+        // The eleventh update starts from 0: 0.125 (0.045) / 2048.
+        assert!((ns3[10] - 0.125 * 0.045 / 2048.0).abs() < 1e-15, "{}", ns3[10]);
+        let rfc = run(PieVariant::Rfc8033);
+        assert!(rfc[9] > 1e-3, "{rfc:?}");
     }
 
     #[test]

@@ -91,7 +91,9 @@ pub const DISCIPLINES: &[Discipline] = &[
     row("fq_codel", |a| {
         boxed(super::fq_codel::FqCodel::from_params(a.limit, a.params))
     }),
-    row("pie", |a| boxed(super::pie::Pie::from_params(a.limit, a.params))),
+    row("pie", |a| {
+        boxed(super::pie::Pie::from_params(a.limit, a.params, a.compat))
+    }),
     row("dualpi2", |a| {
         boxed(super::dualpi2::DualPi2::from_params(a.limit, a.params))
     }),

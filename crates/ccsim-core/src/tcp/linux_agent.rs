@@ -240,6 +240,7 @@ impl TcpSender {
             rtt: ts_rtt,
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
+            last_rtt: None,
             prior_in_flight,
             in_flight: self.la_pif(),
             // ns-2's `tcp_is_cwnd_limited`: in_flight >= snd_cwnd.

@@ -226,6 +226,16 @@ pub struct TcpConfig {
     /// `ConnTimeout` (3 s) and an RTO near 9 s (default from the profile:
     /// true under `ns3`).
     pub syn_rtt_first_send: Option<bool>,
+    /// What the connection's smallest RTT is the smallest of (key
+    /// `min_rtt_basis`): `"samples"` (the RTT samples) or `"srtt"` (the
+    /// smoothed RTT after each sample: ns-3's `TcpSocketBase::EstimateRtt`
+    /// sets `m_tcb->m_minRtt = min(m_tcb->m_srtt, m_tcb->m_minRtt)`, so a
+    /// SYN lost once leaves it near 3 s until the SRTT decays). It is the
+    /// `minRtt` below which `TcpRateLinux::GenerateSample` declares a
+    /// delivery-rate sample invalid (`ReceivedAck` passes `m_tcb->m_minRtt`)
+    /// and the RTT of `TcpBbr::InitPacingRate` (default from the profile:
+    /// `"srtt"` under `ns3`).
+    pub min_rtt_basis: Option<MinRttBasis>,
     /// The SYN is a full-size segment on the wire (`mss + header` bytes)
     /// instead of a header: ns-2's `VegasTcpAgent::output` (`tcp/tcp-vegas.cc`)
     /// sends every packet, packet 0 too, with `allocpkt()`'s size (default
@@ -412,6 +422,7 @@ impl Default for TcpConfig {
             syn: None,
             syn_timeout: None,
             syn_rtt_first_send: None,
+            min_rtt_basis: None,
             syn_full_size: None,
             ect_every_packet: None,
             handshake_ack: None,
@@ -536,6 +547,8 @@ pub struct SenderConfig {
     pub syn_timeout: Option<SimTime>,
     /// A resent SYN is timed from its first transmission (ns-3).
     pub syn_rtt_first_send: bool,
+    /// The smallest RTT is the smallest SRTT (ns-3), not the smallest sample.
+    pub min_rtt_from_srtt: bool,
     /// Restart the RTO timer on every ACK (ns-2's Linux agent).
     pub rto_restart_every_ack: bool,
 }
@@ -573,6 +586,16 @@ pub enum SsthreshBasis {
     /// `GetSsThresh(tcb, BytesInFlight())` in `TcpSocketBase::EnterRecovery`,
     /// after `MarkHeadAsLost`, and in `ReTxTimeout`).
     Pipe,
+}
+
+/// What the connection's smallest RTT is taken from (key `min_rtt_basis`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MinRttBasis {
+    /// The smallest RTT sample (Linux's `tcp_min_rtt`, RFC 9002's min_rtt).
+    Samples,
+    /// The smallest smoothed RTT (ns-3.44 `TcpSocketBase::EstimateRtt`).
+    Srtt,
 }
 
 /// How the sender takes RTT samples.
@@ -856,6 +879,9 @@ impl TcpConfig {
             },
             rto_restart_every_ack: self.rto_restart_every_ack.unwrap_or(la),
             syn_rtt_first_send: self.syn_rtt_first_send.unwrap_or(profile == Profile::Ns3),
+            min_rtt_from_srtt: self
+                .min_rtt_basis
+                .map_or(profile == Profile::Ns3, |b| b == MinRttBasis::Srtt),
         };
         // After `ns2_recovery` and `sack1`, which its default reads.
         sc.exit_growth = self

@@ -129,6 +129,10 @@ pub struct TcpSender {
     rtt_hist_start: u64,
     /// When the SYN was first sent (`syn_rtt_first_send`).
     syn_first_sent: Option<SimTime>,
+    /// The smallest SRTT so far (`min_rtt_basis = "srtt"`).
+    min_srtt: Option<SimTime>,
+    /// ns-3's `m_lastRtt` ([`crate::cc::AckInfo::last_rtt`]).
+    last_rtt: Option<SimTime>,
     /// ns-2 Linux agent state (recovery "rate_halving").
     pub(super) la: super::linux_agent::LaState,
     ecn_recover: Option<u64>,
@@ -160,6 +164,8 @@ impl TcpSender {
             syn_pending: cfg.syn,
             rtt_hist_start: 0,
             syn_first_sent: None,
+            min_srtt: None,
+            last_rtt: None,
             la: Default::default(),
             rwnd: cfg.window as u64,
             board: Scoreboard::new()
@@ -254,6 +260,16 @@ impl TcpSender {
             app_limited: tx.app_limited,
         };
         self.cc.on_packet_lost(ctx.now, &p, ctx.rng);
+    }
+
+    /// The connection's smallest RTT: the smallest sample, or with
+    /// `min_rtt_basis = "srtt"` the smallest SRTT (ns-3's `m_tcb->m_minRtt`).
+    fn conn_min_rtt(&self) -> Option<SimTime> {
+        if self.cfg.min_rtt_from_srtt {
+            self.min_srtt
+        } else {
+            self.rtt.min_rtt()
+        }
     }
 
     /// Segments in the network (for congestion control and rate sampling):
@@ -759,6 +775,10 @@ impl TcpSender {
                     .expect("segs holds every seq in [snd_una, snd_max) and ack <= snd_max");
                 acked += 1;
                 acked_bytes += seg.payload as u64;
+                if s + 1 == ack && s >= self.rtt_hist_start && seg.tx_count == 1 {
+                    // ns-3's `m_lastRtt`: the latest-sent covered segment.
+                    self.last_rtt = Some(now - seg.sent_at);
+                }
                 if s == oldest && seg.tx_count == 1 {
                     oldest_rtt = Some(now - seg.sent_at);
                 } else if s == 0 && self.syn_pending && self.cfg.syn_rtt_first_send {
@@ -767,6 +787,7 @@ impl TcpSender {
                     // timed from the first SYN (`DoForwardUp` ->
                     // `EstimateRtt`): no Karn's rule for the handshake.
                     oldest_rtt = self.syn_first_sent.map(|t| now - t);
+                    self.last_rtt = oldest_rtt;
                 }
                 if self.board.is_sacked(s) {
                     continue;
@@ -808,6 +829,9 @@ impl TcpSender {
         };
         if let Some(r) = rtt_sample {
             self.rtt.on_sample(r, now - r);
+            if let Some(s) = self.rtt.srtt() {
+                self.min_srtt = Some(self.min_srtt.map_or(s, |m| m.min(s)));
+            }
         }
 
         let mut losses = 0;
@@ -877,6 +901,7 @@ impl TcpSender {
                 });
             }
             self.cc.on_syn_ack(now, self.snd_max, ack_rtt);
+            self.cc.on_open(now, self.rtt.srtt(), self.conn_min_rtt());
             self.send_much(ctx);
             return;
         }
@@ -893,7 +918,8 @@ impl TcpSender {
             acked_bytes,
             rtt: ack_rtt,
             srtt: self.rtt.srtt(),
-            min_rtt: self.rtt.min_rtt(),
+            min_rtt: self.conn_min_rtt(),
+            last_rtt: self.last_rtt,
             prior_in_flight,
             in_flight: self.in_flight(),
             cwnd_limited: self.cwnd_limited || !self.cfg.cwnd_validation,
@@ -907,7 +933,7 @@ impl TcpSender {
             snd_max: self.snd_max,
             delivered: self.rate.delivered(),
             losses,
-            rate: self.rate.end_ack(self.rtt.min_rtt()),
+            rate: self.rate.end_ack(self.conn_min_rtt()),
         };
         self.cc.on_ack(&info, ctx.rng);
         self.send_much(ctx);
