@@ -55,6 +55,8 @@ RESERVED_COLUMNS = frozenset(
         "version",
         "worker",
         "finished_at",
+        "duration_s",
+        "warmup_s",
         "timeseries",
         "scenario",
         "goodput_bps",

@@ -116,7 +116,7 @@ pub fn build(cfg: CubicConfig, init: &CcInit) -> Result<Box<dyn CongestionContro
             check_range("beta", cfg.beta, 0.01, 0.99)?;
             crate::params::resolved(&CubicConfig {
                 hystart: Some(cfg.hystart.unwrap_or(true)),
-                    variant: Some(variant),
+                variant: Some(variant),
                 ..cfg.clone()
             });
             Ok(Box::new(super::cubic_ns3::CubicNs3::new(
