@@ -564,18 +564,23 @@ mod tests {
         }
     }
 
+    /// A PIE queue that never overflows (10,000 packets).
+    fn big_queue(cfg: PieConfig) -> Pie {
+        Pie::new(
+            Limit {
+                packets: Some(10_000),
+                bytes: None,
+            },
+            cfg,
+        )
+    }
+
     #[test]
     fn burst_allowance_protects_then_expires() {
         let mut arena = PacketArena::new();
         let mut rng = stream(5, "pie");
         let mut dropped = Vec::new();
-        let mut q = Pie::new(
-            Limit {
-                packets: Some(10_000),
-                bytes: None,
-            },
-            cfg(),
-        );
+        let mut q = big_queue(cfg());
         let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
         fill(&mut q, &mut ctx, 100, SimTime::ZERO);
         // A packet departs with 60 ms sojourn; drop_prob rises every update.
@@ -633,16 +638,10 @@ mod tests {
             let mut arena = PacketArena::new();
             let mut rng = stream(5, "pie");
             let mut dropped = Vec::new();
-            let mut q = Pie::new(
-                Limit {
-                    packets: Some(10_000),
-                    bytes: None,
-                },
-                PieConfig {
-                    variant: Some(variant),
-                    ..cfg()
-                },
-            );
+            let mut q = big_queue(PieConfig {
+                variant: Some(variant),
+                ..cfg()
+            });
             let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
             let r = ctx.arena.alloc(Packet {
                 size: 1500,
@@ -673,16 +672,10 @@ mod tests {
         let mut arena = PacketArena::new();
         let mut rng = stream(5, "pie");
         let mut dropped = Vec::new();
-        let mut q = Pie::new(
-            Limit {
-                packets: Some(10_000),
-                bytes: None,
-            },
-            PieConfig {
-                max_burst: Time(SimTime::ZERO),
-                ..cfg()
-            },
-        );
+        let mut q = big_queue(PieConfig {
+            max_burst: Time(SimTime::ZERO),
+            ..cfg()
+        });
         let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
         q.st.drop_prob = 0.5;
         q.st.qdelay_old = 0.1;
@@ -712,17 +705,11 @@ mod tests {
         let mut arena = PacketArena::new();
         let mut rng = stream(5, "pie");
         let mut dropped = Vec::new();
-        let mut q = Pie::new(
-            Limit {
-                packets: Some(10_000),
-                bytes: None,
-            },
-            PieConfig {
-                derandomize: true,
-                max_burst: Time(SimTime::ZERO),
-                ..cfg()
-            },
-        );
+        let mut q = big_queue(PieConfig {
+            derandomize: true,
+            max_burst: Time(SimTime::ZERO),
+            ..cfg()
+        });
         let mut ctx = QueueCtx::new(SimTime::ZERO, &mut arena, &mut rng, 10_000_000, &mut dropped);
         fill(&mut q, &mut ctx, 10, SimTime::ZERO);
         q.st.drop_prob = 0.1;
