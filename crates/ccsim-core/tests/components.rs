@@ -255,3 +255,96 @@ rate = "2Mbps"
     assert_eq!(marked.len(), 1);
     assert_eq!(marked[0]["link"], json!("r1->r2"));
 }
+
+/// TCP flow-group keys whose null means "none": no initial ssthresh (it
+/// starts unbounded) and no SYN timeout of its own (a lost SYN waits for
+/// the RTO; ns-3's `ConnTimeout` only under `ns3`).
+const TCP_NULL_MEANS_NONE: &[&str] = &["initial_ssthresh", "syn_timeout"];
+
+/// TCP flow-group keys that are times (reported in seconds).
+const TCP_TIME_KEYS: &[&str] = &[
+    "delayed_ack_timeout",
+    "min_rto",
+    "max_rto",
+    "initial_rto",
+    "clock_granularity",
+    "syn_timeout",
+];
+
+/// A TCP flow group's resolved config under `compat`, built from `params`.
+fn tcp_config(params: &Params, compat: Profile) -> Params {
+    let args = ccsim_core::transport::registry::TransportArgs {
+        params,
+        app: "bulk",
+        compat,
+    };
+    let (built, config) = resolving(|| ccsim_core::tcp::build(&args).map(|_| ()).map_err(|e| e.message));
+    assert_eq!(built, Ok(()), "tcp ({compat:?}, {params:?}) builds");
+    config
+}
+
+/// Under every profile and with controllers of every recovery family,
+/// a TCP flow group reports the value of every key the engine settles
+/// from the profile (`TcpConfig::resolve`): none is null unless null means
+/// "none", and the values are those of docs/compat.md's table.
+#[test]
+fn tcp_reports_its_profile_defaults() {
+    for cc in ["newreno", "tahoe", "reno", "sack", "cubic", "bic", "dctcp", "bbr"] {
+        let mut params = Params::new();
+        params.insert("cc".into(), json!(cc));
+        for compat in PROFILES {
+            let config = tcp_config(&params, compat);
+            let nulls: Vec<&str> = config
+                .iter()
+                .filter(|(k, v)| v.is_null() && !TCP_NULL_MEANS_NONE.contains(&k.as_str()))
+                .map(|(k, _)| k.as_str())
+                .collect();
+            assert_eq!(
+                nulls,
+                Vec::<&str>::new(),
+                "tcp {cc} ({compat:?}): defaults not reported"
+            );
+            // The settled config, given back as the flow group's keys (its
+            // times, reported in seconds, written with their unit; the
+            // controller's keys left to `every_controller_reports_its_resolved_config`),
+            // reports itself again: the settled values are consistent.
+            let mut back = config.clone();
+            back.remove("cc_params");
+            for k in TCP_TIME_KEYS {
+                if let Some(s) = back[*k].as_f64() {
+                    back.insert(k.to_string(), json!(format!("{s}s")));
+                }
+            }
+            assert_eq!(
+                tcp_config(&back, compat),
+                config,
+                "tcp {cc} ({compat:?}): not a fixed point"
+            );
+        }
+    }
+    // docs/compat.md: minimum RTO 200 ms (ccsim, ns2, linux), 1 s (ns3, rfc);
+    // initial RTO 1 s, 3 s under ns2; delayed ACKs under ns3 and linux only.
+    let newreno = |compat| tcp_config(&Params::new(), compat);
+    let key = |compat, k: &str| newreno(compat)[k].clone();
+    let by_profile = |k: &str| PROFILES.map(|p| key(p, k));
+    assert_eq!(by_profile("min_rto"), [0.2, 0.2, 1.0, 0.2, 1.0].map(|v| json!(v)));
+    assert_eq!(by_profile("initial_rto"), [1.0, 3.0, 1.0, 1.0, 1.0].map(|v| json!(v)));
+    assert_eq!(
+        by_profile("delayed_ack"),
+        [false, false, true, true, false].map(|v| json!(v))
+    );
+    assert_eq!(
+        by_profile("rto_floor"),
+        ["variance", "whole", "whole", "variance", "whole"].map(|v| json!(v))
+    );
+    assert_eq!(by_profile("clock_granularity")[1], json!(0.01));
+    assert_eq!(by_profile("rtt_sampling")[1], json!("timed"));
+    assert_eq!(by_profile("sack"), [false, false, true, false, false].map(|v| json!(v)));
+    // Under ns3 a SYN has its own timeout (`TcpSocket::ConnTimeout` 3 s).
+    assert_eq!(by_profile("syn_timeout")[2], json!(3.0));
+    // A key the scenario gives is reported as given.
+    let mut given = Params::new();
+    given.insert("min_rto".into(), json!("300ms"));
+    // (seconds as every time of the results: nanoseconds times 1e-9)
+    assert_eq!(tcp_config(&given, Profile::Ns2)["min_rto"], json!(300_000_000.0 * 1e-9));
+}

@@ -895,6 +895,100 @@ impl TcpConfig {
         }
         Ok((sc, recovery, sack))
     }
+
+    /// This config with every key the sender's settings decide set to the
+    /// value [`TcpConfig::resolve`] settled on under `profile` (`sc`,
+    /// `recovery`, `sack` are its result), so that the results'
+    /// `components` show what the engine used rather than null
+    /// ([`crate::params::resolved`]). The receiver's keys are left as
+    /// given: [`build_from`] settles them. `initial_ssthresh` and
+    /// `syn_timeout` stay null when they mean "none" (unbounded; no SYN
+    /// timeout of its own). The result, given back as the flow group's
+    /// keys, resolves to itself (`tests/components.rs`).
+    fn settled(&self, profile: Profile, sc: &SenderConfig, recovery: Recovery, sack: bool) -> TcpConfig {
+        let sampling = if sc.ts_rtt {
+            RttSampling::Timestamps
+        } else if sc.timed_rtt {
+            RttSampling::Timed
+        } else if sc.oldest_rtt {
+            RttSampling::Oldest
+        } else {
+            RttSampling::EveryAck
+        };
+        let ssthresh_basis = if sc.ssthresh_from_pipe {
+            SsthreshBasis::Pipe
+        } else if sc.ssthresh_from_window {
+            SsthreshBasis::Window
+        } else {
+            SsthreshBasis::Flight
+        };
+        TcpConfig {
+            recovery: Some(recovery.name().into()),
+            delayed_ack: Some(self.delayed_ack_for(profile)),
+            sack: Some(sack),
+            ecn: sc.ecn,
+            ect_every_packet: Some(sc.ect_every_packet),
+            min_rto: Some(Time(sc.min_rto)),
+            initial_rto: Some(Time(sc.initial_rto)),
+            rto_floor: Some(sc.rto_rules.floor),
+            rto_backoff_reset: Some(sc.rto_rules.backoff_reset),
+            clock_granularity: Some(Time(sc.rto_rules.granularity)),
+            rtt_sampling: Some(sampling),
+            initial_cwnd: Some(self.initial_cwnd_for(profile)),
+            limited_transmit_after_loss: Some(sc.lt_after_loss),
+            rto_restart_on_fast_retransmit: Some(sc.rto_restart_on_frx),
+            timeout_resets_dupacks: Some(sc.timeout_resets_dupacks),
+            rescue_retransmission: Some(sc.rescue_rxt),
+            partial_ack_retransmit: Some(sc.partial_ack_rtx),
+            rto_restart_first_partial_ack: Some(sc.partial_ack_timer_once),
+            sack_recovery: Some(if sc.sack1 {
+                recovery::SackRecovery::Ns2
+            } else {
+                recovery::SackRecovery::Rfc6675
+            }),
+            // PRR runs only in RFC 6675 recovery (`prr_on`): elsewhere the
+            // profile's default has no effect, and "off" is what runs.
+            prr: Some(if recovery == Recovery::Sack && !sc.sack1 {
+                sc.prr
+            } else {
+                prr::PrrMode::Off
+            }),
+            recovery_exit_growth: Some(sc.exit_growth),
+            syn: Some(sc.syn),
+            syn_timeout: sc.syn_timeout.map(Time),
+            syn_rtt_first_send: Some(sc.syn_rtt_first_send),
+            min_rtt_basis: Some(if sc.min_rtt_from_srtt {
+                MinRttBasis::Srtt
+            } else {
+                MinRttBasis::Samples
+            }),
+            syn_full_size: Some(sc.syn_full_size),
+            handshake_ack: Some(sc.handshake_ack),
+            syn_option_bytes: Some(sc.syn_option_bytes),
+            sack_dupack: Some(sc.sack_dupack),
+            cwnd_validation: Some(sc.cwnd_validation),
+            ssthresh_basis: Some(ssthresh_basis),
+            pipe_window: Some(sc.pipe_window),
+            sacked_retransmit_in_pipe: Some(sc.sacked_rtx_in_pipe),
+            rwnd_stops_next_seg: Some(sc.rwnd_stops_next_seg),
+            loss_exit_beyond_recover: Some(sc.loss_exit_beyond_recover),
+            retransmit_flags: Some(sc.rtx_flags),
+            rate_sample: Some(if sc.ns3_rate_sample {
+                rate::RateSampler::Ns3
+            } else {
+                rate::RateSampler::Linux
+            }),
+            sub_segment_window: Some(sc.sub_segment_window),
+            linux_agent: Some(self.linux_agent_for(profile)),
+            rto_restart_every_ack: Some(sc.rto_restart_every_ack),
+            rttvar_update: Some(if sc.rto_rules.linux_rttvar {
+                RttvarUpdate::Linux
+            } else {
+                RttvarUpdate::Rfc6298
+            }),
+            ..self.clone()
+        }
+    }
 }
 
 /// Build a TCP flow's two ends from its flow-group keys.
@@ -912,7 +1006,7 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
             "moved to the flow group: write recovery_exit_growth = true or false beside cc (it applies to every controller)",
         ));
     }
-    let (sc, _recovery, sack) = cfg.resolve(profile)?;
+    let (sc, recovery, sack) = cfg.resolve(profile)?;
     let init = CcInit {
         initial_cwnd: cfg.initial_cwnd_for(profile),
         initial_ssthresh: cfg.initial_ssthresh.unwrap_or(f64::INFINITY),
@@ -922,19 +1016,11 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
         linux_agent: cfg.linux_agent_for(profile),
         sack,
     };
-    let controller = crate::params::nested("cc_params", || cc::build(&cfg.cc, &cfg.cc_params, &init)).map_err(|e| {
-        if e.path == "cc" {
-            e
-        } else if e.path.is_empty() {
-            ParamError::at("cc_params", e.message)
-        } else {
-            ParamError::at(format!("cc_params.{}", e.path), e.message)
-        }
-    })?;
+    let first_at_once = cfg.ack_first_segment.unwrap_or(profile == Profile::Ns3);
     let delack = cfg.delayed_ack_for(profile).then_some(DelAck {
         count: cfg.delayed_ack_count,
         timeout: cfg.delayed_ack_timeout.0,
-        first_at_once: cfg.ack_first_segment.unwrap_or(profile == Profile::Ns3),
+        first_at_once,
     });
     let max_blocks = cfg
         .max_sack_blocks
@@ -947,6 +1033,30 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
     } else {
         TimestampEcho::Latest
     });
+    let ce_change_ack = cfg.ce_change_ack.unwrap_or(if profile == Profile::Ns3 {
+        receiver::CeChangeAck::Ns3
+    } else {
+        receiver::CeChangeAck::Delayed
+    });
+    // Every key as settled, for the results' `components` (before the
+    // controller's, which replaces `cc_params` with its resolved config).
+    crate::params::resolved(&TcpConfig {
+        ack_first_segment: Some(first_at_once),
+        max_sack_blocks: Some(max_blocks),
+        sack_option_bytes: Some(option_bytes),
+        timestamp_echo: Some(echo),
+        ce_change_ack: Some(ce_change_ack),
+        ..cfg.settled(profile, &sc, recovery, sack)
+    });
+    let controller = crate::params::nested("cc_params", || cc::build(&cfg.cc, &cfg.cc_params, &init)).map_err(|e| {
+        if e.path == "cc" {
+            e
+        } else if e.path.is_empty() {
+            ParamError::at("cc_params", e.message)
+        } else {
+            ParamError::at(format!("cc_params.{}", e.path), e.message)
+        }
+    })?;
     let accurate_ecn = cc::lookup(&cfg.cc).is_some_and(|c| c.accurate_ecn);
     let receiver = TcpReceiver::new(cfg.window, cfg.header, sack, max_blocks as usize, delack)
         .with_sack_option_bytes(option_bytes)
@@ -954,11 +1064,7 @@ pub fn build_from(cfg: &TcpConfig, profile: Profile) -> Result<Endpoints, ParamE
         .with_rfc1323_echo(echo == TimestampEcho::Rfc1323)
         .with_accurate_ecn(accurate_ecn)
         .with_ack_ecn(sc.pure_ack_ecn())
-        .with_ce_change_ack(cfg.ce_change_ack.unwrap_or(if profile == Profile::Ns3 {
-            receiver::CeChangeAck::Ns3
-        } else {
-            receiver::CeChangeAck::Delayed
-        }));
+        .with_ce_change_ack(ce_change_ack);
     let sender = TcpSender::new(sc, controller);
     Ok((Box::new(sender), Box::new(receiver)))
 }
