@@ -79,6 +79,12 @@ pub struct TcpSender {
     /// sampler's series are laid out at the start, so a controller that
     /// starts pacing later (a Python one, say) must not add a value.
     probes_rate: bool,
+    /// Whether the scoreboard is kept, decided once: only the SACK and the
+    /// ns-2 Linux (`rate_halving`) recoveries mark or read SACKed and lost
+    /// segments. Without them every segment of the scoreboard would stay
+    /// unSACKed and not lost, which its empty state answers as well, so
+    /// the three per-segment pushes and pops are skipped.
+    keeps_board: bool,
     pub(super) rtt: RttEstimator,
     pub(super) board: Scoreboard,
     pub(super) rate: RateEstimator,
@@ -159,6 +165,7 @@ impl TcpSender {
         };
         TcpSender {
             probes_rate: cfg.pacing || cc.pacing_rate_bps().is_some(),
+            keeps_board: matches!(cfg.recovery, Recovery::Sack | Recovery::RateHalving),
             rtt: RttEstimator::with_rules(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.rto_rules),
             rtt_timing: None,
             syn_pending: cfg.syn,
@@ -385,7 +392,9 @@ impl TcpSender {
                 la_lost: false,
                 la_rtx_nxt: None,
             });
-            self.board.push();
+            if self.keeps_board {
+                self.board.push();
+            }
             self.snd_max += 1;
             if self.cfg.timed_rtt && self.rtt_timing.is_none() {
                 self.rtt_timing = Some((seq, now));
@@ -395,7 +404,7 @@ impl TcpSender {
             self.prr.on_sent();
         }
         let in_flight = self.in_flight();
-        if retransmission {
+        if retransmission && self.keeps_board {
             self.board.note_retransmit(seq);
         }
         let tx = self.rate.on_send(now, in_flight);
@@ -789,7 +798,7 @@ impl TcpSender {
                     oldest_rtt = self.syn_first_sent.map(|t| now - t);
                     self.last_rtt = oldest_rtt;
                 }
-                if self.board.is_sacked(s) {
+                if self.keeps_board && self.board.is_sacked(s) {
                     continue;
                 }
                 newly_delivered += 1;
@@ -800,7 +809,9 @@ impl TcpSender {
                     cum_rtt = Some(now - seg.sent_at);
                 }
             }
-            self.board.advance(ack);
+            if self.keeps_board {
+                self.board.advance(ack);
+            }
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
             self.rto_streak = 0;
@@ -829,8 +840,11 @@ impl TcpSender {
         };
         if let Some(r) = rtt_sample {
             self.rtt.on_sample(r, now - r);
-            if let Some(s) = self.rtt.srtt() {
-                self.min_srtt = Some(self.min_srtt.map_or(s, |m| m.min(s)));
+            // Read only by `conn_min_rtt` under `min_rtt_basis = "srtt"`.
+            if self.cfg.min_rtt_from_srtt {
+                if let Some(s) = self.rtt.srtt() {
+                    self.min_srtt = Some(self.min_srtt.map_or(s, |m| m.min(s)));
+                }
             }
         }
 
@@ -910,6 +924,7 @@ impl TcpSender {
         // advancing duplicate (CA_DISORDER) before fast recovery; a
         // controller with `CongControl` (BBR) still sees what it delivered.
         let hold = self.cfg.sack_dupack && advanced && is_dup && self.state == CaState::Open && loss_exit.is_none();
+        let min_rtt = self.conn_min_rtt();
         let info = AckInfo {
             now,
             acked: if hold { 0 } else { loss_exit.unwrap_or(acked) },
@@ -918,7 +933,7 @@ impl TcpSender {
             acked_bytes,
             rtt: ack_rtt,
             srtt: self.rtt.srtt(),
-            min_rtt: self.conn_min_rtt(),
+            min_rtt,
             last_rtt: self.last_rtt,
             prior_in_flight,
             in_flight: self.in_flight(),
@@ -933,7 +948,7 @@ impl TcpSender {
             snd_max: self.snd_max,
             delivered: self.rate.delivered(),
             losses,
-            rate: self.rate.end_ack(self.conn_min_rtt()),
+            rate: self.rate.end_ack(min_rtt),
         };
         self.cc.on_ack(&info, ctx.rng);
         self.send_much(ctx);
