@@ -324,8 +324,8 @@ impl TcpReceiver {
         } else {
             0
         };
-        ctx.send_with(|| {
-            let mut p = Packet {
+        ctx.send_in(|p| {
+            *p = Packet {
                 kind: PacketKind::Ack,
                 size: self.header + syn_options,
                 ack,
@@ -342,7 +342,6 @@ impl TcpReceiver {
                     p.size += sack_option_len(self.n_blocks);
                 }
             }
-            p
         });
     }
 

@@ -50,10 +50,20 @@ impl<'a> FlowCtx<'a> {
     /// copied there (the hot senders' form of [`FlowCtx::send`]).
     #[inline(always)]
     pub fn send_with(&mut self, build: impl FnOnce() -> Packet) {
+        self.send_in(|p| *p = build());
+    }
+
+    /// Emit the packet that `fill` writes into its arena slot (which holds
+    /// a stale packet: `fill` must overwrite it whole before changing
+    /// fields): for a packet finished after it is built (a receiver's ACK
+    /// with its SACK blocks), which [`FlowCtx::send_with`] would build on
+    /// the stack and copy.
+    #[inline(always)]
+    pub fn send_in(&mut self, fill: impl FnOnce(&mut Packet)) {
         let (flow, now, class, src, dst) = (self.flow, self.now, self.class, self.src, self.dst);
         let stats = &mut *self.stats;
         let r = self.arena.alloc_with(|p| {
-            *p = build();
+            fill(p);
             p.flow = flow;
             p.sent_at = now;
             match p.kind {
