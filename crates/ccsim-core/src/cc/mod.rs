@@ -427,6 +427,18 @@ pub trait CongestionControl: Send {
     fn pacing_rate_bps(&self) -> Option<f64> {
         None
     }
+    /// Whether the controller reads the delivery-rate sample
+    /// ([`AckInfo::rate`]) or the per-packet loss reports
+    /// ([`CongestionControl::on_packet_lost`]). Asked once, when the sender
+    /// is built: a controller that answers false gets `rate: None` and
+    /// reports without their send-time fields, and the sender skips the
+    /// rate estimator's per-segment work (draft-ietf-ccwg-bbr-06 section
+    /// 4.1's bookkeeping, `tcp/rate.rs`). True by default (Python
+    /// controllers, BBR, Vivace); the window-only controllers that read
+    /// neither override it.
+    fn uses_rate_samples(&self) -> bool {
+        true
+    }
 }
 
 /// The window state shared by the loss-based controllers, with the RFC 5681

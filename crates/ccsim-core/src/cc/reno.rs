@@ -101,6 +101,9 @@ impl CongestionControl for Reno {
     fn deflate(&mut self, segments: f64) {
         self.w.deflate(segments);
     }
+    fn uses_rate_samples(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

@@ -137,6 +137,13 @@ impl RateEstimator {
         }
     }
 
+    /// A segment was delivered, counted only (for a controller that reads
+    /// no rate sample: [`crate::cc::CongestionControl::uses_rate_samples`]).
+    #[inline]
+    pub fn count_delivered(&mut self) {
+        self.delivered += 1;
+    }
+
     /// Start processing an ACK.
     pub fn begin_ack(&mut self) {
         self.sample = None;

@@ -85,6 +85,10 @@ pub struct TcpSender {
     /// unSACKed and not lost, which its empty state answers as well, so
     /// the three per-segment pushes and pops are skipped.
     keeps_board: bool,
+    /// Whether the controller reads rate samples
+    /// ([`CongestionControl::uses_rate_samples`]), decided once: without
+    /// them the rate estimator only counts delivered segments.
+    rate_samples: bool,
     pub(super) rtt: RttEstimator,
     pub(super) board: Scoreboard,
     pub(super) rate: RateEstimator,
@@ -166,6 +170,7 @@ impl TcpSender {
         TcpSender {
             probes_rate: cfg.pacing || cc.pacing_rate_bps().is_some(),
             keeps_board: matches!(cfg.recovery, Recovery::Sack | Recovery::RateHalving),
+            rate_samples: cc.uses_rate_samples(),
             rtt: RttEstimator::with_rules(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.rto_rules),
             rtt_timing: None,
             syn_pending: cfg.syn,
@@ -267,6 +272,17 @@ impl TcpSender {
             app_limited: tx.app_limited,
         };
         self.cc.on_packet_lost(ctx.now, &p, ctx.rng);
+    }
+
+    /// A segment sent with `tx` was delivered: a rate sample candidate, or
+    /// only counted for a controller that reads no rate samples.
+    #[inline]
+    fn on_delivered(&mut self, now: SimTime, tx: &TxInfo) {
+        if self.rate_samples {
+            self.rate.on_delivered(now, tx);
+        } else {
+            self.rate.count_delivered();
+        }
     }
 
     /// The connection's smallest RTT: the smallest sample, or with
@@ -403,11 +419,15 @@ impl TcpSender {
         if self.state == CaState::Recovery {
             self.prr.on_sent();
         }
-        let in_flight = self.in_flight();
+        let tx = if self.rate_samples {
+            let in_flight = self.in_flight();
+            self.rate.on_send(now, in_flight)
+        } else {
+            TxInfo::default()
+        };
         if retransmission && self.keeps_board {
             self.board.note_retransmit(seq);
         }
-        let tx = self.rate.on_send(now, in_flight);
         let i = (seq - self.snd_una) as usize;
         let s = &mut self.segs[i];
         s.tx_count = s.tx_count.saturating_add(1);
@@ -759,7 +779,7 @@ impl TcpSender {
                         newly_sacked += 1;
                         newly_delivered += 1;
                         let seg = *self.seg(s);
-                        self.rate.on_delivered(now, &seg.tx);
+                        self.on_delivered(now, &seg.tx);
                         if seg.tx_count == 1 && sack_rtt.is_none_or(|r| now - seg.sent_at < r) {
                             sack_rtt = Some(now - seg.sent_at);
                         }
@@ -802,7 +822,7 @@ impl TcpSender {
                     continue;
                 }
                 newly_delivered += 1;
-                self.rate.on_delivered(now, &seg.tx);
+                self.on_delivered(now, &seg.tx);
                 if seg.tx_count > 1 {
                     retrans_acked = true;
                 } else if cum_rtt.is_none_or(|r| now - seg.sent_at < r) {
@@ -948,7 +968,11 @@ impl TcpSender {
             snd_max: self.snd_max,
             delivered: self.rate.delivered(),
             losses,
-            rate: self.rate.end_ack(min_rtt),
+            rate: if self.rate_samples {
+                self.rate.end_ack(min_rtt)
+            } else {
+                None
+            },
         };
         self.cc.on_ack(&info, ctx.rng);
         self.send_much(ctx);

@@ -1282,3 +1282,73 @@ fn ect_every_packet_makes_retransmissions_and_acks_ecn_capable() {
     assert!(!dctcp.ect_every_packet_for(crate::compat::Profile::Rfc));
     assert!(!cfg("cubic").ect_every_packet_for(crate::compat::Profile::Ns3));
 }
+
+/// A fixed-window controller that records, per ACK, whether it got a rate
+/// sample and the delivered count.
+struct RateProbe {
+    reads_rates: bool,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<(bool, u64)>>>,
+}
+
+impl crate::cc::CongestionControl for RateProbe {
+    fn name(&self) -> &'static str {
+        "rate-probe"
+    }
+    fn cwnd(&self) -> f64 {
+        4.0
+    }
+    fn ssthresh(&self) -> f64 {
+        f64::INFINITY
+    }
+    fn on_ack(&mut self, ack: &crate::cc::AckInfo, _rng: &mut SimRng) {
+        self.seen
+            .lock()
+            .expect("not poisoned")
+            .push((ack.rate.is_some(), ack.delivered));
+    }
+    fn on_congestion_event(&mut self, _ev: &crate::cc::CongestionEvent) {}
+    fn on_rto(&mut self, _ev: &crate::cc::CongestionEvent) {}
+    fn uses_rate_samples(&self) -> bool {
+        self.reads_rates
+    }
+}
+
+#[test]
+fn a_controller_that_reads_no_rate_samples_gets_none_and_the_same_delivered_count() {
+    // `uses_rate_samples` is asked once: false skips the rate estimator's
+    // per-segment work (Reno and its kin), and the ACK then carries no
+    // sample while `delivered` still counts every delivered segment.
+    let run = |reads_rates: bool| {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (sc, _, _) = cfg("newreno").resolve(crate::compat::Profile::Ccsim).expect("valid");
+        let cc = RateProbe {
+            reads_rates,
+            seen: seen.clone(),
+        };
+        let mut s = super::sender::TcpSender::new(sc, Box::new(cc));
+        let mut env = crate::transport::testenv::TestEnv::new();
+        s.app_data(&mut env.ctx(SimTime::ZERO), 1_000_000);
+        assert_eq!(env.sent().len(), 4);
+        for (i, ack) in [1u64, 2, 4].into_iter().enumerate() {
+            let t = SimTime::from_millis(10 * (i as u64 + 1));
+            let pkt = Packet {
+                kind: PacketKind::Ack,
+                ack,
+                wnd: 64,
+                ..Packet::default()
+            };
+            s.on_packet(&mut env.ctx(t), &pkt);
+        }
+        let v = seen.lock().expect("not poisoned").clone();
+        v
+    };
+    assert_eq!(run(true), vec![(true, 1), (true, 2), (true, 4)]);
+    assert_eq!(run(false), vec![(false, 1), (false, 2), (false, 4)]);
+    let init = crate::cc::testutil::init(10.0);
+    for name in ["tahoe", "reno", "newreno", "sack"] {
+        let c = crate::cc::build(name, &Default::default(), &init).expect(name);
+        assert!(!c.uses_rate_samples(), "{name}");
+    }
+    let bbr = crate::cc::build("bbr", &Default::default(), &init).expect("bbr");
+    assert!(bbr.uses_rate_samples());
+}
