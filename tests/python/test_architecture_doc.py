@@ -138,3 +138,13 @@ def test_the_rust_names_in_the_architecture_doc_are_defined() -> None:
             missing.append(name)
     assert missing == [], f"docs/architecture.md names Rust items that are not defined: {missing}"
     assert not _defined("no_such_item_anywhere", sources)
+
+
+def test_the_kernel_never_names_the_wlan() -> None:
+    """Issue 14, item 3: the event loop drives media through the `Medium` trait; `sim.rs` and `event.rs` name
+    neither 802.11 nor the WLAN in code (no `EventKind::Mac`, no WLAN hand-off; a comment may cite one as an
+    example of a medium)."""
+    src = ROOT / "crates" / "ccsim-core" / "src"
+    for name in ("sim.rs", "event.rs"):
+        text = re.sub(r"//.*", "", (src / name).read_text(encoding="utf-8"))
+        assert re.search(r"802\.11|\bwlan\b|\bWlan\b|EventKind::Mac|\bMac\b", text, re.IGNORECASE) is None, name
