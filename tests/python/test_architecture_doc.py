@@ -98,3 +98,53 @@ def test_a_moved_module_is_caught() -> None:
     assert _exists("python/ccsim/studies/data/NAME/", paths)
     assert not _exists("ccsim.no_such_module", paths)
     assert _exists("ccsim.studies.claims", paths)
+
+
+RECIPES = ("**A queue discipline.**", "**A congestion controller.**", "**A metric.**", "**A study.**")
+
+
+def _rust_sources() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "crates").rglob("*.rs")))
+
+
+def _defined(name: str, sources: str) -> bool:
+    """Whether the Rust item, field or variant `name` is defined in the crates."""
+    n = re.escape(name)
+    item = rf"\b(fn|struct|enum|trait|const|static|mod|type)\s+{n}\b|macro_rules!\s*{n}\b"
+    member = rf"(?m)^\s*(pub(\([a-z]+\))?\s+)?{n}\s*[:,({{]"
+    return re.search(item, sources) is not None or re.search(member, sources) is not None
+
+
+def test_the_recipes_for_a_new_engineer_are_there() -> None:
+    """The section a new engineer follows exists, with a recipe for each kind of part the issue names."""
+    text = DOC.read_text(encoding="utf-8")
+    head = "## Adding a queue discipline, congestion controller, metric or study: what a new engineer touches"
+    assert head in text
+    section = text[text.index(head) :]
+    assert all(r in section for r in RECIPES), [r for r in RECIPES if r not in section]
+
+
+def test_the_rust_names_in_the_architecture_doc_are_defined() -> None:
+    """Every `a::b` the document names (a module's or type's item: `registry::every_kind`, `Queue::window_stats`)
+    is defined in the crates: its module or type and its last name."""
+    sources = _rust_sources()
+    names = sorted(set(re.findall(r"`([A-Za-z_][A-Za-z_0-9]*(?:::[A-Za-z_][A-Za-z_0-9]*)+)`", DOC.read_text("utf-8"))))
+    assert len(names) > 30
+    missing = []
+    for name in names:
+        first, *_, last = name.split("::")
+        module = (ROOT / "crates").rglob(f"{first}.rs") if first.islower() else iter(())
+        if not (_defined(first, sources) or any(True for _ in module)) or not _defined(last, sources):
+            missing.append(name)
+    assert missing == [], f"docs/architecture.md names Rust items that are not defined: {missing}"
+    assert not _defined("no_such_item_anywhere", sources)
+
+
+def test_the_kernel_never_names_the_wlan() -> None:
+    """Issue 14, item 3: the event loop drives media through the `Medium` trait; `sim.rs` and `event.rs` name
+    neither 802.11 nor the WLAN in code (no `EventKind::Mac`, no WLAN hand-off; a comment may cite one as an
+    example of a medium)."""
+    src = ROOT / "crates" / "ccsim-core" / "src"
+    for name in ("sim.rs", "event.rs"):
+        text = re.sub(r"//.*", "", (src / name).read_text(encoding="utf-8"))
+        assert re.search(r"802\.11|\bwlan\b|\bWlan\b|EventKind::Mac|\bMac\b", text, re.IGNORECASE) is None, name

@@ -155,3 +155,105 @@ def test_studies_take_each_runs_bottleneck_from_its_results(twelve: tuple[Path, 
     assert common.bottleneck_of(res, first) == "r2->d0"
     with pytest.raises(ValueError, match="do not share one bottleneck link"):
         common.bottleneck_of(res)
+
+
+CUSTOM = """
+name = "custom"
+duration = "2s"
+[[nodes]]
+name = "s"
+[[nodes]]
+name = "r"
+[[nodes]]
+name = "d"
+[[links]]
+a = "s"
+b = "r"
+rate = "1Mbps"
+delay = "1ms"
+[[links]]
+a = "r"
+b = "d"
+rate = "100Mbps"
+delay = "1ms"
+{mark}
+[[flows]]
+app = "cbr"
+rate = "2Mbps"
+src = "s"
+dst = "d"
+"""
+
+
+def test_a_custom_topology_declares_its_bottleneck(tmp_path: Path) -> None:
+    """`bottleneck = true` on a link makes its a->b direction the bottleneck, busier or not; unmarked, the most
+    utilized link is taken; two marks, or a mark that is not a boolean, are errors naming the file and the key."""
+    path = tmp_path / "custom.toml"
+    path.write_text(CUSTOM.format(mark=""), encoding="utf-8")
+    assert ccsim.run(path).summary["bottleneck_link"] == "s->r"
+    path.write_text(CUSTOM.format(mark="bottleneck = true"), encoding="utf-8")
+    result = ccsim.run(path)
+    assert result.summary["bottleneck_link"] == "r->d"
+    assert [q["link"] for q in result.components["queues"] if q["bottleneck"]] == ["r->d"]
+    link = result.links.set_index("link").loc["r->d"]
+    assert result.summary["bottleneck_utilization"] == link.utilization
+    twice = CUSTOM.format(mark="bottleneck = true").replace('b = "r"\n', 'b = "r"\nbottleneck = true\n', 1)
+    path.write_text(twice, encoding="utf-8")
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(path)
+    assert str(e.value) == (
+        f"{path}: links[1].bottleneck: only one link can be the bottleneck; links[0] is already marked"
+    )
+    path.write_text(CUSTOM.format(mark='bottleneck = "yes"'), encoding="utf-8")
+    with pytest.raises(ccsim.ScenarioError, match=r"custom\.toml: links\[1\]\.bottleneck: .*boolean"):
+        ccsim.run(path)
+
+
+def test_a_sweep_keeps_each_runs_components(twelve: tuple[Path, Path, Path]) -> None:
+    """The runs table keeps every run's `components` (not a metric), which the studies read for their set-ups."""
+    _, serial, _ = twelve
+    res = ccsim.load(serial)
+    assert "components" not in res.metrics
+    for run_id in res.runs.run_id[res.runs.status == "ok"]:
+        c = res.components(run_id)
+        assert {q["link"] for q in c["queues"]} == set(res.links[res.links.run_id == run_id].link)
+        groups = c["flow_groups"]
+        assert sum(g["flows"] for g in groups) == len(res.flows[res.flows.run_id == run_id])
+        assert [(g["count"], g["flows"], g["start"], g["stop"]) for g in groups] == [
+            (2, 2, {"uniform": [0.0, units.seconds("0.2s")]}, 2.0)
+        ]
+    res.runs["components"] = None
+    with pytest.raises(ccsim.ScenarioError, match="has no stored components"):
+        res.components(res.runs.run_id.iloc[0])
+
+
+def test_studies_read_their_set_ups_from_the_results(twelve: tuple[Path, Path, Path]) -> None:
+    """A study's set-up (a flow group's rate, size, count, start; a path's round-trip delay; the access links) comes
+    from each run's results, never from the stored scenario: the same values with `scenario` emptied. No study
+    module reads the stored scenario or parses a unit string itself."""
+    from ccsim.studies import common  # noqa: PLC0415
+
+    _, serial, _ = twelve
+    res = ccsim.load(serial)
+    res.runs["scenario"] = "{}"
+    for run_id, rate in res.runs[["run_id", "flows[0].rate"]].itertuples(index=False):
+        p = common.flow_groups(res, run_id)["p"]
+        assert (p["app"], p["rate"], p["packet_size"], p["count"], p["stop"]) == (
+            "poisson",
+            {"3Mbps": 3e6, "5Mbps": 5e6}[rate],
+            1000,
+            2,
+            2.0,
+        )
+        # 2 x (1 ms access + 10 ms bottleneck + 1 ms access), in the engine's seconds.
+        assert common.path_rtt_s(res, run_id) == 2 * (2 * units.seconds("1ms") + units.seconds("10ms"))
+        first, last = common.access_links(res, run_id)
+        assert (first.rate_bps, last.rate_bps) == (100e6, 100e6)
+        assert (first.link[-4:], last.link[:4]) == ("->r1", "r2->")
+    studies = Path(common.__file__).parent
+    readers = [
+        str(f.relative_to(studies))
+        for f in sorted(studies.rglob("*.py"))
+        if any(w in f.read_text(encoding="utf-8") for w in (".scenario", '["scenario"]', "from ccsim import units"))
+    ]
+    assert readers == []

@@ -87,12 +87,3 @@ def test_wireless_network_has_the_papers_links() -> None:
     # each case sets the algorithm of every application
     for case in spec["cases"]:
         assert [case[f"flows[{k}].cc"] for k in range(6)] == [case["label"]] * 6
-
-
-def test_rate_and_time_units() -> None:
-    assert tables.rate_bps("29.2Mbps") == pytest.approx(29.2e6)
-    assert tables.rate_bps("500kbps") == 5e5
-    assert tables.seconds("10s") == 10.0
-    assert tables.seconds("400us") == pytest.approx(4e-4)
-    with pytest.raises(ValueError, match="expected a rate"):
-        tables.rate_bps("29.2 Mbit")

@@ -44,6 +44,14 @@ pub trait Provider: Send + Sync {
         params: &Params,
         init: &CcInit,
     ) -> Result<Box<dyn CongestionControl>, ParamError>;
+    /// The queue disciplines it declares (names after `SCHEME:`, each
+    /// built by [`Provider::queue`] with its defaults): the registry lists
+    /// them beside its own table ([`crate::queue::registry::every_kind`]),
+    /// so the property tests that walk the registry cover them too. A
+    /// provider that builds any name on demand (Python's) declares none.
+    fn queue_names(&self) -> &[&'static str] {
+        &[]
+    }
 }
 
 /// The providers by scheme.
@@ -55,6 +63,15 @@ pub fn register(scheme: &'static str, provider: &'static dyn Provider) {
     let mut p = PROVIDERS.write().unwrap_or_else(|e| e.into_inner());
     p.retain(|(s, _)| *s != scheme);
     p.push((scheme, provider));
+}
+
+/// The queue disciplines the registered providers declare, as `SCHEME:NAME`
+/// ([`Provider::queue_names`]), in the order the schemes were registered.
+pub fn queue_kinds() -> Vec<String> {
+    let p = PROVIDERS.read().unwrap_or_else(|e| e.into_inner());
+    p.iter()
+        .flat_map(|(scheme, provider)| provider.queue_names().iter().map(move |n| format!("{scheme}:{n}")))
+        .collect()
 }
 
 /// `(scheme, name)` if `name` is written `SCHEME:NAME` with a non-empty scheme.

@@ -254,7 +254,7 @@ pub struct Summary {
     pub jain_index: f64,
     /// Data packets lost / sent, all flows.
     pub loss_rate: f64,
-    /// Utilization of the bottleneck (r1->r2, or the busiest link in a graph).
+    /// Utilization of the bottleneck (the scenario's, or the busiest link in a graph).
     pub bottleneck_utilization: f64,
     /// Time-averaged queue at the bottleneck, packets.
     pub bottleneck_avg_queue_pkts: f64,
@@ -664,8 +664,9 @@ pub struct QueueComponent {
     /// (`SCHEME:NAME`) discipline's are its parameters as given.
     pub config: crate::params::Params,
     /// The scenario's bottleneck (the dumbbell's `topology.bottleneck`, in
-    /// its forward direction): the summary's `bottleneck_*` figures are
-    /// this link's.
+    /// its forward direction, or the a->b direction of the link with
+    /// `bottleneck = true`): the summary's `bottleneck_*` figures are this
+    /// link's.
     pub bottleneck: bool,
 }
 
@@ -678,6 +679,15 @@ pub struct FlowGroupComponent {
     pub key: String,
     /// Its flows (for a `web` group: the transfers it made).
     pub flows: usize,
+    /// The group's `count` (default 1; for a `web` group: the transfers
+    /// that may arrive).
+    pub count: u64,
+    /// When its flows start (for a `web` group: when arrivals begin):
+    /// seconds, or `{"uniform": [low, high]}` in seconds, drawn per flow.
+    pub start: serde_json::Value,
+    /// When its applications stop sending (for a `web` group: when
+    /// arrivals end), seconds: the group's `stop`, or the end of the run.
+    pub stop: f64,
     /// The transport ("udp" when not given).
     pub transport: String,
     /// The application.
@@ -845,7 +855,8 @@ impl RunResult {
             }
         }
         // The bottleneck: the link the scenario makes one (a dumbbell's
-        // `topology.bottleneck`), otherwise the most utilized wired link.
+        // `topology.bottleneck`, a link's `bottleneck = true`), otherwise
+        // the most utilized wired link.
         let marked = wired().position(|(_, q)| q.config.as_ref().is_some_and(|c| c.bottleneck));
         let bi = marked.unwrap_or_else(|| {
             let mut best = 0;

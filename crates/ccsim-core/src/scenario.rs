@@ -223,6 +223,11 @@ pub struct LinkSpec {
     /// A trace for b->a (overrides `trace`).
     #[serde(default)]
     pub trace_ba: Option<String>,
+    /// This link's a->b direction is the scenario's bottleneck: the
+    /// summary's `bottleneck_*` figures are its (at most one link; default
+    /// false: the most utilized wired link direction is taken).
+    #[serde(default)]
+    pub bottleneck: bool,
 }
 
 /// `[[wlans]]`: an 802.11 access point and its stations sharing one channel.

@@ -8,7 +8,7 @@
 //! by the builder, not a link picked by its name.
 
 mod common;
-use ccsim_core::cc::{CcInit, CONTROLLERS};
+use ccsim_core::cc::{CcInit, CongestionControl, CongestionEvent, CONTROLLERS};
 use ccsim_core::compat::Profile;
 use ccsim_core::params::{resolving, Params};
 use ccsim_core::queue::droptail::Limit;
@@ -179,9 +179,20 @@ fn defaults_not_in_the_scenario_are_reported() {
     );
 }
 
+/// The links whose queue `components` marks as the bottleneck.
+fn marked_links(out: &ccsim_core::RunOutput) -> Vec<String> {
+    out.components
+        .queues
+        .iter()
+        .filter(|q| q.bottleneck)
+        .map(|q| q.link.clone())
+        .collect()
+}
+
 /// A custom topology whose routers happen to be called r1 and r2: its
 /// bottleneck is the most utilized link (here the slow access link s->r1),
-/// not a link picked by its name; a dumbbell's is `topology.bottleneck`.
+/// not a link picked by its name, unless a link says `bottleneck = true`;
+/// a dumbbell's is `topology.bottleneck`.
 #[test]
 fn the_bottleneck_is_the_scenarios_not_a_name() {
     let custom = r#"
@@ -219,12 +230,38 @@ rate = "2Mbps"
 "#;
     let out = run(custom);
     assert_eq!(out.result.summary.bottleneck_link, "s->r1");
-    let c = serde_json::to_value(&out.components).expect("serializable");
-    assert!(c["queues"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|q| q["bottleneck"] == json!(false)));
+    assert_eq!(marked_links(&out), Vec::<String>::new());
+    // A link marked `bottleneck = true`: its a->b direction, busier or not.
+    let marked = custom.replacen(
+        "a = \"r2\"\nb = \"d\"\n",
+        "a = \"r2\"\nb = \"d\"\nbottleneck = true\n",
+        1,
+    );
+    assert_ne!(marked, custom);
+    let out = run(&marked);
+    assert_eq!(out.result.summary.bottleneck_link, "r2->d");
+    assert_eq!(marked_links(&out), ["r2->d"]);
+    let r2d = out.result.links.iter().find(|l| l.link == "r2->d").unwrap();
+    assert_eq!(out.result.summary.bottleneck_utilization, r2d.utilization);
+    // Two links marked: an error naming the file, the second key and the first.
+    let twice = marked.replacen(
+        "a = \"s\"\nb = \"r1\"\n",
+        "a = \"s\"\nb = \"r1\"\nbottleneck = true\n",
+        1,
+    );
+    assert_eq!(
+        run_err(&twice),
+        "t.toml: links[2].bottleneck: only one link can be the bottleneck; links[0] is already marked"
+    );
+    // Not a boolean: the key and what was expected.
+    let word = custom.replacen(
+        "a = \"r2\"\nb = \"d\"\n",
+        "a = \"r2\"\nb = \"d\"\nbottleneck = \"yes\"\n",
+        1,
+    );
+    let e = run_err(&word);
+    assert!(e.starts_with("t.toml: links[2].bottleneck: "), "{e}");
+    assert!(e.contains("boolean"), "{e}");
     // A dumbbell whose access links are busier than its bottleneck: still r1->r2.
     let dumbbell = r#"
 name = "dumbbell"
@@ -245,15 +282,7 @@ rate = "2Mbps"
 "#;
     let out = run(dumbbell);
     assert_eq!(out.result.summary.bottleneck_link, "r1->r2");
-    let c = serde_json::to_value(&out.components).expect("serializable");
-    let marked: Vec<&Value> = c["queues"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|q| q["bottleneck"] == json!(true))
-        .collect();
-    assert_eq!(marked.len(), 1);
-    assert_eq!(marked[0]["link"], json!("r1->r2"));
+    assert_eq!(marked_links(&out), ["r1->r2"]);
 }
 
 /// TCP flow-group keys whose null means "none": no initial ssthresh (it
@@ -347,4 +376,87 @@ fn tcp_reports_its_profile_defaults() {
     given.insert("min_rto".into(), json!("300ms"));
     // (seconds as every time of the results: nanoseconds times 1e-9)
     assert_eq!(tcp_config(&given, Profile::Ns2)["min_rto"], json!(300_000_000.0 * 1e-9));
+}
+
+/// A loss at a window of `cwnd` segments.
+fn loss_at(cwnd: f64) -> CongestionEvent {
+    CongestionEvent {
+        now: ccsim_core::time::SimTime::ZERO,
+        flight: cwnd,
+        window: cwnd,
+        collapse: false,
+        repeated: false,
+        srtt: None,
+        int_ssthresh: true,
+    }
+}
+
+/// The Linux 2.6.22 modules that ns-2's `Agent/TCP/Linux` runs report the
+/// constants they run, not the RFC's defaults: CUBIC's C = 410/1024 and
+/// beta = 819/1024 (its other keys as the module behaves), BIC's beta as the
+/// module's integer over 1024. Checked against the behaviour: a loss at a
+/// window of 1024 segments leaves ssthresh = floor(1024 x the reported
+/// beta), whether the variant is chosen by `linux_agent` or by the key,
+/// under every profile. The reported config is accepted back and reports
+/// itself again; a value the module does not run is refused by its key.
+#[test]
+fn linux_2622_modules_report_what_they_run() {
+    let controller = |name: &str| CONTROLLERS.iter().find(|c| c.name == name).expect("registered");
+    let cases = [("cubic", json!({})), ("bic", json!({})), ("bic", json!({"beta": 0.7}))];
+    for compat in PROFILES {
+        for (name, given) in &cases {
+            for (linux_agent, variant) in [(true, None), (false, Some("linux-2.6.22"))] {
+                let mut params = given.as_object().cloned().unwrap_or_default();
+                if let Some(v) = variant {
+                    params.insert("variant".into(), json!(v));
+                }
+                let init = CcInit {
+                    initial_cwnd: 1024.0,
+                    linux_agent,
+                    ..cc_init(compat)
+                };
+                let c = controller(name);
+                let (built, config) = resolving(|| (c.build)(&params, &init));
+                let mut cc: Box<dyn CongestionControl> =
+                    built.unwrap_or_else(|e| panic!("{name} {params:?}: {}", e.message));
+                assert_eq!(config["variant"], json!("linux-2.6.22"), "{name} ({compat:?})");
+                let beta = config["beta"].as_f64().expect("beta reported");
+                cc.on_congestion_event(&loss_at(1024.0));
+                assert_eq!(
+                    cc.ssthresh(),
+                    (1024.0 * beta).floor(),
+                    "{name} {params:?} ({compat:?}): reported beta {beta} is not the one that runs"
+                );
+                // The report, given back whole, builds and reports itself.
+                let (again, config_again) = resolving(|| (c.build)(&config, &init).map(|_| ()));
+                assert_eq!(again.map_err(|e| e.message), Ok(()), "{name}: {config:?}");
+                assert_eq!(config_again, config, "{name} ({compat:?}): not a fixed point");
+            }
+        }
+    }
+    let cubic = |params: Value| {
+        let p = params.as_object().cloned().unwrap_or_default();
+        resolving(|| (controller("cubic").build)(&p, &cc_init(Profile::Ns2)).map(|_| ()))
+    };
+    let (_, config) = cubic(json!({"variant": "linux-2.6.22"}));
+    assert_eq!(config["c"], json!(410.0 / 1024.0));
+    assert_eq!(config["beta"], json!(819.0 / 1024.0));
+    assert_eq!(config["hystart"], json!(false));
+    assert_eq!(config["growth_per_segment"], json!(false));
+    assert_eq!(config["ssthresh_from_cwnd"], json!(true));
+    for (key, value) in [
+        ("beta", json!(0.5)),
+        ("c", json!(0.3)),
+        ("hystart", json!(true)),
+        ("growth_per_segment", json!(true)),
+        ("ssthresh_from_cwnd", json!(false)),
+    ] {
+        let mut p = serde_json::Map::new();
+        p.insert("variant".into(), json!("linux-2.6.22"));
+        p.insert(key.into(), value);
+        let (built, _) = cubic(Value::Object(p));
+        let err = built.expect_err(key);
+        assert_eq!(err.path, key);
+        assert!(err.message.contains("linux-2.6.22"), "{}", err.message);
+    }
 }

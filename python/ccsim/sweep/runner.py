@@ -63,6 +63,8 @@ class Outcome:
     """The perf block (events, wall_s, ...)."""
     window: dict[str, float] | None = None
     """The run's `duration_s` and `warmup_s` as the engine resolved them (RUN_INFO_COLUMNS of the store)."""
+    components: dict[str, Any] | None = None
+    """Every component as the engine configured it (summary.json's `components`; the store's `components`)."""
     tables: dict[str, pa.Table] | None = None
     """flows, groups, queues, links, wlans: each with `run_id` first (columns.arrow_table)."""
     timeseries: bytes | None = None
@@ -109,6 +111,7 @@ def execute(task: Task) -> Outcome:
         summary=data["summary"],
         perf=data["perf"],
         window={"duration_s": data["duration_s"], "warmup_s": data["warmup_s"]},
+        components=data.get("components"),
         tables=tables,
         timeseries=parquet,
         cpu_s=time.process_time() - cpu,

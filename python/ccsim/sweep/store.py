@@ -58,9 +58,14 @@ RUN_TAIL_COLUMNS: tuple[tuple[str, str], ...] = (
     ("timeseries", "VARCHAR"),
     ("scenario", "VARCHAR"),
 )
-RUN_INFO_COLUMNS: tuple[tuple[str, str], ...] = (("duration_s", "DOUBLE"), ("warmup_s", "DOUBLE"))
-"""What the engine resolved of a run's set-up (its results' `duration_s`, `warmup_s`): added after the summary
-columns by the first finished run, so that readers (the report's metrics window) never parse the scenario."""
+RUN_INFO_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("duration_s", "DOUBLE"),
+    ("warmup_s", "DOUBLE"),
+    ("components", "VARCHAR"),
+)
+"""What the engine resolved of a run's set-up (its results' `duration_s`, `warmup_s`, and `components` as JSON):
+added after the summary columns by the first finished run, so that readers (the report's metrics window, the
+studies' set-ups) never parse the scenario."""
 NOT_METRICS = frozenset(name for name, _ in RUN_COLUMNS + RUN_TAIL_COLUMNS + RUN_INFO_COLUMNS)
 """Columns of `runs` that are not results of the simulation (wall times are wall-clock)."""
 STATUS_OK = "ok"
@@ -260,6 +265,9 @@ class Store:
         for key, value in (outcome.window or {}).items():
             self._fit_column(runs, key, kinds[key])
             row[key] = value
+        if outcome.components is not None:
+            self._fit_column(runs, "components", kinds["components"])
+            row["components"] = json.dumps(outcome.components)
         for key, value in (outcome.summary or {}).items():
             # A summary key never shadows a fixed or grid column (none does today).
             col = f"summary_{key}" if key in NOT_METRICS or key in self.sweep.grid_columns else key
@@ -331,6 +339,20 @@ class SweepResults:
             and pd.api.types.is_numeric_dtype(self.runs[c])
             and not pd.api.types.is_bool_dtype(self.runs[c])
         ]
+
+    def components(self, run_id: str) -> dict[str, Any]:
+        """One run's components as the engine configured them (its summary.json's `components`: every queue,
+        flow group and loss model with its resolved configuration; docs/results.md)."""
+        row = self.runs.loc[self.runs["run_id"] == run_id]
+        if row.empty:
+            raise KeyError(f"no run {run_id!r}")
+        text = row["components"].iloc[0] if "components" in row else None
+        if not isinstance(text, str):
+            raise ScenarioError(
+                f"{self.out_dir / DB_FILE}: run {run_id!r} has no stored components (it failed, or the store was "
+                "written by an older ccsim): run the sweep again with --overwrite"
+            )
+        return dict(json.loads(text))
 
     def timeseries(self, run_id: str) -> pd.DataFrame:
         """One run's time series (long format, as `Result.timeseries`)."""

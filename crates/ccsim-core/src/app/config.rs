@@ -236,7 +236,13 @@ impl SourceConfig {
             .rate
             .map(|r| r.0)
             .ok_or_else(|| ParamError::at("rate", "missing key \"rate\" (e.g. rate = \"1Mbps\")"))?;
-        Ok((rate, self.packet_size.map_or(PACKET_SIZE, |s| s.0)))
+        let size = self.packet_size.map_or(PACKET_SIZE, |s| s.0);
+        // The results' `components` report the size that runs (1000 bytes when not given).
+        crate::params::resolved(&SourceConfig {
+            rate: self.rate,
+            packet_size: Some(PacketSize(size)),
+        });
+        Ok((rate, size))
     }
 }
 
@@ -268,6 +274,11 @@ impl ScheduleConfig {
                     return Err(ParamError::at("period", "the period must be positive"));
                 }
                 let d = self.duty.map_or(0.5, |d| d.0);
+                crate::params::resolved(&ScheduleConfig {
+                    period: self.period,
+                    duty: Some(Duty(d)),
+                    on: None,
+                });
                 Ok(Schedule::Square {
                     period: p.0,
                     on: SimTime((p.0 .0 as f64 * d).round() as u64),
@@ -291,7 +302,12 @@ impl ScheduleConfig {
 }
 
 /// Take the keys `names` out of `keys` and parse them as `T` (one part of
-/// an application's keys; the rest are parsed by the next part).
+/// an application's keys; the rest are parsed by the next part). The parts
+/// (`SourceConfig`, `ScheduleConfig`, `PoissonSizes`, `OnOffTimes`) are
+/// separate structs because serde's `flatten` cannot be combined with
+/// `deny_unknown_fields`; their field lists look alike (an `Option` per key
+/// with its doc) but hold different keys, which is why `duplicates` pairs
+/// them: a shape, not repeated logic.
 fn take<T: DeserializeOwned + serde::Serialize>(keys: &mut Params, names: &[&str]) -> Result<T, ParamError> {
     let part: Params = names
         .iter()
@@ -330,6 +346,23 @@ fn dist(key: &str, name: Option<DistName>, shape: Option<Shape>, default: Dist) 
         ));
     }
     Ok(d)
+}
+
+/// The name of a distribution (the results report the one that runs).
+fn dist_name(d: Dist) -> DistName {
+    match d {
+        Dist::Constant => DistName::Constant,
+        Dist::Exponential => DistName::Exponential,
+        Dist::Pareto(_) => DistName::Pareto,
+    }
+}
+
+/// A Pareto distribution's shape (none for the others).
+fn dist_shape(d: Dist) -> Option<Shape> {
+    match d {
+        Dist::Pareto(sh) => Some(Shape(sh)),
+        _ => None,
+    }
 }
 
 /// `app = "cbr"`: constant bit rate.
@@ -555,6 +588,10 @@ pub(super) fn parse_poisson(keys: &Params) -> Result<AppConfig, ParamError> {
     };
     let (rate, size) = c.source.rate_and_size()?;
     let sizes = dist("size_dist", c.sizes.size_dist, c.sizes.shape, Dist::Constant)?;
+    crate::params::resolved(&PoissonSizes {
+        size_dist: Some(dist_name(sizes)),
+        shape: dist_shape(sizes),
+    });
     Ok(AppConfig::Poisson(rate, size, sizes, c.schedule.schedule()?))
 }
 
@@ -572,6 +609,12 @@ pub(super) fn parse_onoff(keys: &Params) -> Result<AppConfig, ParamError> {
         return Err(ParamError::at("on", "the mean ON time must be positive"));
     }
     let d = dist("on_dist", t.on_dist, t.shape, Dist::Exponential)?;
+    crate::params::resolved(&OnOffTimes {
+        on: Some(Time(on)),
+        off: Some(Time(off)),
+        on_dist: Some(dist_name(d)),
+        shape: dist_shape(d),
+    });
     Ok(AppConfig::OnOff(rate, size, on, off, d))
 }
 
@@ -636,6 +679,46 @@ mod tests {
         assert_eq!(e, ParamError::at("off", "key \"off\" is not used by app \"poisson\""));
         let e = AppConfig::parse("onoff", &keys(serde_json::json!({"rate": "1Mbps", "period": "1s"}))).unwrap_err();
         assert_eq!(e.path, "period");
+    }
+
+    /// The applications report the defaults they run with (the results'
+    /// `components`), not null: the packet size, a square wave's duty, the
+    /// ON/OFF times and the distributions.
+    #[test]
+    fn defaults_are_reported_as_they_run() {
+        let resolved = |app: &str, k: serde_json::Value| {
+            let (c, config) = crate::params::resolving(|| AppConfig::parse(app, &keys(k)));
+            assert!(c.is_ok(), "{app}");
+            serde_json::Value::Object(config)
+        };
+        let cbr = resolved("cbr", serde_json::json!({"rate": "1Mbps", "period": "2s"}));
+        assert_eq!(
+            (&cbr["packet_size"], &cbr["duty"], &cbr["period"]),
+            (&1000.into(), &0.5.into(), &2.0.into())
+        );
+        let cbr = resolved(
+            "cbr",
+            serde_json::json!({"rate": "1Mbps", "packet_size": 500, "on": [["1s", "2s"]]}),
+        );
+        assert_eq!(
+            (&cbr["packet_size"], &cbr["duty"]),
+            (&500.into(), &serde_json::Value::Null)
+        );
+        let onoff = resolved("onoff", serde_json::json!({"rate": "1Mbps"}));
+        assert_eq!(
+            (&onoff["on"], &onoff["off"], &onoff["on_dist"], &onoff["shape"]),
+            (
+                &0.5.into(),
+                &0.5.into(),
+                &"exponential".into(),
+                &serde_json::Value::Null
+            )
+        );
+        let poisson = resolved("poisson", serde_json::json!({"rate": "1Mbps", "size_dist": "pareto"}));
+        assert_eq!(
+            (&poisson["size_dist"], &poisson["shape"]),
+            (&"pareto".into(), &1.5.into())
+        );
     }
 
     #[test]

@@ -461,6 +461,13 @@ impl<'a> Builder<'a> {
             }
             self.add_node(&n.name, &format!("nodes[{i}].name"))?;
         }
+        let marked: Vec<usize> = (0..spec.links.len()).filter(|&i| spec.links[i].bottleneck).collect();
+        if let [first, second, ..] = marked[..] {
+            return Err(self.e(
+                format!("links[{second}].bottleneck"),
+                format!("only one link can be the bottleneck; links[{first}] is already marked"),
+            ));
+        }
         for (i, l) in spec.links.iter().enumerate() {
             let p = format!("links[{i}]");
             let a = self.node(&l.a, &format!("{p}.a"))?;
@@ -484,13 +491,16 @@ impl<'a> Builder<'a> {
                     ),
                 ],
             )?;
-            let qab = self.queue(
+            let mut qab = self.queue(
                 l.queue_ab.as_ref().or(l.queue.as_ref()),
                 LINK_QUEUE_LIMIT,
                 rate_ab,
                 &format!("{p}.{}", if l.queue_ab.is_some() { "queue_ab" } else { "queue" }),
                 &format!("{na}->{nb}"),
             )?;
+            if let Some(c) = qab.config.as_mut() {
+                c.bottleneck = l.bottleneck;
+            }
             let qba = self.queue(
                 l.queue_ba.as_ref().or(l.queue.as_ref()),
                 LINK_QUEUE_LIMIT,
@@ -578,6 +588,7 @@ fn flow_group_components(
     group_of: &[usize],
     mut configs: Vec<Params>,
     compat: crate::compat::Profile,
+    duration: SimTime,
 ) -> Vec<crate::results::FlowGroupComponent> {
     spec.flows
         .iter()
@@ -598,6 +609,9 @@ fn flow_group_components(
                 ),
                 key: format!("flows[{gi}]"),
                 flows: group_of.iter().filter(|&&x| x == gi).count(),
+                count: g.count.map_or(1, |c| c.max(0) as u64),
+                start: start_seconds(g.start.as_ref()),
+                stop: g.stop.map_or(duration, |t| t.0).min(duration).secs_f64(),
                 transport,
                 app: g.app.clone().unwrap_or_default(),
                 cc,
@@ -607,6 +621,25 @@ fn flow_group_components(
             }
         })
         .collect()
+}
+
+/// A flow group's `start` in seconds (checked by the builder already): a
+/// time, or `{"uniform": [low, high]}`.
+fn start_seconds(v: Option<&serde_json::Value>) -> serde_json::Value {
+    use serde_json::{json, Value};
+    let secs = |t: &Value| {
+        t.as_str()
+            .and_then(|s| crate::units::parse_time(s).ok())
+            .map(SimTime::secs_f64)
+    };
+    match v {
+        None => json!(0.0),
+        Some(Value::Object(m)) => match m.get("uniform").and_then(Value::as_array).map(|a| a.as_slice()) {
+            Some([lo, hi]) => json!({ "uniform": [secs(lo), secs(hi)] }),
+            _ => Value::Null,
+        },
+        Some(t) => json!(secs(t)),
+    }
 }
 
 fn add_flows(
@@ -999,7 +1032,7 @@ pub fn build(spec: &ScenarioSpec, file: &str) -> Result<Simulation> {
     );
     sim.trace_plan = trace;
     sim.media = media;
-    sim.flow_groups = flow_group_components(spec, &sim.flows, &group_of, configs, b.compat);
+    sim.flow_groups = flow_group_components(spec, &sim.flows, &group_of, configs, b.compat, duration);
     let tie_order = spec.tie_order.unwrap_or(b.compat.tie_order());
     sim.set_tie_order(tie_order);
     sim.set_device_queue(

@@ -103,13 +103,21 @@ pub fn build(cfg: BicConfig, init: &CcInit) -> Result<Box<dyn CongestionControl>
         BicVariant::Ccsim | BicVariant::Ns3 => Box::new(bic),
         BicVariant::Linux2622 => {
             let c = &bic.cfg;
+            // The module's beta is an integer over 1024 (`tcp_bic.c`): the
+            // results report the one it runs, not the fraction given.
+            let beta = (bic.beta * 1024.0).round() as u32;
+            crate::params::resolved(&BicConfig {
+                beta: Some(beta as f64 / 1024.0),
+                smooth_part: Some(bic.smooth_part as u32),
+                ..c.clone()
+            });
             Box::new(super::linux2622::LinuxBic::new(
                 init,
                 super::linux2622::BicParams {
                     fast_convergence: c.fast_convergence,
                     max_increment: c.max_increment,
                     low_window: c.low_window,
-                    beta: (bic.beta * 1024.0).round() as u32,
+                    beta,
                     smooth_part: bic.smooth_part as u32,
                 },
             ))

@@ -78,10 +78,12 @@ pub struct CubicConfig {
     /// it takes `c`, `beta`, `fast_convergence`, `reno_friendly` as its
     /// `TcpFriendliness` and `hystart`, default true). Default "rfc9438";
     /// "linux-2.6.22" with `linux_agent` (under `compat = "ns2"`); "ns3"
-    /// under `compat = "ns3"`. With "linux-2.6.22",
-    /// `c`, `beta`, `hystart` and `growth_per_segment` must stay unset
-    /// (the module's constants are fixed); `fast_convergence` and
-    /// `reno_friendly` (the module's `tcp_friendliness`) apply.
+    /// under `compat = "ns3"`. With "linux-2.6.22" the module's constants
+    /// are fixed and reported as it runs them ([`linux_2622_config`]: `c`
+    /// 410/1024, `beta` 819/1024, `hystart` false, `growth_per_segment`
+    /// false, `ssthresh_from_cwnd` true); those keys may be left out or
+    /// given these values only. `fast_convergence` and `reno_friendly`
+    /// (the module's `tcp_friendliness`) apply.
     pub variant: Option<CubicVariant>,
 }
 
@@ -129,30 +131,71 @@ pub fn build(cfg: CubicConfig, init: &CcInit) -> Result<Box<dyn CongestionContro
             )))
         }
         CubicVariant::Linux2622 => {
+            // What the module runs (`tcp_cubic.c` of Linux 2.6.22 with ns-2's
+            // parameters): reported as the resolved config, and the only
+            // values these keys may be given (a given key that differs is an
+            // error, not silently ignored).
+            let runs = linux_2622_config(&cfg);
             let d = CubicConfig::default();
-            for (key, set) in [
-                ("c", cfg.c != d.c),
-                ("beta", cfg.beta != d.beta),
-                ("hystart", cfg.hystart.is_some()),
-                ("growth_per_segment", cfg.growth_per_segment.is_some()),
+            let fixed = |given: f64, default: f64, runs: f64| given == default || given == runs;
+            for (key, ok, what) in [
+                (
+                    "c",
+                    fixed(cfg.c, d.c, runs.c),
+                    format!("{} (bic_scale 41: C = 410/1024)", runs.c),
+                ),
+                (
+                    "beta",
+                    fixed(cfg.beta, d.beta, runs.beta),
+                    format!("{} (819/1024)", runs.beta),
+                ),
+                (
+                    "hystart",
+                    cfg.hystart != Some(true),
+                    "false (2.6.22 has no HyStart)".into(),
+                ),
+                (
+                    "growth_per_segment",
+                    cfg.growth_per_segment != Some(true),
+                    "false (2.6.22 counts ACKs)".into(),
+                ),
+                (
+                    "ssthresh_from_cwnd",
+                    cfg.ssthresh_from_cwnd != Some(false),
+                    "true (bictcp_recalc_ssthresh takes snd_cwnd)".into(),
+                ),
             ] {
-                if set {
+                if !ok {
                     return Err(ParamError::at(
                         key,
-                        "not a parameter of variant \"linux-2.6.22\" (its constants are fixed: beta 819/1024, bic_scale 41)",
+                        format!("variant \"linux-2.6.22\" fixes it at {what}; leave it out or use another variant"),
                     ));
                 }
             }
-            crate::params::resolved(&CubicConfig {
-                variant: Some(variant),
-                ..cfg.clone()
-            });
+            crate::params::resolved(&runs);
             Ok(Box::new(super::cubic_linux::LinuxCubic::new(
                 init,
                 cfg.fast_convergence,
                 cfg.reno_friendly,
             )))
         }
+    }
+}
+
+/// The configuration variant "linux-2.6.22" runs, given `cfg`'s
+/// `fast_convergence` and `reno_friendly` (the module's
+/// `tcp_friendliness`): its fixed constants (ns-2.35's `tcp_cubic.c`
+/// module parameters, [`super::cubic_linux`]) in the keys of the other
+/// variants, so that the results' `components` show what runs.
+pub fn linux_2622_config(cfg: &CubicConfig) -> CubicConfig {
+    CubicConfig {
+        c: super::cubic_linux::LINUX_C,
+        beta: super::cubic_linux::LINUX_BETA as f64 / 1024.0,
+        hystart: Some(false),
+        growth_per_segment: Some(false),
+        ssthresh_from_cwnd: Some(true),
+        variant: Some(CubicVariant::Linux2622),
+        ..cfg.clone()
     }
 }
 

@@ -40,6 +40,10 @@ const BICTCP_HZ: u32 = 10;
 const BIC_SCALE: u32 = 41;
 /// `beta` 819 (/1024).
 pub const LINUX_BETA: u32 = 819;
+/// The C the module runs: `cube_rtt_scale` = `bic_scale` * 10 = 410 over
+/// 2^10 (`bictcp_update`'s `delta` = 410 offs^3 >> 40 with `offs` in
+/// 2^-10 s: 410/1024 segments per s^3, 0.400390625).
+pub const LINUX_C: f64 = (BIC_SCALE * 10) as f64 / 1024.0;
 /// `max_increment`.
 const MAX_INCREMENT: u32 = 16;
 

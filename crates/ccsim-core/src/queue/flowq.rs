@@ -8,8 +8,11 @@
 //! so runs are bit-identical and perturbation is reproducible.
 
 use super::droptail::Limit;
+use super::{DropReason, QueueCtx, Verdict};
+use crate::packet::PacketRef;
 use crate::params::ParamError;
 use crate::rng::mix64;
+use crate::rng::uniform01;
 use crate::time::{tx_time, SimTime};
 
 /// Bucket of `flow` among `n` (> 0) buckets under the hash salt `salt`.
@@ -146,8 +149,25 @@ impl LinkAverage {
     }
 }
 
-/// Checks of the RED curve that CHOKe and FRED share: `0 <= min_th < max_th`,
-/// `max_p` and the EWMA `weight` in (0, 1].
+/// Checks of the RED parameters that CHOKe and FRED share: the curve
+/// ([`check_red_curve`]) and a `mean_pkt_size` of at least one byte (the
+/// idle correction's packet, [`LinkAverage`]).
+pub fn check_red_params(
+    min_th: f64,
+    max_th: f64,
+    max_p: f64,
+    weight: f64,
+    mean_pkt_size: u32,
+) -> Result<(), ParamError> {
+    check_red_curve(min_th, max_th, max_p, weight)?;
+    if mean_pkt_size == 0 {
+        return Err(ParamError::at("mean_pkt_size", "must be at least 1 byte"));
+    }
+    Ok(())
+}
+
+/// Checks of the RED curve: `0 <= min_th < max_th`, `max_p` and the EWMA
+/// `weight` in (0, 1].
 pub fn check_red_curve(min_th: f64, max_th: f64, max_p: f64, weight: f64) -> Result<(), ParamError> {
     if !(min_th >= 0.0 && max_th > min_th) {
         return Err(ParamError::at(
@@ -175,6 +195,30 @@ pub fn red_pa(avg: f64, min_th: f64, max_th: f64, max_p: f64, count: i64) -> f64
     } else {
         (pb / denom).clamp(0.0, 1.0)
     }
+}
+
+/// RED's random early drop between the thresholds, as CHOKe and FRED take
+/// it (Floyd and Jacobson 1993, section 7): with probability [`red_pa`] of
+/// `avg` on the curve `[min_th, max_th, max_p]` and `count`, `count`
+/// restarts and the arrival `pkt` is marked (with `ecn`, if it is
+/// ECN-capable) or dropped: `Some` verdict when dropped. One uniform draw
+/// from the queue's stream per call.
+pub fn red_random_drop(
+    avg: f64,
+    [min_th, max_th, max_p]: [f64; 3],
+    count: &mut i64,
+    ecn: bool,
+    pkt: PacketRef,
+    ctx: &mut QueueCtx,
+) -> Option<Verdict> {
+    let pa = red_pa(avg, min_th, max_th, max_p, *count);
+    if uniform01(ctx.rng) < pa {
+        *count = 0;
+        if !(ecn && ctx.mark(pkt)) {
+            return Some(Verdict::Dropped(DropReason::Early));
+        }
+    }
+    None
 }
 
 #[cfg(test)]

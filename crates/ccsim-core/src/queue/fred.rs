@@ -26,11 +26,10 @@
 
 use super::droptail::Fifo;
 use super::droptail::Limit;
-use super::flowq::{check_red_curve, red_pa, LinkAverage};
+use super::flowq::{check_red_params, red_random_drop, LinkAverage};
 use super::{DropReason, QueueCtx, QueueDisc, Verdict};
 use crate::packet::PacketRef;
 use crate::params::{self, ParamError, Params};
-use crate::rng::uniform01;
 use serde::Deserialize;
 
 /// Scenario parameters of `fred`.
@@ -91,10 +90,7 @@ impl Fred {
     /// Build from scenario parameters.
     pub fn from_params(limit: Limit, params: &Params, link_rate_bps: u64) -> Result<Self, ParamError> {
         let cfg: FredConfig = params::parse(params)?;
-        check_red_curve(cfg.min_th, cfg.max_th, cfg.max_p, cfg.weight)?;
-        if cfg.mean_pkt_size == 0 {
-            return Err(ParamError::at("mean_pkt_size", "must be at least 1 byte"));
-        }
+        check_red_params(cfg.min_th, cfg.max_th, cfg.max_p, cfg.weight, cfg.mean_pkt_size)?;
         Ok(Fred::new(limit, cfg, link_rate_bps))
     }
 
@@ -155,12 +151,8 @@ impl QueueDisc for Fred {
             // Random drop mode, only for flows above their share.
             self.count += 1;
             if qlen >= c.minq.max(avgcq) {
-                let pa = red_pa(avg, c.min_th, c.max_th, c.max_p, self.count);
-                if uniform01(ctx.rng) < pa {
-                    self.count = 0;
-                    if !(c.ecn && ctx.mark(pkt)) {
-                        return Verdict::Dropped(DropReason::Early);
-                    }
+                if let Some(v) = red_random_drop(avg, [c.min_th, c.max_th, c.max_p], &mut self.count, c.ecn, pkt, ctx) {
+                    return v;
                 }
             }
         } else if avg < c.min_th {

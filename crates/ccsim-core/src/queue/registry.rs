@@ -115,6 +115,19 @@ pub fn kinds() -> Vec<&'static str> {
     DISCIPLINES.iter().map(|d| d.name).collect()
 }
 
+/// Every discipline a scenario can name with its defaults: the table's,
+/// then those the registered extensions declare (`SCHEME:NAME`,
+/// [`crate::plugin::Provider::queue_names`]). The property tests walk this
+/// list, so a discipline added to the table or registered by a provider
+/// (a test crate's) is covered without being named in them.
+pub fn every_kind() -> Vec<String> {
+    DISCIPLINES
+        .iter()
+        .map(|d| d.name.to_string())
+        .chain(crate::plugin::queue_kinds())
+        .collect()
+}
+
 /// Build the discipline `kind`.
 pub fn build(kind: &str, args: &QueueArgs) -> Built {
     if crate::plugin::is_external(kind) {

@@ -11,8 +11,6 @@ LENGTH = "sim_time_s"
 TIME_PART = "time"
 TIME_STEPS = 6
 """Figures 8-9 cut each run into this many equal lengths: 25, 50, ..., 150 s of the paper's 150 s."""
-TCP_HEADER = 40
-"""ccsim's default TCP/IP header (crates/ccsim-core/src/tcp/mod.rs DEFAULT_HEADER), used when a flow sets none."""
 
 MAIN_CASES = ("droptail", "gred", "nlred", "rem")
 MAXP_CASES = {"gred": ("gred", "gred_p0.3", "gred_p0.5"), "nlred": ("nlred", "nlred_p0.3", "nlred_p0.5")}

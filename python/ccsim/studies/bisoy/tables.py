@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ccsim.studies.bisoy.setup import LENGTH, TCP_HEADER, TIME_PART, TIME_STEPS
+from ccsim.studies.bisoy.setup import LENGTH, TIME_PART, TIME_STEPS
 from ccsim.studies.common import base_runs, bottleneck_link, bottleneck_of, bottleneck_queue, link_rate_bps
 from ccsim.studies.core import CASE, StudyData, Table
+from ccsim.sweep.store import SweepResults
 
 FLOW_METRICS = {
     "goodput_norm": "goodput / link capacity (packets)",
@@ -30,11 +31,17 @@ TIME_METRICS = {
 }
 
 
-def packet_factor(scenario_json: str) -> float:
-    """(mss + header) / mss of the first flow group: delivered payload bytes -> packet bytes on the wire."""
-    flow = json.loads(scenario_json)["flows"][0]
-    mss = float(flow["mss"])
-    return (mss + float(flow.get("header", TCP_HEADER))) / mss
+def packet_factor(components: dict[str, Any]) -> float:
+    """(mss + header) / mss of the first flow group, as the engine configured it (a run's `components`):
+    delivered payload bytes -> packet bytes on the wire."""
+    tcp = components["flow_groups"][0]["config"]
+    mss = float(tcp["mss"])
+    return (mss + float(tcp["header"])) / mss
+
+
+def run_packet_factor(res: SweepResults, run_id: str) -> float:
+    """`packet_factor` of run `run_id`."""
+    return packet_factor(res.components(run_id))
 
 
 def lengths(duration_s: float, steps: int = TIME_STEPS) -> list[float]:
@@ -93,7 +100,7 @@ def flow_rows(data: StudyData) -> pd.DataFrame:
     df = base_runs(res)
     link = bottleneck_link(res)
     queue = bottleneck_queue(res)
-    factor = res.runs.set_index("run_id").scenario.map(packet_factor)
+    factor = {rid: run_packet_factor(res, rid) for rid in df.run_id}
     delay = res.flows.groupby("run_id").delay_mean_s.mean()
     df["goodput_norm"] = df.goodput_bps * df.run_id.map(factor) / link_rate_bps(df, link)
     df["avg_queue_pkts"] = df.bottleneck_avg_queue_pkts
@@ -116,7 +123,7 @@ def time_rows(data: StudyData) -> pd.DataFrame:
         duration = float(ts.time_s.max())
         cut = cumulative(ts, lengths(duration), bottleneck_of(res, run.run_id))
         rate = float(link.rate_bps[run.run_id])
-        cut["goodput_norm"] = cut.goodput_bps * packet_factor(run.scenario) / rate
+        cut["goodput_norm"] = cut.goodput_bps * run_packet_factor(res, run.run_id) / rate
         for col in ("run_id", CASE, *res.parameters):
             cut[col] = run[col]
         frames.append(cut)

@@ -20,14 +20,15 @@ Congestion Control Algorithms", SIGCOMM 2001). Three parts:
 The claims and their readings (what "negligible", "respond earlier",
 "TCP-compatible" are taken to mean) are listed in docs/studies/mehta-slowcc.md.
 
-Every window in these modules is taken from each run's own scenario (its
-CBR schedule, the crowd's start and size), so the quick variants, which
+Every window in these modules is taken from each run's own set-up as the
+engine resolved it (its results' `components`: the CBR schedule, the crowd's
+start and size), so the quick variants, which
 compress the schedules, are measured the same way. The measures are ccsim.measures'
 (docs/measures.md), fed from the stored time series.
 
 The modules, as every study's: `setup` (the parts, flow groups, kinds and
 their names), `tables`, `figures`, `claims` and `study` (STUDY); and its own:
-`reading` (a run's scenario and time series), `restart`, `flash` and
+`reading` (a run's set-up and time series), `restart`, `flash` and
 `square` (each part's per-run measures), `draw` (the figures' helpers).
 """
 

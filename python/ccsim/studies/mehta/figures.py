@@ -17,9 +17,10 @@ from ccsim.studies.core import CASE, StudyData
 from ccsim.studies.figures import band_text, mean_over_runs, point_runs, replicates
 from ccsim.studies.mehta.draw import _bars, _best, _cases, _panels, _period_axis
 from ccsim.studies.mehta.flash import crowd, flash_rows
-from ccsim.studies.mehta.reading import ok_runs, seconds, series, setup
+from ccsim.studies.mehta.reading import ok_runs, series, setup
 from ccsim.studies.mehta.restart import main_rows, schedule
 from ccsim.studies.mehta.setup import CBR, CROWD, FLASH, LONG, MAIN, OTHER, SQUARE, TABLE1, TCP_GROUP, label, look
+from ccsim.studies.mehta.square import duty as square_duty
 from ccsim.studies.mehta.square import fair_share_bps, square_rows
 from ccsim.studies.tables import StudyTables
 from ccsim.sweep.store import SweepResults
@@ -35,7 +36,7 @@ def main_figures(res: SweepResults, out: Path, pdf: bool) -> list[Plot]:
     s0 = setup(res, str(ok.run_id.iloc[0]))
     sch = schedule(s0)
     width = max(sch.end / 250, 1e-3)  # 1 s bins in the full run
-    cbr_on = [(seconds(a), seconds(b)) for a, b in s0.group(CBR)["on"]]
+    cbr_on = [(float(a), float(b)) for a, b in s0.group(CBR)["on"]]
     cases = _cases(res)
 
     lo, hi = sch.on - (sch.end - sch.on) / 10, sch.on + (sch.end - sch.on) / 2
@@ -296,7 +297,7 @@ def square_time_figure(res: SweepResults, runs: pd.DataFrame, out: Path, pdf: bo
     s0 = setup(res, str(runs[np.isclose(runs.period_s, period)].run_id.iloc[0]))
     fair = fair_share_bps(s0)
     cbr = s0.group(CBR)
-    duty = float(cbr.get("duty", 1.0))
+    duty = square_duty(cbr)
     hi = s0.duration
     lo = max(s0.warmup, hi - 5 * period)
     spans = [(k * period, min(hi, k * period + duty * period)) for k in range(int(lo // period), int(hi // period) + 1)]
@@ -306,7 +307,7 @@ def square_time_figure(res: SweepResults, runs: pd.DataFrame, out: Path, pdf: bo
         ids = list(runs[(runs[CASE] == case) & np.isclose(runs.period_s, period)].run_id)
         lines: dict[str, tuple[pd.DataFrame, str, str]] = {}
         for grp, color, ls, name in ((TCP_GROUP, style.BLACK, "-", "TCP"), (OTHER, look(case)[0], "--", "other")):
-            n = int(s0.group(grp).get("count", 1))
+            n = int(s0.group(grp)["count"])
             frames = []
             for rid in ids:
                 x = series(res, rid).series(grp, "throughput_bps", "group") / n / fair

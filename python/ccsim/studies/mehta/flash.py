@@ -8,7 +8,7 @@ import pandas as pd
 
 from ccsim import measures
 from ccsim.studies.common import base_runs, bottleneck_of
-from ccsim.studies.mehta.reading import Series, Setup, seconds, series, setup
+from ccsim.studies.mehta.reading import Series, Setup, series, setup
 from ccsim.studies.mehta.setup import CROWD, LONG
 from ccsim.sweep.store import SweepResults
 
@@ -26,7 +26,7 @@ def crowd(s: Setup) -> Crowd:
     """The crowd's arrival window."""
     g = s.group(CROWD)
     count = int(g["count"])
-    return Crowd(seconds(g["start"]), count / float(g["arrival_rate"]), count)
+    return Crowd(float(g["start"]), count / float(g["arrival_rate"]), count)
 
 
 def flash_rows(res: SweepResults) -> pd.DataFrame:

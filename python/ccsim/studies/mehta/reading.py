@@ -1,8 +1,11 @@
-"""Reading a mehta run: its scenario (times, rates, the flow groups) and its stored time series."""
+"""Reading a mehta run: its set-up (times, the bottleneck, the flow groups) and its stored time series.
+
+A run's set-up is what the engine resolved, read from its results (the `runs` table's `duration_s` and
+`warmup_s`, the `links` table, the run's `components`): never its stored scenario, never a unit string.
+"""
 
 from __future__ import annotations
 
-import json
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -11,23 +14,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ccsim import units
+from ccsim.studies.common import bottleneck_of, flow_groups, path_rtt_s
 from ccsim.sweep.store import SweepResults
-
-
-def seconds(value: object) -> float:
-    """A scenario time ("150s", "100ms") or a number of seconds."""
-    return units.seconds(value)
-
-
-def bits_per_s(value: object) -> float:
-    """A scenario rate ("10Mbps") or a number of bit/s."""
-    return units.bits_per_second(value)
 
 
 @dataclass(frozen=True)
 class Setup:
-    """What a run's scenario fixes that the measures need."""
+    """What a run's set-up fixes that the measures need (seconds, bit/s)."""
 
     duration: float
     warmup: float
@@ -35,25 +28,24 @@ class Setup:
     """round-trip propagation delay of the dumbbell (2 x (access + bottleneck + access))."""
     link_bps: float
     groups: dict[str, dict[str, Any]]
+    """The flow groups by name: each one's resolved keys (`common.flow_groups`: rate in bit/s, `on` intervals
+    and `period` in s, `count`, `start`, ...)."""
 
     def group(self, name: str) -> dict[str, Any]:
-        """A flow group of the scenario."""
+        """A flow group as the engine configured it."""
         return self.groups[name]
 
 
 def setup(res: SweepResults, run_id: str) -> Setup:
-    """The run's scenario, read from its stored JSON."""
+    """The run's set-up, from its results."""
     row = res.runs.loc[res.runs.run_id == run_id].iloc[0]
-    sc = json.loads(row["scenario"])
-    topo = sc["topology"]
-    rtt = 2 * (2 * seconds(topo["access"]["delay"]) + seconds(topo["bottleneck"]["delay"]))
-    groups = {str(g.get("group", f"g{i}")): g for i, g in enumerate(sc["flows"])}
+    links = res.links[res.links.run_id == run_id].set_index("link")
     return Setup(
-        seconds(sc["duration"]),
-        seconds(sc.get("warmup", 0)),
-        rtt,
-        bits_per_s(topo["bottleneck"]["rate"]),
-        groups,
+        float(row["duration_s"]),
+        float(row["warmup_s"]),
+        path_rtt_s(res, run_id),
+        float(links.rate_bps[bottleneck_of(res, run_id)]),
+        flow_groups(res, run_id),
     )
 
 

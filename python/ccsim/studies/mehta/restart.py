@@ -8,7 +8,7 @@ import pandas as pd
 
 from ccsim import measures
 from ccsim.studies.common import base_runs, bottleneck_link, bottleneck_of, bottleneck_queue, link_rate_bps
-from ccsim.studies.mehta.reading import Series, Setup, seconds, series, setup
+from ccsim.studies.mehta.reading import Series, Setup, series, setup
 from ccsim.studies.mehta.setup import CBR, LONG
 from ccsim.sweep.store import SweepResults
 
@@ -42,7 +42,7 @@ class Schedule:
 
 def schedule(s: Setup) -> Schedule:
     """The main part's CBR schedule: on [a0, b0] then from a1."""
-    on = [(seconds(a), seconds(b)) for a, b in s.group(CBR)["on"]]
+    on = [(float(a), float(b)) for a, b in s.group(CBR)["on"]]
     return Schedule(on[0][1], on[1][0], s.duration)
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from ccsim.studies.common import base_runs, bottleneck_queue
 from ccsim.studies.core import CASE
-from ccsim.studies.mehta.reading import Setup, bits_per_s, seconds, setup
+from ccsim.studies.mehta.reading import Setup, setup
 from ccsim.studies.mehta.setup import CBR, OTHER, TCP_GROUP
 from ccsim.sweep.store import SweepResults
 
@@ -16,14 +18,20 @@ PERIOD = "flows[2].period"
 def fair_share_bps(s: Setup) -> float:
     """(C - c d) / n: the link less the CBR's mean rate, over the long-lived flows (Bansal et al. 4.3)."""
     cbr = s.group(CBR)
-    n = sum(int(s.group(g).get("count", 1)) for g in (TCP_GROUP, OTHER))
-    return (s.link_bps - bits_per_s(cbr["rate"]) * float(cbr.get("duty", 1.0))) / n
+    n = sum(int(s.group(g)["count"]) for g in (TCP_GROUP, OTHER))
+    return (s.link_bps - float(cbr["rate"]) * duty(cbr)) / n
+
+
+def duty(cbr: dict[str, Any]) -> float:
+    """The fraction of the time a CBR group sends: its `duty` on a square wave (as the engine resolved it), 1 on
+    intervals or always."""
+    return float(cbr["duty"]) if cbr.get("period") is not None else 1.0
 
 
 def square_rows(res: SweepResults) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per run and group: throughput normalized by the fair share; per run: the link and the TCP/other ratio)."""
     runs = base_runs(res)
-    runs["period_s"] = runs[PERIOD].map(seconds)
+    runs["period_s"] = runs.run_id.map(lambda rid: float(setup(res, rid).group(CBR)["period"]))
     runs = runs.sort_values([CASE, "period_s"], kind="stable").reset_index(drop=True)
     q = bottleneck_queue(res)
     fair = {rid: fair_share_bps(setup(res, rid)) for rid in runs.run_id}

@@ -5,7 +5,6 @@ from __future__ import annotations
 NAME = "vyshnavi-tcp"
 ALGORITHMS = ("tahoe", "reno", "bic", "cubic")
 APPS_KEY = "flows[0].count"
-ACCESS_KEY = "topology.access.rate"
 
 # --- The wireless reading (the wlan-* parts) ---------------------------------------------------------------
 WLAN_NETWORKS: tuple[tuple[int, int], ...] = ((6, 30), (6, 60), (12, 30))

@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from ccsim import units
+from ccsim.studies.common import access_links, flow_groups
 from ccsim.studies.core import CASE, MAIN, StudyData, Table
-from ccsim.studies.vyshnavi.setup import ACCESS_KEY, APP_PACKET, APPS_KEY, WIRELESS_APPS, WLAN_STANDARD
-
-
-def rate_bps(text: str) -> float:
-    """A scenario rate ("29.2Mbps") in bit/s."""
-    return units.bits_per_second(text)
-
-
-def seconds(text: str) -> float:
-    """A scenario time ("10s") in seconds."""
-    return units.seconds(text)
+from ccsim.studies.vyshnavi.setup import APP_PACKET, APPS_KEY, WIRELESS_APPS, WLAN_STANDARD
+from ccsim.sweep.store import SweepResults
 
 
 def app_delays(
@@ -61,25 +51,29 @@ def app_delays(
     return float(delay.mean()), jitter, n
 
 
-def _flow_specs(scenario: str) -> tuple[float, dict[str, tuple[float, int, str]]]:
-    """(duration s, group -> (app rate bit/s, packet size, app)) of a run's expanded scenario."""
-    spec = json.loads(scenario)
+def _flow_specs(res: SweepResults, run_id: str) -> dict[str, tuple[float, int, str]]:
+    """group -> (app rate bit/s, packet size, app) of a run, as the engine configured its flow groups."""
     out = {}
-    for k, g in enumerate(spec["flows"]):
-        group = g.get("group") or g.get("name") or f"g{k}"
-        app = g.get("app", "bulk")
-        rate = rate_bps(g["rate"]) if app == "cbr" else math.nan
-        out[group] = (rate, int(g.get("packet_size", APP_PACKET)), app)
-    return seconds(spec["duration"]), out
+    for group, g in flow_groups(res, run_id).items():
+        app = str(g["app"])
+        rate = float(g["rate"]) if app == "cbr" else math.nan
+        out[group] = (rate, int(g.get("packet_size") or APP_PACKET), app)
+    return out
 
 
-def app_rows(res, part: str, apps: int | None = None, access_mbps: int | None = None) -> pd.DataFrame:  # noqa: ANN001
+def _access_mbps(res: SweepResults, run_id: str) -> int:
+    """The rate of the run's access links (its first flow's link out of its source), Mbit/s."""
+    first, _ = access_links(res, run_id)
+    return round(float(first.rate_bps) / 1e6)
+
+
+def app_rows(res: SweepResults, part: str, apps: int | None = None, access_mbps: int | None = None) -> pd.DataFrame:
     """One row per application and run: the paper's per-application columns, ccsim's network ones too."""
     ok = res.runs[res.runs.status == "ok"]
     flows = res.flows.merge(ok[["run_id", CASE, *res.parameters]], on="run_id")
     frames = []
     for _, run in ok.iterrows():
-        duration, groups = _flow_specs(run.scenario)
+        duration, groups = float(run.duration_s), _flow_specs(res, run.run_id)
         f = flows[flows.run_id == run.run_id].copy()
         series = pd.read_parquet(
             res.out_dir / run.timeseries,
@@ -108,7 +102,8 @@ def app_rows(res, part: str, apps: int | None = None, access_mbps: int | None = 
     flow_id = df["name"].str.split(".").str[-1].astype(int) + 1
     df["application"] = np.where(group_id.notna(), pd.to_numeric(group_id, errors="coerce"), flow_id).astype(int)
     df["apps"] = df[APPS_KEY].astype(int) if apps is None else apps
-    df["access_mbps"] = (df[ACCESS_KEY].map(rate_bps) / 1e6).round().astype(int) if access_mbps is None else access_mbps
+    access = {rid: _access_mbps(res, rid) for rid in ok.run_id} if access_mbps is None else {}
+    df["access_mbps"] = df.run_id.map(access).astype(int) if access_mbps is None else access_mbps
     df["part"] = part
     df["network"] = df.apps.astype(str) + " apps, " + df.access_mbps.astype(str) + " Mbps"
     df["payload_received_bytes"] = df.delivered_bytes
