@@ -57,6 +57,7 @@ RESERVED_COLUMNS = frozenset(
         "finished_at",
         "duration_s",
         "warmup_s",
+        "components",
         "timeseries",
         "scenario",
         "goodput_bps",
