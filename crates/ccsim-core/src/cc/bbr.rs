@@ -91,11 +91,14 @@ pub struct BbrConfig {
     /// SRTT and smallest RTT after the handshake (ns-3.44's
     /// `TcpBbr::CongestionStateSet` to CA_OPEN): RTprop = SRTT, and
     /// `InitPacingRate` sets the pacing rate to high_gain x cwnd / R and
-    /// restarts the bandwidth filter with cwnd / R, where R is the smallest
-    /// RTT (`m_tcb->m_minRtt`, see the flow key `min_rtt_basis`) in whole
-    /// milliseconds, at least 1 ms. After a lost SYN, R is about 3 s and
-    /// the flow starts from a bandwidth of a few segments per second.
-    /// Default false; true with the ns3 variant.
+    /// rebuilds the bandwidth filter with cwnd / R as its zero value, where
+    /// R is the smallest RTT (`m_tcb->m_minRtt`, see the flow key
+    /// `min_rtt_basis`) in whole milliseconds, at least 1 ms: the filter
+    /// reads cwnd / R until its first sample, which replaces it even when
+    /// lower (`WindowedFilter::Update` resets while its best is the zero
+    /// value). After a lost SYN, R is about 3 s and the flow starts from a
+    /// bandwidth of a few segments per second. Default false; true with the
+    /// ns3 variant.
     pub open_init: Option<bool>,
     /// RTprop from ns-3's `m_lastRtt` (`TcpBbr::UpdateRTprop` reads
     /// `tcb->m_lastRtt`, which `TcpSocketBase::EstimateRtt` sets to the RTT
@@ -203,6 +206,8 @@ pub struct Bbr {
     use_last_rtt: bool,
     /// `sticky_round_start`.
     sticky_round_start: bool,
+    /// `open_init`: the filter still holds its zero value, cwnd / R.
+    bw_zero_value: bool,
     /// ns-3's ACK aggregation state: `m_extraAcked`, its index and age in
     /// rounds, the epoch's start and the segments acknowledged in it.
     extra_acked: [f64; 2],
@@ -265,6 +270,7 @@ impl Bbr {
             open_init: cfg.open_init.unwrap_or(ns3),
             use_last_rtt: cfg.last_rtt.unwrap_or(ns3),
             sticky_round_start: cfg.sticky_round_start.unwrap_or(ns3),
+            bw_zero_value: false,
             extra_acked: [0.0; 2],
             extra_acked_idx: 0,
             extra_acked_win_rtts: 0,
@@ -430,6 +436,10 @@ impl Bbr {
             self.packet_conservation = false;
         }
         if !rs.app_limited || bw >= self.bw.get() {
+            if std::mem::take(&mut self.bw_zero_value) {
+                // `open_init`: the first sample replaces the zero value.
+                self.bw = MaxFilter::default();
+            }
             self.bw.update(self.cfg.bw_rtts, self.rtt_cnt, bw);
         }
     }
@@ -644,12 +654,14 @@ impl CongestionControl for Bbr {
             None => 1,
         };
         // `nominalBandwidth = cwnd / rtt`; the pacing rate is the gain
-        // times it (no pacing margin here), and the max filter restarts
-        // with it as its sample of round 0.
+        // times it (no pacing margin here), and the max filter is rebuilt
+        // with it as its zero value (`MaxBandwidthFilter_t (len, cwnd /
+        // rtt, 0)`), which the first sample replaces.
         let nominal = self.cwnd / (rtt_ms as f64 / 1000.0);
         self.pacing_pps = self.pacing_gain * nominal;
         self.bw = MaxFilter::default();
         self.bw.update(self.cfg.bw_rtts, 0, nominal);
+        self.bw_zero_value = true;
     }
     fn on_congestion_event(&mut self, _ev: &CongestionEvent) {
         // bbr_ssthresh: remember the window; packet conservation starts on
@@ -825,6 +837,27 @@ mod tests {
         assert!((b.btl_bw() - bw).abs() < 1e-9, "{}", b.btl_bw());
         assert!((b.pacing_pps - 2.89 * bw).abs() < 1e-9);
         assert_eq!(b.min_rtt, Some(r));
+        // The first valid sample replaces that zero value even when lower
+        // (traced in the wheel, seed 5 with shared start times: 3.19 ->
+        // 3.08 segments/s on one segment over 0.325 s), and later ones
+        // follow the max filter.
+        let mut rng = stream(3, "bbr");
+        let sample = |delivered, ms| RateSample {
+            delivered,
+            interval: SimTime::from_millis(ms),
+            prior_delivered: 20,
+            app_limited: false,
+            tx_in_flight: 0,
+            lost: 0,
+        };
+        let mut a = ack(4_500, 50);
+        a.delivered = 21;
+        a.rate = Some(sample(1, 325));
+        b.on_ack(&a, &mut rng);
+        assert!((b.btl_bw() - 1.0 / 0.325).abs() < 1e-9, "{}", b.btl_bw());
+        a.rate = Some(sample(1, 400));
+        b.on_ack(&a, &mut rng);
+        assert!((b.btl_bw() - 1.0 / 0.325).abs() < 1e-9, "{}", b.btl_bw());
         // Without the key the model starts empty (the first delivery-rate
         // sample sets the bandwidth; Linux's BBR does not touch the filter).
         let mut b = Bbr::new(
