@@ -57,8 +57,9 @@
 //!   CUBIC, BIC, HighSpeed and Vegas (`tcp-cubic.cc`, `tcp-bic.cc`,
 //!   `tcp-highspeed.cc`, `tcp-vegas.cc`), its delivery-rate estimator for
 //!   BBR (`tcp-rate-ops.cc`) with the smallest SRTT as its minimum RTT
-//!   (`min_rtt_basis`), BBR's model opened from the handshake's RTT and its
-//!   RTprop from `m_lastRtt` (`open_init` and `last_rtt` of `bbr`,
+//!   (`min_rtt_basis`), BBR's model opened from the handshake's RTT, its
+//!   RTprop from `m_lastRtt` and its round start kept over invalid samples
+//!   (`open_init`, `last_rtt` and `sticky_round_start` of `bbr`,
 //!   `tcp-bbr.cc`), growth on the ACK that ends recovery for every
 //!   controller (`recovery_exit_growth`), DCTCP's reduction without a floor
 //!   (`tcp-dctcp.cc`) and its every packet ECT (`ect_every_packet`),

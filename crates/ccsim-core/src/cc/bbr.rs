@@ -53,7 +53,11 @@
 //!   round);
 //! - entering recovery, cwnd = in flight + max(newly delivered, 1 segment)
 //!   without restarting the round count, and newly lost segments come off
-//!   cwnd only in recovery (`ModulateCwndForRecovery`).
+//!   cwnd only in recovery (`ModulateCwndForRecovery`);
+//! - with `open_init`, `last_rtt` and `sticky_round_start` (keys, on with
+//!   the variant): the model opened from the handshake's RTT, RTprop from
+//!   `m_lastRtt`, and a round start that lasts over ACKs without a valid
+//!   rate sample.
 
 use super::filter::MaxFilter;
 use super::{AckInfo, CaState, CcInit, CongestionControl, CongestionEvent};
@@ -87,11 +91,14 @@ pub struct BbrConfig {
     /// SRTT and smallest RTT after the handshake (ns-3.44's
     /// `TcpBbr::CongestionStateSet` to CA_OPEN): RTprop = SRTT, and
     /// `InitPacingRate` sets the pacing rate to high_gain x cwnd / R and
-    /// restarts the bandwidth filter with cwnd / R, where R is the smallest
-    /// RTT (`m_tcb->m_minRtt`, see the flow key `min_rtt_basis`) in whole
-    /// milliseconds, at least 1 ms. After a lost SYN, R is about 3 s and
-    /// the flow starts from a bandwidth of a few segments per second.
-    /// Default false; true with the ns3 variant.
+    /// rebuilds the bandwidth filter with cwnd / R as its zero value, where
+    /// R is the smallest RTT (`m_tcb->m_minRtt`, see the flow key
+    /// `min_rtt_basis`) in whole milliseconds, at least 1 ms: the filter
+    /// reads cwnd / R until its first sample, which replaces it even when
+    /// lower (`WindowedFilter::Update` resets while its best is the zero
+    /// value). After a lost SYN, R is about 3 s and the flow starts from a
+    /// bandwidth of a few segments per second. Default false; true with the
+    /// ns3 variant.
     pub open_init: Option<bool>,
     /// RTprop from ns-3's `m_lastRtt` (`TcpBbr::UpdateRTprop` reads
     /// `tcb->m_lastRtt`, which `TcpSocketBase::EstimateRtt` sets to the RTT
@@ -101,6 +108,16 @@ pub struct BbrConfig {
     /// held) instead of the ACK's own sample. Default false; true with the
     /// ns3 variant.
     pub last_rtt: Option<bool>,
+    /// An ACK without a valid delivery-rate sample leaves the round-start
+    /// flag as it was (ns-3.44's `TcpBbr::UpdateBottleneckBandwidth`
+    /// returns on `rs.m_interval.IsZero ()` before `UpdateRound`, the only
+    /// place that clears `m_roundStart`), so after a round-start sample
+    /// every ACK with an invalid sample counts as a new round in
+    /// `CheckFullPipe` (and the ACK-aggregation window and PROBE_RTT's
+    /// round): three of them without 25% growth declare the pipe full.
+    /// Linux clears `round_start` first (`bbr_update_bw`). Default false;
+    /// true with the ns3 variant.
+    pub sticky_round_start: Option<bool>,
     /// Whose BBR: "linux" (`tcp_bbr.c`) or "ns3" (ns-3.44's `TcpBbr`,
     /// module documentation) (default "ns3" under `compat = "ns3"`, whose
     /// high_gain default is 2.89).
@@ -132,6 +149,7 @@ impl Default for BbrConfig {
             probe_rtt_time: Time(SimTime::from_millis(200)),
             open_init: None,
             last_rtt: None,
+            sticky_round_start: None,
             variant: None,
         }
     }
@@ -186,6 +204,10 @@ pub struct Bbr {
     open_init: bool,
     /// `last_rtt`.
     use_last_rtt: bool,
+    /// `sticky_round_start`.
+    sticky_round_start: bool,
+    /// `open_init`: the filter still holds its zero value, cwnd / R.
+    bw_zero_value: bool,
     /// ns-3's ACK aggregation state: `m_extraAcked`, its index and age in
     /// rounds, the epoch's start and the segments acknowledged in it.
     extra_acked: [f64; 2],
@@ -209,6 +231,7 @@ impl Bbr {
             variant: Some(if ns3 { BbrVariant::Ns3 } else { BbrVariant::Linux }),
             open_init: Some(cfg.open_init.unwrap_or(ns3)),
             last_rtt: Some(cfg.last_rtt.unwrap_or(ns3)),
+            sticky_round_start: Some(cfg.sticky_round_start.unwrap_or(ns3)),
             ..cfg.clone()
         });
         super::check_range("high_gain", cfg.high_gain, 1.0, 100.0)?;
@@ -246,6 +269,8 @@ impl Bbr {
             ns3,
             open_init: cfg.open_init.unwrap_or(ns3),
             use_last_rtt: cfg.last_rtt.unwrap_or(ns3),
+            sticky_round_start: cfg.sticky_round_start.unwrap_or(ns3),
+            bw_zero_value: false,
             extra_acked: [0.0; 2],
             extra_acked_idx: 0,
             extra_acked_win_rtts: 0,
@@ -395,9 +420,15 @@ impl Bbr {
     }
 
     fn update_bw(&mut self, ack: &AckInfo) {
+        let valid = ack.rate.and_then(|rs| rs.rate_pps().map(|bw| (rs, bw)));
+        let Some((rs, bw)) = valid else {
+            // `sticky_round_start`: ns-3 returns before `UpdateRound`.
+            if !self.sticky_round_start {
+                self.round_start = false;
+            }
+            return;
+        };
         self.round_start = false;
-        let Some(rs) = ack.rate else { return };
-        let Some(bw) = rs.rate_pps() else { return };
         if rs.prior_delivered >= self.next_rtt_delivered {
             self.next_rtt_delivered = ack.delivered;
             self.rtt_cnt += 1;
@@ -405,6 +436,10 @@ impl Bbr {
             self.packet_conservation = false;
         }
         if !rs.app_limited || bw >= self.bw.get() {
+            if std::mem::take(&mut self.bw_zero_value) {
+                // `open_init`: the first sample replaces the zero value.
+                self.bw = MaxFilter::default();
+            }
             self.bw.update(self.cfg.bw_rtts, self.rtt_cnt, bw);
         }
     }
@@ -619,12 +654,14 @@ impl CongestionControl for Bbr {
             None => 1,
         };
         // `nominalBandwidth = cwnd / rtt`; the pacing rate is the gain
-        // times it (no pacing margin here), and the max filter restarts
-        // with it as its sample of round 0.
+        // times it (no pacing margin here), and the max filter is rebuilt
+        // with it as its zero value (`MaxBandwidthFilter_t (len, cwnd /
+        // rtt, 0)`), which the first sample replaces.
         let nominal = self.cwnd / (rtt_ms as f64 / 1000.0);
         self.pacing_pps = self.pacing_gain * nominal;
         self.bw = MaxFilter::default();
         self.bw.update(self.cfg.bw_rtts, 0, nominal);
+        self.bw_zero_value = true;
     }
     fn on_congestion_event(&mut self, _ev: &CongestionEvent) {
         // bbr_ssthresh: remember the window; packet conservation starts on
@@ -800,6 +837,27 @@ mod tests {
         assert!((b.btl_bw() - bw).abs() < 1e-9, "{}", b.btl_bw());
         assert!((b.pacing_pps - 2.89 * bw).abs() < 1e-9);
         assert_eq!(b.min_rtt, Some(r));
+        // The first valid sample replaces that zero value even when lower
+        // (traced in the wheel, seed 5 with shared start times: 3.19 ->
+        // 3.08 segments/s on one segment over 0.325 s), and later ones
+        // follow the max filter.
+        let mut rng = stream(3, "bbr");
+        let sample = |delivered, ms| RateSample {
+            delivered,
+            interval: SimTime::from_millis(ms),
+            prior_delivered: 20,
+            app_limited: false,
+            tx_in_flight: 0,
+            lost: 0,
+        };
+        let mut a = ack(4_500, 50);
+        a.delivered = 21;
+        a.rate = Some(sample(1, 325));
+        b.on_ack(&a, &mut rng);
+        assert!((b.btl_bw() - 1.0 / 0.325).abs() < 1e-9, "{}", b.btl_bw());
+        a.rate = Some(sample(1, 400));
+        b.on_ack(&a, &mut rng);
+        assert!((b.btl_bw() - 1.0 / 0.325).abs() < 1e-9, "{}", b.btl_bw());
         // Without the key the model starts empty (the first delivery-rate
         // sample sets the bandwidth; Linux's BBR does not touch the filter).
         let mut b = Bbr::new(
@@ -847,5 +905,47 @@ mod tests {
         let ms = |v| Some(SimTime::from_millis(v));
         assert_eq!(run(None, &mut rng), (ms(80), ms(120)));
         assert_eq!(run(Some(false), &mut rng), (ms(50), ms(50)));
+    }
+
+    #[test]
+    fn ns3_round_start_lasts_over_invalid_samples() {
+        // ns-3.44 (checked against the wheel: `TcpBbr::CongControl` fed one
+        // valid sample, then samples with a zero interval): `m_roundStart`
+        // stays true, `m_fullBandwidthCount` counts 1, 2, 3 on the invalid
+        // samples and the pipe is declared full on the third (DRAIN, then
+        // PROBE_BW).
+        let mut rng = stream(3, "bbr");
+        let run = |key: Option<bool>, rng: &mut SimRng| {
+            let cfg = BbrConfig {
+                variant: Some(BbrVariant::Ns3),
+                sticky_round_start: key,
+                ..BbrConfig::default()
+            };
+            let mut b = Bbr::new(cfg, &init(10.0)).unwrap();
+            // One valid sample of 2 segments over 200 ms, then three
+            // invalid ones (a zero interval), one segment in flight.
+            let sample = |delivered, ms| RateSample {
+                delivered,
+                interval: SimTime::from_millis(ms),
+                prior_delivered: 18,
+                app_limited: false,
+                tx_in_flight: 0,
+                lost: 0,
+            };
+            for (i, rs) in [sample(2, 200), sample(0, 0), sample(0, 0), sample(0, 0)]
+                .into_iter()
+                .enumerate()
+            {
+                let mut a = ack(100 + 100 * i as u64, 50);
+                a.delivered = 20 + 2 * i as u64;
+                a.in_flight = 1;
+                a.rate = Some(rs);
+                b.on_ack(&a, rng);
+                assert!(b.round_start == (i == 0 || key != Some(false)));
+            }
+            (b.full_bw_cnt, b.full_bw_reached, b.mode())
+        };
+        assert_eq!(run(None, &mut rng), (3, true, Mode::ProbeBw));
+        assert_eq!(run(Some(false), &mut rng), (0, false, Mode::Startup));
     }
 }

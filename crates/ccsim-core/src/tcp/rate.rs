@@ -19,10 +19,14 @@
 //!   payload measured through a link that carries 9.60, checked by tracing
 //!   `TcpRateSampleUpdated` in the wheel).
 //! - An invalid sample (no prior time, or an interval below the minimum
-//!   RTT, which also clears the prior time) leaves `m_deliveryRate` as it
-//!   was, and `TcpBbr::UpdateBtlBw` feeds that stale rate to its filter
-//!   again (`GenerateSample`); an app-limited sample below the last one
-//!   recorded does the same.
+//!   RTT, which also clears the prior time) has a zero interval
+//!   (`GenerateSample`), and ns-3.44's `TcpBbr::UpdateBottleneckBandwidth`
+//!   ignores it (`rs.m_interval.IsZero ()`: checked against the wheel with
+//!   a program that feeds `TcpBbr::CongControl` such a sample with a high
+//!   stale `m_deliveryRate`; the pacing rate does not move); a valid
+//!   app-limited sample below the last one recorded leaves
+//!   `m_deliveryRate` as it was, and BBR reads that stale rate with the
+//!   new sample's prior.
 
 use crate::cc::RateSample;
 use crate::time::SimTime;
@@ -212,12 +216,15 @@ impl RateEstimator {
 
     /// `TcpRateLinux::GenerateSample` (ns-3 has no minimum RTT before the
     /// first sample: `Time::Max ()`, so every sample is invalid until then),
-    /// and the rate `TcpBbr` then reads: the last recorded one.
+    /// and the rate `TcpBbr` then reads: the last recorded one, or none
+    /// (a zero interval) when the sample is invalid.
     fn ns3_sample(s: &mut Ns3Sample, delivered: u64, min_rtt: Option<SimTime>) -> Option<RateSample> {
+        let mut valid = false;
         if s.prior_time > SimTime::ZERO {
             let interval = s.send_elapsed.max(s.ack_elapsed);
             let d = delivered - s.prior_delivered;
-            if min_rtt.is_none_or(|m| interval < m) {
+            valid = min_rtt.is_some_and(|m| interval >= m);
+            if !valid {
                 s.prior_time = SimTime::ZERO;
             } else if !s.app_limited
                 || s.rate
@@ -225,6 +232,18 @@ impl RateEstimator {
             {
                 s.rate = Some((d, interval));
             }
+        }
+        if !valid {
+            // `m_interval = Seconds (0)` (and `m_delivered = -1` without a
+            // prior time): no rate.
+            return Some(RateSample {
+                delivered: 0,
+                interval: SimTime::ZERO,
+                prior_delivered: s.prior_delivered,
+                app_limited: s.app_limited,
+                tx_in_flight: 0,
+                lost: 0,
+            });
         }
         s.rate.map(|(d, interval)| RateSample {
             delivered: d,
@@ -349,32 +368,36 @@ mod tests {
     }
 
     #[test]
-    fn ns3_repeats_the_last_rate_after_an_invalid_sample() {
+    fn ns3_invalid_samples_have_no_rate() {
         let ms = SimTime::from_millis;
         let mut r = RateEstimator::ns3();
         let tx = r.on_send(ms(10), 0);
         r.begin_ack();
         r.on_delivered(ms(110), &tx);
-        // No minimum RTT yet: invalid, and nothing recorded.
-        assert!(r.end_ack(None).is_none());
+        // No minimum RTT yet (`Time::Max ()`): invalid.
+        let s = r.end_ack(None).unwrap();
+        assert_eq!((s.interval, s.rate_pps()), (SimTime::ZERO, None));
         let tx = r.on_send(ms(110), 0);
         r.begin_ack();
         r.on_delivered(ms(210), &tx);
         let s = r.end_ack(Some(ms(50))).unwrap();
         assert_eq!((s.delivered, s.interval, s.prior_delivered), (1, ms(100), 1));
-        // An interval below the minimum RTT: ns-3 keeps m_deliveryRate (the
-        // new sample's prior is reported with it, as TcpBbr reads them).
+        // An interval below the minimum RTT: `GenerateSample` zeroes the
+        // interval, and `TcpBbr::UpdateBottleneckBandwidth` ignores the
+        // sample rather than reading the stale `m_deliveryRate` (checked
+        // against the wheel). The new prior is still reported.
         let tx = r.on_send(ms(210), 0);
         r.begin_ack();
         r.on_delivered(ms(220), &tx);
         let s = r.end_ack(Some(ms(50))).unwrap();
-        assert_eq!((s.delivered, s.interval, s.prior_delivered), (1, ms(100), 2));
-        // Linux reports no rate (a sample with a zero interval).
-        let mut l = RateEstimator::new();
-        let tx = l.on_send(ms(210), 0);
-        l.begin_ack();
-        l.on_delivered(ms(220), &tx);
-        let s = l.end_ack(Some(ms(50))).unwrap();
-        assert_eq!((s.interval, s.rate_pps()), (SimTime::ZERO, None));
+        assert_eq!((s.interval, s.rate_pps(), s.prior_delivered), (SimTime::ZERO, None, 2));
+        // A valid app-limited sample below the last rate recorded reports
+        // the stale rate (`m_deliveryRate` is not updated).
+        r.mark_app_limited(0);
+        let tx = r.on_send(ms(220), 0);
+        r.begin_ack();
+        r.on_delivered(ms(520), &tx);
+        let s = r.end_ack(Some(ms(50))).unwrap();
+        assert_eq!((s.delivered, s.interval, s.app_limited), (1, ms(100), true));
     }
 }
