@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime as dt
 import errno
 import json
 import math
@@ -324,6 +323,8 @@ def cmd_run(args: argparse.Namespace, stdout: TextIO) -> int:
 
 def write_meta(out_dir: Path, args: argparse.Namespace, result: Result, text: ScenarioText) -> None:
     """meta.json: how the run was made (command line, date, scenario); read by `ccsim report`."""
+    import datetime as dt  # noqa: PLC0415 (`ccsim --help` and `ccsim validate` need no date)
+
     scenario = text.parsed()
     meta = {
         "command": "ccsim " + shlex.join(args.argv),
@@ -419,11 +420,12 @@ def rich_needed(stream: TextIO) -> bool:
 def cmd_validate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """`ccsim validate`: check each scenario, report each, fail if any is malformed."""
     from ccsim import sweep  # noqa: PLC0415 (as in cmd_sweep)
+    from ccsim.scenario import is_sweep_file  # noqa: PLC0415 (the sweep spec's hashlib only for sweep files)
 
     status = EXIT_OK
     for path in args.scenarios:
         try:
-            if sweep.spec.is_sweep_file(path):
+            if is_sweep_file(path):
                 sweep.plan(sweep.load_sweep(path))  # every grid point of a sweep file
             else:
                 ccsim.validate(path)
@@ -537,6 +539,8 @@ def cmd_sweep(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 def write_sweep_meta(out_dir: Path, args: argparse.Namespace) -> None:
     """meta.json of a sweep's folder: the command line and date of its last `ccsim sweep` (for `ccsim report`)."""
+    import datetime as dt  # noqa: PLC0415
+
     meta = {
         "command": "ccsim " + shlex.join(args.argv),
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -118,3 +118,20 @@ def check_seed(seed: int | None) -> int | None:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise ScenarioError(f"seed: expected an integer in 0..2^64-1, got {seed!r}")
     return seed
+
+
+def is_sweep_file(path: str | os.PathLike[str]) -> bool:
+    """Whether a file is a sweep (a TOML table with a `base` key, which no scenario has).
+
+    Here rather than in ccsim.sweep.spec so that `ccsim validate` of a scenario loads not the sweep
+    spec's imports (hashlib, OpenSSL's among them; docs/performance.md, "Start-up").
+    """
+    import tomllib  # noqa: PLC0415 (only `ccsim validate` asks)
+
+    p = Path(path)
+    if p.suffix.lower() == ".json":
+        return False
+    try:
+        return "base" in tomllib.loads(read_text(p))
+    except (ScenarioError, tomllib.TOMLDecodeError, RecursionError):
+        return False  # reading it as a scenario reports the problem

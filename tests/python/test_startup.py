@@ -58,6 +58,24 @@ def test_light_commands_load_no_heavy_library(args: list[str]) -> None:
     assert heavy_modules_loaded(args) == []
 
 
+def test_validating_a_scenario_loads_no_sweep_spec() -> None:
+    # The sweep spec (hashlib with OpenSSL, unicodedata, ...) only for a sweep file.
+    probe = PROBE.replace(repr(HEAVY), repr(("ccsim.sweep.spec",)))
+    for args, expected in (
+        (["validate", "examples/dumbbell_udp.toml"], []),
+        (["validate", "examples/sweep_aqm.toml"], ["ccsim.sweep.spec"]),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-c", probe, json.dumps(args)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        )
+        assert json.loads(done.stdout.strip().splitlines()[-1]) == expected, args
+
+
 # The command as a user runs it, stdout a pipe: the modules loaded are printed to stderr at exit.
 PIPE_PROBE = f"""
 import atexit, json, sys

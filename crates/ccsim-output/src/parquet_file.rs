@@ -13,17 +13,23 @@
 //! of a few labels): no statistics (no min/max per value, so no column
 //! index), pages bounded by size only (1 MiB, pyarrow's default) rather than
 //! by the crate's default of 20 000 rows, and each column handed over in
-//! whole blocks.
+//! whole blocks. The label columns of the long tables, constant over each
+//! block, are not handed to the crate's dictionary encoder row by row: their
+//! two pages are built from the blocks (`LabelChunk`) and the crate writes
+//! them into the file.
 
 use std::io::Write;
 use std::sync::Arc;
 
-use parquet::basic::{Compression, LogicalType, Repetition, Type as Physical};
+use bytes::Bytes;
+use parquet::basic::{Compression, Encoding, EncodingMask, LogicalType, PageType, Repetition, Type as Physical};
+use parquet::column::page::{CompressedPage, Page, PageWriter};
+use parquet::column::writer::ColumnCloseResult;
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DataType, DoubleType, Int64Type};
-use parquet::file::metadata::KeyValue;
+use parquet::file::metadata::{ColumnChunkMetaData, KeyValue, OffsetIndexBuilder, PageEncodingStats};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
-use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::types::{Type, TypePtr};
+use parquet::file::writer::{SerializedFileWriter, SerializedPageWriter, SerializedRowGroupWriter, TrackedWrite};
+use parquet::schema::types::{ColumnDescPtr, Type, TypePtr};
 
 use crate::table::{float, text, Column, Kind};
 use crate::value::Value;
@@ -197,73 +203,216 @@ fn for_each_segment<'b, 'a>(
     Ok(())
 }
 
-/// A label column's rows: a block's label repeated, kept for the next
-/// blocks with the same label (each repetition of a `ByteArray` costs an
-/// atomic reference count, whose increments and decrements were a third of
-/// the time series' encoding time when every block built its own). At most
-/// `KEEP` labels of at most `ROWS` rows are kept (2 MiB of `ByteArray`s).
-#[derive(Default)]
-struct LabelRows<'a> {
-    rows: Vec<(&'a str, Vec<ByteArray>)>,
+/// A label column's chunk in one row group, built here rather than by the
+/// crate's column writer, whose dictionary encoder hashes every row's value
+/// (2.7 million rows in each of the time series' three label columns; that
+/// interning was most of the file's encoding time, docs/performance.md, "The
+/// Parquet writer"). A label is constant over its block, so the chunk is what
+/// that encoder writes for such a column, built from the runs: a PLAIN
+/// dictionary page of the labels in order of first appearance, and one data
+/// page (v1) whose definition levels (all 1: every row present) and
+/// dictionary indices are runs of the RLE/bit-packing hybrid, one run per
+/// block (parquet-format, Encodings.md, "Run Length Encoding / Bit-Packing
+/// Hybrid" and "Dictionary Encoding"). The crate writes the page headers
+/// (`SerializedPageWriter`), the chunk's metadata, offset index and the file's
+/// Thrift footer (`SerializedRowGroupWriter::append_column`); both pages are
+/// Snappy-compressed as the crate compresses them (`snap::raw::Encoder`).
+struct LabelChunk<'a> {
+    /// The labels, in order of first appearance.
+    dictionary: Vec<&'a str>,
+    /// Each run: its label's index in `dictionary` and its rows (adjacent
+    /// blocks with the same label make one run).
+    runs: Vec<(u32, usize)>,
 }
 
-impl<'a> LabelRows<'a> {
-    /// At most this many labels are kept (the metrics; the entities come in runs).
-    const KEEP: usize = 32;
-    /// A block's label column is written this many rows at a time at most.
-    const ROWS: usize = 2048;
-
-    fn clear(&mut self) {
-        self.rows.clear();
-    }
-
-    /// `n` rows of `label`.
-    fn rows(&mut self, label: &'a str, n: usize) -> &[ByteArray] {
-        let i = match self.rows.iter().position(|(l, _)| *l == label) {
-            Some(i) => i,
-            None => {
-                if self.rows.len() == Self::KEEP {
-                    self.rows.remove(0);
-                }
-                self.rows.push((label, Vec::new()));
-                self.rows.len() - 1
-            }
+impl<'a> LabelChunk<'a> {
+    /// The chunk of `(label, rows)` blocks, in order.
+    fn new(blocks: impl Iterator<Item = (&'a str, usize)>) -> Self {
+        let mut index = std::collections::HashMap::new();
+        let mut chunk = Self {
+            dictionary: Vec::new(),
+            runs: Vec::new(),
         };
-        let rows = &mut self.rows[i].1;
-        if rows.len() < n {
-            let value = ByteArray::from(label.as_bytes().to_vec());
-            rows.resize(n, value);
+        for (label, rows) in blocks.filter(|(_, rows)| *rows > 0) {
+            let i = *index.entry(label).or_insert_with(|| {
+                chunk.dictionary.push(label);
+                chunk.dictionary.len() as u32 - 1
+            });
+            match chunk.runs.last_mut() {
+                Some((last, n)) if *last == i => *n += rows,
+                _ => chunk.runs.push((i, rows)),
+            }
         }
-        &rows[..n]
+        chunk
     }
+
+    /// The rows of the chunk.
+    fn rows(&self) -> usize {
+        self.runs.iter().map(|(_, n)| n).sum()
+    }
+
+    /// The dictionary page's values: PLAIN byte arrays (a 4-byte
+    /// little-endian length, then the bytes).
+    fn dictionary_page(&self) -> Vec<u8> {
+        let mut buf = Vec::new();
+        for label in &self.dictionary {
+            buf.extend_from_slice(&(label.len() as u32).to_le_bytes());
+            buf.extend_from_slice(label.as_bytes());
+        }
+        buf
+    }
+
+    /// The data page's body: the definition levels (RLE, behind their
+    /// 4-byte length), then the indices' bit width (that of the largest
+    /// index, as the crate's `DictEncoder::bit_width`) and their runs.
+    fn data_page(&self) -> Vec<u8> {
+        let mut levels = Vec::new();
+        rle_run(&mut levels, self.rows(), 1, 1);
+        let mut buf = Vec::with_capacity(levels.len() + 5 + 4 * self.runs.len());
+        buf.extend_from_slice(&(levels.len() as u32).to_le_bytes());
+        buf.extend_from_slice(&levels);
+        let largest = self.dictionary.len().saturating_sub(1) as u32;
+        let bit_width = (u32::BITS - largest.leading_zeros()) as u8;
+        buf.push(bit_width);
+        for &(i, rows) in &self.runs {
+            rle_run(&mut buf, rows, i, bit_width);
+        }
+        buf
+    }
+}
+
+/// One repeated run of the RLE/bit-packing hybrid: `count` copies of
+/// `value`, a value of `bit_width` bits (the header is the ULEB128 varint of
+/// `count << 1`, then the value in `ceil(bit_width / 8)` little-endian bytes).
+fn rle_run(buf: &mut Vec<u8>, count: usize, value: u32, bit_width: u8) {
+    let mut header = (count as u64) << 1;
+    while header >= 0x80 {
+        buf.push((header as u8 & 0x7f) | 0x80);
+        header >>= 7;
+    }
+    buf.push(header as u8);
+    buf.extend_from_slice(&value.to_le_bytes()[..usize::from(bit_width).div_ceil(8)]);
+}
+
+/// `page` (its uncompressed bytes) Snappy-compressed.
+fn snappy(page: &[u8]) -> Result<Bytes, Error> {
+    let compressed = snap::raw::Encoder::new()
+        .compress_vec(page)
+        .map_err(parquet::errors::ParquetError::from)?;
+    Ok(Bytes::from(compressed))
+}
+
+/// The column chunk of `chunk` for the column `descr` appended to the row group.
+fn append_label_chunk<W: Write + Send>(
+    rg: &mut SerializedRowGroupWriter<'_, W>,
+    descr: ColumnDescPtr,
+    chunk: &LabelChunk,
+) -> Result<(), Error> {
+    let rows = chunk.rows();
+    let dictionary = chunk.dictionary_page();
+    let data = chunk.data_page();
+    let dictionary_page = CompressedPage::new(
+        Page::DictionaryPage {
+            buf: snappy(&dictionary)?,
+            num_values: chunk.dictionary.len() as u32,
+            encoding: Encoding::PLAIN,
+            is_sorted: false,
+        },
+        dictionary.len(),
+    );
+    let data_page = CompressedPage::new(
+        Page::DataPage {
+            buf: snappy(&data)?,
+            num_values: rows as u32,
+            encoding: Encoding::RLE_DICTIONARY,
+            def_level_encoding: Encoding::RLE,
+            rep_level_encoding: Encoding::RLE,
+            statistics: None,
+        },
+        data.len(),
+    );
+    let mut sink = TrackedWrite::new(Vec::new());
+    let mut pages = SerializedPageWriter::new(&mut sink);
+    let dictionary_spec = pages.write_page(dictionary_page)?;
+    let data_spec = pages.write_page(data_page)?;
+    pages.close()?;
+    let mut offsets = OffsetIndexBuilder::new();
+    offsets.append_offset_and_size(data_spec.offset as i64, data_spec.compressed_size as i32);
+    offsets.append_row_count(rows as i64);
+    let metadata = ColumnChunkMetaData::builder(descr)
+        .set_compression(Compression::SNAPPY)
+        .set_encodings_mask(EncodingMask::new_from_encodings(
+            [Encoding::PLAIN, Encoding::RLE, Encoding::RLE_DICTIONARY].iter(),
+        ))
+        .set_page_encoding_stats(vec![
+            PageEncodingStats {
+                page_type: PageType::DICTIONARY_PAGE,
+                encoding: Encoding::PLAIN,
+                count: 1,
+            },
+            PageEncodingStats {
+                page_type: PageType::DATA_PAGE,
+                encoding: Encoding::RLE_DICTIONARY,
+                count: 1,
+            },
+        ])
+        .set_total_compressed_size((dictionary_spec.compressed_size + data_spec.compressed_size) as i64)
+        .set_total_uncompressed_size((dictionary_spec.uncompressed_size + data_spec.uncompressed_size) as i64)
+        .set_num_values(rows as i64)
+        .set_data_page_offset(data_spec.offset as i64)
+        .set_dictionary_page_offset(Some(dictionary_spec.offset as i64))
+        .build()?;
+    let close = ColumnCloseResult {
+        bytes_written: dictionary_spec.bytes_written + data_spec.bytes_written,
+        rows_written: rows as u64,
+        metadata,
+        bloom_filter: None,
+        column_index: None,
+        offset_index: Some(offsets.build()),
+    };
+    rg.append_column(&Bytes::from(sink.into_inner()?), close)?;
+    Ok(())
 }
 
 /// A long table (blocks of rows that share their labels) as Parquet,
 /// column by column: `times`, if given, is the first column (row j of a
-/// block holds `times[j]`), then a text column per label, then the blocks'
-/// `after` columns.
-pub fn long_table<'a, W: Write + Send>(
+/// block holds `times[j]`), then a text column per label (each row group's
+/// chunk built from the blocks' runs, `LabelChunk`), then the blocks'
+/// `after` columns (through the crate's column writer).
+pub fn long_table<W: Write + Send>(
     out: W,
     fields: &[(&str, Kind)],
     times: Option<&[f64]>,
-    blocks: &[Block<'a>],
+    blocks: &[Block],
     arrow_schema: &str,
 ) -> Result<W, Error> {
     let mut w = file_writer(out, fields, Some(arrow_schema))?;
+    let columns: Vec<ColumnDescPtr> = (0..fields.len()).map(|i| w.schema_descr().column(i)).collect();
     let total: usize = blocks.iter().map(|b| b.rows).sum();
     let longest = blocks.iter().map(|b| b.rows).max().unwrap_or(0).min(ROW_GROUP_ROWS);
     let ones = vec![1i16; longest];
     let n_before = usize::from(times.is_some());
     let n_labels = blocks.first().map_or(0, |b| b.labels.len());
-    let mut labels = LabelRows::<'a>::default();
     let mut ints: Vec<i64> = Vec::new();
     let mut start = 0;
     loop {
         let end = total.min(start + ROW_GROUP_ROWS);
         let mut rg = w.next_row_group()?;
-        let mut index = 0;
-        while let Some(mut col) = rg.next_column()? {
-            labels.clear();
+        for (index, descr) in columns.iter().enumerate() {
+            if (n_before..n_before + n_labels).contains(&index) && end > start {
+                let mut segments = Vec::new();
+                for_each_segment(blocks, start..end, |b, rows| {
+                    segments.push((b.labels[index - n_before], rows.len()));
+                    Ok(())
+                })?;
+                append_label_chunk(&mut rg, descr.clone(), &LabelChunk::new(segments.into_iter()))?;
+                continue;
+            }
+            let Some(mut col) = rg.next_column()? else {
+                return Err(Error::Unsupported(
+                    "a Parquet row group with fewer chunks than columns".into(),
+                ));
+            };
             for_each_segment(blocks, start..end, |b, rows| {
                 if index < n_before {
                     let times = times.unwrap_or_default();
@@ -275,15 +424,6 @@ pub fn long_table<'a, W: Write + Send>(
                         )));
                     };
                     write::<DoubleType>(col.typed(), times, &ones)
-                } else if index < n_before + n_labels {
-                    let label = b.labels[index - n_before];
-                    let mut left = rows.len();
-                    while left > 0 {
-                        let n = left.min(LabelRows::ROWS);
-                        write::<ByteArrayType>(col.typed(), labels.rows(label, n), &ones)?;
-                        left -= n;
-                    }
-                    Ok(())
                 } else {
                     let (values, kind) = b.after[index - n_before - n_labels];
                     if kind == Kind::Int {
@@ -296,7 +436,6 @@ pub fn long_table<'a, W: Write + Send>(
                 }
             })?;
             col.close()?;
-            index += 1;
         }
         rg.close()?;
         start = end;
@@ -309,6 +448,8 @@ pub fn long_table<'a, W: Write + Send>(
 
 #[cfg(test)]
 mod tests {
+    use bytes::Bytes;
+    use parquet::basic::Encoding;
     use parquet::file::reader::{FileReader, SerializedFileReader};
     use parquet::record::RowAccessor;
 
@@ -341,25 +482,29 @@ mod tests {
     }
 
     #[test]
-    fn label_rows_are_each_blocks_labels() {
-        // More metrics than the label rows keep, labels that come back after
-        // others, a block longer than the last one with its label, an empty
-        // one, and one longer than the label rows.
-        let time_s: Vec<f64> = (1..=5000).map(|i| f64::from(i) * 0.5).collect();
+    fn label_chunks_hold_each_blocks_labels() {
+        // Two row groups: the first all queues (one label: indices of bit
+        // width 0), the second queues then flows; more than 256 entities
+        // (indices of two bytes); labels that come back after others; empty
+        // blocks; a block across the row groups' boundary.
+        let time_s: Vec<f64> = (1..=4000).map(|i| f64::from(i) * 0.5).collect();
         let mut owned = Vec::new();
-        for e in 0..3 {
-            for m in 0..(super::LabelRows::KEEP + 6) {
-                let n = if e == 1 && m == 5 { 5000 } else { (e * 7 + m * 3) % 31 };
+        let mut queue_rows = 0;
+        for e in 0..320 {
+            for m in 0..2 {
+                let n = ((e * 7 + m * 3) % 31) * 130;
                 let values: Vec<f64> = (0..n).map(|i| (i * 10 + m) as f64).collect();
-                let kind = if m % 2 == 0 { "queue" } else { "flow" };
-                owned.push((
-                    kind,
-                    format!("e{e}"),
-                    format!("m{}", m % (super::LabelRows::KEEP + 3)),
-                    values,
-                ));
+                let kind = if e < 300 { "queue" } else { "flow" };
+                if e < 300 {
+                    queue_rows += n;
+                }
+                owned.push((kind, format!("e{e}"), format!("m{m}"), values));
             }
         }
+        assert!(
+            queue_rows > super::ROW_GROUP_ROWS,
+            "the first row group holds queues only"
+        );
         let series: Vec<Series> = owned
             .iter()
             .map(|(k, e, m, v)| Series {
@@ -374,6 +519,18 @@ mod tests {
         for s in &series {
             for (t, v) in time_s.iter().zip(s.values) {
                 expected.push((*t, s.entity_kind.into(), s.entity.into(), s.metric.into(), *v));
+            }
+        }
+        assert!(expected.len() < 2 * super::ROW_GROUP_ROWS);
+        let reader = SerializedFileReader::new(Bytes::from(bytes.clone())).expect("a Parquet file");
+        assert_eq!(reader.metadata().num_row_groups(), 2);
+        for rg in reader.metadata().row_groups() {
+            for label in 1..=3 {
+                let chunk = rg.column(label);
+                assert!(chunk.dictionary_page_offset().is_some(), "{label}: a dictionary page");
+                // The crate's documented test for "every data page dictionary-encoded".
+                let data_pages = chunk.page_encoding_stats_mask().expect("page encoding stats");
+                assert!(data_pages.is_only(Encoding::RLE_DICTIONARY), "{label}: {data_pages:?}");
             }
         }
         assert_eq!(read_back(&bytes, "labels"), expected);

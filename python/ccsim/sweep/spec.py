@@ -30,7 +30,7 @@ from typing import Any
 
 from ccsim import _core
 from ccsim._core import ScenarioError
-from ccsim.scenario import read_text
+from ccsim.scenario import is_sweep_file, read_text  # noqa: F401 (is_sweep_file: kept as sweep.spec.is_sweep_file)
 
 DEFAULT_SEED = 1
 NO_CASE = "base"
@@ -491,17 +491,6 @@ def from_dict(data: Mapping[str, Any], source: str, base_dir: Path, text: str = 
         description=description,
         text=text,
     )
-
-
-def is_sweep_file(path: str | os.PathLike[str]) -> bool:
-    """Whether a file is a sweep (a TOML table with a `base` key, which no scenario has)."""
-    p = Path(path)
-    if p.suffix.lower() == ".json":
-        return False
-    try:
-        return "base" in tomllib.loads(read_text(p))
-    except (ScenarioError, tomllib.TOMLDecodeError, RecursionError):
-        return False  # reading it as a scenario reports the problem
 
 
 def load_sweep(path: str | os.PathLike[str]) -> Sweep:
