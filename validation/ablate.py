@@ -58,8 +58,9 @@ SEMANTICS = {
         ("flow", "initial_cwnd", 2),
         ("flow", "delayed_ack", False),
         ("cc", "hystart", False),
-        ("cc", "growth_per_segment", False),
-        ("cc", "ssthresh_from_cwnd", False),
+        # ns-3's TcpCubic as a whole (its variant ignores growth_per_segment
+        # and ssthresh_from_cwnd, so ablating those had no effect).
+        ("cc", "variant", "rfc9438"),
         ("flow", "ack_first_segment", False),
         ("flow", "ssthresh_basis", "flight"),
         ("flow", "pipe_window", False),
