@@ -24,10 +24,12 @@ use std::sync::Arc;
 use bytes::Bytes;
 use parquet::basic::{Compression, Encoding, EncodingMask, LogicalType, PageType, Repetition, Type as Physical};
 use parquet::column::page::{CompressedPage, Page, PageWriter};
-use parquet::column::writer::ColumnCloseResult;
+use parquet::column::writer::{
+    get_column_writer, get_typed_column_writer_mut, ColumnCloseResult, ColumnWriter, ColumnWriterImpl,
+};
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DataType, DoubleType, Int64Type};
 use parquet::file::metadata::{ColumnChunkMetaData, KeyValue, OffsetIndexBuilder, PageEncodingStats};
-use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterPropertiesPtr};
 use parquet::file::writer::{SerializedFileWriter, SerializedPageWriter, SerializedRowGroupWriter, TrackedWrite};
 use parquet::schema::types::{ColumnDescPtr, Type, TypePtr};
 
@@ -92,11 +94,7 @@ fn file_writer<W: Write + Send>(
 
 /// `values` into the column writer `w`, every row present (`ones` holds at
 /// least as many definition levels of 1).
-fn write<T: DataType>(
-    w: &mut parquet::column::writer::ColumnWriterImpl<'_, T>,
-    values: &[T::T],
-    ones: &[i16],
-) -> Result<(), Error> {
+fn write<T: DataType>(w: &mut ColumnWriterImpl<'_, T>, values: &[T::T], ones: &[i16]) -> Result<(), Error> {
     w.write_batch(values, Some(&ones[..values.len()]), None)?;
     Ok(())
 }
@@ -374,11 +372,99 @@ fn append_label_chunk<W: Write + Send>(
     Ok(())
 }
 
+/// A column chunk encoded by the crate's column writer into a buffer of its
+/// own, with the metadata `SerializedRowGroupWriter::append_column` needs to
+/// splice it into the file (the crate's documented way of writing chunks
+/// apart from the file: `get_column_writer`, then `append_column`).
+struct EncodedChunk {
+    bytes: Bytes,
+    close: ColumnCloseResult,
+}
+
+/// The chunk that `write` makes with a column writer for `descr` (the file's
+/// properties, so the pages are those `next_column` would write).
+fn encode_chunk(
+    descr: &ColumnDescPtr,
+    props: &WriterPropertiesPtr,
+    write: impl FnOnce(&mut ColumnWriter<'_>) -> Result<(), Error>,
+) -> Result<EncodedChunk, Error> {
+    let mut sink = TrackedWrite::new(Vec::new());
+    let close = {
+        let pages = Box::new(SerializedPageWriter::new(&mut sink));
+        let mut col = get_column_writer(descr.clone(), props.clone(), pages);
+        write(&mut col)?;
+        col.close()?
+    };
+    Ok(EncodedChunk {
+        bytes: Bytes::from(sink.into_inner()?),
+        close,
+    })
+}
+
+/// Runs `jobs` on up to `workers` threads and returns their results in the
+/// jobs' order. Each result depends on its job alone, so the output is the
+/// same bytes whatever the number of threads and their timing.
+fn run_in_parallel<T: Send>(jobs: Vec<Box<dyn FnOnce() -> T + Send + '_>>, workers: usize) -> Vec<T> {
+    let n = jobs.len();
+    if workers <= 1 || n <= 1 {
+        return jobs.into_iter().map(|job| job()).collect();
+    }
+    let queue = std::sync::Mutex::new(jobs.into_iter().enumerate());
+    let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers.min(n))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        // The lock is held only to take the next job.
+                        let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
+                        let Some((i, job)) = next else { break };
+                        mine.push((i, job()));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, t)| t).collect()
+}
+
+/// Tables of fewer rows are encoded on the calling thread alone: starting
+/// threads would cost more than it saves.
+const PARALLEL_ROWS: usize = 256 * 1024;
+
+/// How many threads encode a long table's numeric chunks: the cores
+/// available (`CCSIM_OUTPUT_THREADS` sets it; 1 encodes on the calling
+/// thread), for a table of at least `PARALLEL_ROWS` rows.
+fn encoding_threads(rows: usize) -> usize {
+    if rows < PARALLEL_ROWS {
+        return 1;
+    }
+    match std::env::var("CCSIM_OUTPUT_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        Some(n) => n.max(1),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    }
+}
+
 /// A long table (blocks of rows that share their labels) as Parquet,
 /// column by column: `times`, if given, is the first column (row j of a
 /// block holds `times[j]`), then a text column per label (each row group's
 /// chunk built from the blocks' runs, `LabelChunk`), then the blocks'
 /// `after` columns (through the crate's column writer).
+///
+/// The crate-encoded chunks (the times and the `after` columns of every row
+/// group: nearly all of the encoding's work, the dictionary encoder hashing
+/// each row) are encoded apart, on as many threads as there are cores
+/// (`encoding_threads`), and spliced into the file in column order: the file
+/// is the same bytes as when each chunk is written in turn.
 pub fn long_table<W: Write + Send>(
     out: W,
     fields: &[(&str, Kind)],
@@ -386,64 +472,101 @@ pub fn long_table<W: Write + Send>(
     blocks: &[Block],
     arrow_schema: &str,
 ) -> Result<W, Error> {
+    let threads = encoding_threads(blocks.iter().map(|b| b.rows).sum());
+    long_table_on(out, fields, times, blocks, arrow_schema, threads)
+}
+
+/// `long_table` with its numeric chunks encoded on `threads` threads.
+fn long_table_on<W: Write + Send>(
+    out: W,
+    fields: &[(&str, Kind)],
+    times: Option<&[f64]>,
+    blocks: &[Block],
+    arrow_schema: &str,
+    threads: usize,
+) -> Result<W, Error> {
     let mut w = file_writer(out, fields, Some(arrow_schema))?;
     let columns: Vec<ColumnDescPtr> = (0..fields.len()).map(|i| w.schema_descr().column(i)).collect();
+    let props = w.properties().clone();
     let total: usize = blocks.iter().map(|b| b.rows).sum();
     let longest = blocks.iter().map(|b| b.rows).max().unwrap_or(0).min(ROW_GROUP_ROWS);
     let ones = vec![1i16; longest];
     let n_before = usize::from(times.is_some());
     let n_labels = blocks.first().map_or(0, |b| b.labels.len());
-    let mut ints: Vec<i64> = Vec::new();
-    let mut start = 0;
-    loop {
-        let end = total.min(start + ROW_GROUP_ROWS);
+    let is_label = |index: usize| (n_before..n_before + n_labels).contains(&index);
+    let groups: Vec<std::ops::Range<usize>> = (0..total.div_ceil(ROW_GROUP_ROWS).max(1))
+        .map(|g| g * ROW_GROUP_ROWS..total.min((g + 1) * ROW_GROUP_ROWS))
+        .collect();
+    // Every crate-encoded chunk of every row group, in file order.
+    let mut jobs: Vec<Box<dyn FnOnce() -> Result<EncodedChunk, Error> + Send + '_>> = Vec::new();
+    for range in &groups {
+        for (index, descr) in columns.iter().enumerate().filter(|(i, _)| !is_label(*i)) {
+            let (range, props, ones) = (range.clone(), &props, &ones);
+            jobs.push(Box::new(move || {
+                encode_chunk(descr, props, |col| {
+                    let mut ints: Vec<i64> = Vec::new();
+                    for_each_segment(blocks, range, |b, rows| {
+                        if index < n_before {
+                            let times = times.unwrap_or_default();
+                            let Some(times) = times.get(rows.clone()) else {
+                                return Err(Error::Unsupported(format!(
+                                    "a block of {} rows for {} sample times",
+                                    b.rows,
+                                    times.len()
+                                )));
+                            };
+                            write::<DoubleType>(typed(col), times, ones)
+                        } else {
+                            let (values, kind) = b.after[index - n_before - n_labels];
+                            if kind == Kind::Int {
+                                ints.clear();
+                                ints.extend(values[rows].iter().map(|v| *v as i64));
+                                write::<Int64Type>(typed(col), &ints, ones)
+                            } else {
+                                write::<DoubleType>(typed(col), &values[rows], ones)
+                            }
+                        }
+                    })
+                })
+            }));
+        }
+    }
+    let mut encoded = run_in_parallel(jobs, threads).into_iter();
+    for range in &groups {
         let mut rg = w.next_row_group()?;
         for (index, descr) in columns.iter().enumerate() {
-            if (n_before..n_before + n_labels).contains(&index) && end > start {
-                let mut segments = Vec::new();
-                for_each_segment(blocks, start..end, |b, rows| {
-                    segments.push((b.labels[index - n_before], rows.len()));
-                    Ok(())
-                })?;
-                append_label_chunk(&mut rg, descr.clone(), &LabelChunk::new(segments.into_iter()))?;
+            if is_label(index) {
+                if range.end > range.start {
+                    let mut segments = Vec::new();
+                    for_each_segment(blocks, range.clone(), |b, rows| {
+                        segments.push((b.labels[index - n_before], rows.len()));
+                        Ok(())
+                    })?;
+                    append_label_chunk(&mut rg, descr.clone(), &LabelChunk::new(segments.into_iter()))?;
+                    continue;
+                }
+                // An empty table: the label column's chunk as the crate writes it.
+                let chunk = encode_chunk(descr, &props, |_| Ok(()))?;
+                rg.append_column(&chunk.bytes, chunk.close)?;
                 continue;
             }
-            let Some(mut col) = rg.next_column()? else {
+            let Some(chunk) = encoded.next() else {
                 return Err(Error::Unsupported(
                     "a Parquet row group with fewer chunks than columns".into(),
                 ));
             };
-            for_each_segment(blocks, start..end, |b, rows| {
-                if index < n_before {
-                    let times = times.unwrap_or_default();
-                    let Some(times) = times.get(rows.clone()) else {
-                        return Err(Error::Unsupported(format!(
-                            "a block of {} rows for {} sample times",
-                            b.rows,
-                            times.len()
-                        )));
-                    };
-                    write::<DoubleType>(col.typed(), times, &ones)
-                } else {
-                    let (values, kind) = b.after[index - n_before - n_labels];
-                    if kind == Kind::Int {
-                        ints.clear();
-                        ints.extend(values[rows].iter().map(|v| *v as i64));
-                        write::<Int64Type>(col.typed(), &ints, &ones)
-                    } else {
-                        write::<DoubleType>(col.typed(), &values[rows], &ones)
-                    }
-                }
-            })?;
-            col.close()?;
+            let chunk = chunk?;
+            rg.append_column(&chunk.bytes, chunk.close)?;
         }
         rg.close()?;
-        start = end;
-        if start >= total {
-            break;
-        }
     }
     Ok(w.into_inner()?)
+}
+
+/// The column writer `col` as that of its type `T` (the schema gives each
+/// column its type, so the cast cannot fail for the columns written here).
+fn typed<'a, 'b: 'a, T: DataType>(col: &'a mut ColumnWriter<'b>) -> &'a mut ColumnWriterImpl<'b, T> {
+    get_typed_column_writer_mut::<T>(col)
 }
 
 #[cfg(test)]
@@ -479,6 +602,42 @@ mod tests {
             .collect();
         std::fs::remove_file(&path).expect("removed");
         rows
+    }
+
+    #[test]
+    fn the_file_is_the_same_bytes_on_any_number_of_threads() {
+        // Three row groups of times, labels and values, and an int column (the delays' shape).
+        let time_s: Vec<f64> = (1..=3000).map(|i| f64::from(i) * 0.1).collect();
+        let values: Vec<Vec<f64>> = (0..900)
+            .map(|e| (0..3000).map(|i| ((i * 7 + e) % 50) as f64).collect())
+            .collect();
+        let names: Vec<String> = (0..900).map(|e| format!("e{e}")).collect();
+        let blocks: Vec<super::Block> = values
+            .iter()
+            .zip(&names)
+            .map(|(v, n)| super::Block {
+                labels: vec!["queue", n, "len_pkts"],
+                rows: v.len(),
+                after: vec![(v.as_slice(), super::Kind::Float), (v.as_slice(), super::Kind::Int)],
+            })
+            .collect();
+        let fields = [
+            ("time_s", super::Kind::Float),
+            ("entity_kind", super::Kind::Text),
+            ("entity", super::Kind::Text),
+            ("metric", super::Kind::Text),
+            ("value", super::Kind::Float),
+            ("count", super::Kind::Int),
+        ];
+        let on =
+            |threads| super::long_table_on(Vec::new(), &fields, Some(&time_s), &blocks, "", threads).expect("encoded");
+        let one = on(1);
+        let reader = SerializedFileReader::new(Bytes::from(one.clone())).expect("a Parquet file");
+        assert_eq!(reader.metadata().num_row_groups(), 3);
+        assert_eq!(reader.metadata().file_metadata().num_rows(), 2_700_000);
+        for threads in [2, 3, 8] {
+            assert!(on(threads) == one, "{threads} threads");
+        }
     }
 
     #[test]
