@@ -12,7 +12,6 @@ tests/python/test_plain_table.py compares the two.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -24,15 +23,19 @@ Justify = Literal["left", "right"]
 _RICH_SYNTAX = re.compile(r"\[|:\S*?:")
 
 
-@dataclass
 class TextTable:
-    """A table to print: a title above, a caption below, columns with their justification, rows of text."""
+    """A table to print: a title above, a caption below, columns with their justification, rows of text.
 
-    title: str | None = None
-    columns: list[tuple[str, Justify]] = field(default_factory=list)
-    rows: list[list[str]] = field(default_factory=list)
-    caption: str | None = None
-    show_header: bool = True
+    A plain class rather than a dataclass: `dataclasses` imports `inspect`, about a tenth of `ccsim run`'s
+    start-up (docs/performance.md, "Start-up").
+    """
+
+    def __init__(self, title: str | None = None, caption: str | None = None, show_header: bool = True) -> None:
+        self.title = title
+        self.columns: list[tuple[str, Justify]] = []
+        self.rows: list[list[str]] = []
+        self.caption = caption
+        self.show_header = show_header
 
     def add_column(self, header: str, justify: Justify = "left") -> None:
         """A column, its header (lines separated by newlines) and how its cells are justified."""

@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from ccsim import _core
 from ccsim._core import ScenarioError
@@ -23,9 +22,12 @@ DICT_SOURCE = "<dict>"
 """The source label of a scenario given as a mapping."""
 
 
-@dataclass(frozen=True)
-class ScenarioText:
-    """A scenario ready for the engine."""
+class ScenarioText(NamedTuple):
+    """A scenario ready for the engine.
+
+    A NamedTuple rather than a frozen dataclass: `dataclasses` imports `inspect`, about a tenth of the
+    CLI's start-up (docs/performance.md, "Start-up"), and every command reads a scenario.
+    """
 
     text: str
     source: str

@@ -77,10 +77,11 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-def heavy_modules_of_cli(args: list[str], env: dict[str, str]) -> tuple[list[str], str]:
-    """The heavy libraries loaded by `ccsim ARGS` run with stdout a pipe, and what it printed."""
+def heavy_modules_of_cli(args: list[str], env: dict[str, str], probe: str = PIPE_PROBE) -> tuple[list[str], str]:
+    """The heavy libraries (or the modules `probe` names) loaded by `ccsim ARGS` run with stdout a pipe, and what
+    it printed."""
     done = subprocess.run(
-        [sys.executable, "-c", PIPE_PROBE, *args],
+        [sys.executable, "-c", probe, *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -115,3 +116,26 @@ def test_a_run_on_a_terminal_draws_with_rich(tmp_path: Path) -> None:
         ["run", "examples/dumbbell_udp.toml", "--out", str(tmp_path)], {**os.environ, "FORCE_COLOR": "1"}
     )
     assert loaded == ["rich"]
+
+
+# `dataclasses` imports `inspect` (with `ast`, `dis`, `tokenize`): about a tenth of the start-up.
+INSPECT = ("dataclasses", "inspect")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["validate", "examples/dumbbell_udp.toml"],
+        ["run", "examples/dumbbell_udp.toml", "--quiet"],
+        ["run", "examples/dumbbell_udp.toml"],
+    ],
+    ids=["help", "validate", "run-quiet", "run-tables"],
+)
+def test_the_commands_users_time_load_no_dataclasses(tmp_path: Path, args: list[str]) -> None:
+    """On a pipe, as `ccsim bench` and scripts run them (on a terminal rich draws, and imports them)."""
+    if args[0] == "run":
+        args = [*args, "--out", str(tmp_path)]
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    loaded, _ = heavy_modules_of_cli(args, env, PIPE_PROBE.replace(repr(HEAVY), repr(INSPECT)))
+    assert loaded == []
