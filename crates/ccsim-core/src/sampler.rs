@@ -19,7 +19,7 @@ use crate::link::Link;
 use crate::medium::Medium;
 use crate::queue::Queue;
 use crate::sim::Flow;
-use crate::time::SimTime;
+use crate::time::{u64_as_f64, SimTime};
 use crate::transport::SenderProbe;
 
 /// The per-group series, in order: sums over the group's flows of goodput,
@@ -35,10 +35,26 @@ pub const FLOW_METRICS: [&str; 4] = ["goodput_bps", "throughput_bps", "send_bps"
 /// `sum_ns`; NaN when there were none (so plots show a gap).
 fn mean_delay_s(sum_ns: u128, n: u64) -> f64 {
     if n > 0 {
-        sum_ns as f64 / n as f64 * 1e-9
+        u128_as_f64(sum_ns) / u64_as_f64(n) * 1e-9
     } else {
         f64::NAN
     }
+}
+
+/// `x as f64`: below 2^64 through [`u64_as_f64`] (the same value, without
+/// the library call the 128-bit conversion is); the rest out of line.
+#[inline(always)]
+fn u128_as_f64(x: u128) -> f64 {
+    match u64::try_from(x) {
+        Ok(x) => u64_as_f64(x),
+        Err(_) => u128_as_f64_high(x),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn u128_as_f64_high(x: u128) -> f64 {
+    x as f64
 }
 
 /// One sampled quantity.
@@ -109,18 +125,6 @@ struct QueueSlot {
     arrivals: u64,
     drops: u64,
     probes: bool,
-}
-
-/// A count as f64: the same value as `x as f64`, through the signed
-/// conversion (one instruction on x86-64, against several for the
-/// unsigned one) for every count below 2^63.
-#[inline(always)]
-fn count_f64(x: u64) -> f64 {
-    if x < 1 << 63 {
-        x as i64 as f64
-    } else {
-        x as f64
-    }
 }
 
 /// A sender probe's value by name (see [`Sampler::flow_probes`]).
@@ -348,12 +352,12 @@ impl Sampler {
             let q = &*q;
             let (arrivals, drops) = (q.stats.arrivals - slot.arrivals, q.stats.drops - slot.drops);
             (slot.arrivals, slot.drops) = (q.stats.arrivals, q.stats.drops);
-            out.put(count_f64(q.len_pkts() as u64));
-            out.put(count_f64(q.len_bytes()));
-            out.put(count_f64(arrivals));
-            out.put(count_f64(drops));
+            out.put(u64_as_f64(q.len_pkts() as u64));
+            out.put(u64_as_f64(q.len_bytes()));
+            out.put(u64_as_f64(arrivals));
+            out.put(u64_as_f64(drops));
             out.put(if arrivals > 0 {
-                drops as f64 / arrivals as f64
+                u64_as_f64(drops) / u64_as_f64(arrivals)
             } else {
                 0.0
             });
@@ -371,7 +375,7 @@ impl Sampler {
             }
         }
         let dt = (now - self.last_t).secs_f64();
-        let per_s = |bytes: u64| if dt > 0.0 { count_f64(bytes) * 8.0 / dt } else { 0.0 };
+        let per_s = |bytes: u64| if dt > 0.0 { u64_as_f64(bytes) * 8.0 / dt } else { 0.0 };
         for acc in self.group_acc.iter_mut() {
             *acc = [0.0; 4];
         }

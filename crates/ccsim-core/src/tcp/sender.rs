@@ -365,8 +365,17 @@ impl TcpSender {
     }
 
     /// True (and the pacing timer armed) when pacing forbids sending now.
+    /// The common answer (the next paced departure has come, always so
+    /// without pacing) inline; the rest out of line.
+    #[inline]
     fn pace_blocked(&mut self, ctx: &mut FlowCtx) -> bool {
-        if ctx.now >= self.pace_next || self.pacing_rate().is_none() {
+        ctx.now < self.pace_next && self.pace_wait(ctx)
+    }
+
+    /// [`TcpSender::pace_blocked`] before the next paced departure.
+    #[inline(never)]
+    fn pace_wait(&mut self, ctx: &mut FlowCtx) -> bool {
+        if self.pacing_rate().is_none() {
             return false;
         }
         let at = self.pace_next;
@@ -511,6 +520,9 @@ impl TcpSender {
             return;
         }
         let mut sent = 0u32;
+        // The window, read once per call: sending changes neither the
+        // controller's window nor the inflation.
+        let mut window: Option<u64> = None;
         loop {
             if sent >= burst {
                 return;
@@ -542,7 +554,7 @@ impl TcpSender {
                 self.cwnd_limited = false;
                 return;
             }
-            let cwnd = self.window();
+            let cwnd = *window.get_or_insert_with(|| self.window());
             // ns-3 (`pipe_window`): cwnd - pipe in every state, the SACKed
             // segments left out; Limited Transmit is then implicit.
             let pipe_rule = self.cfg.pipe_window && self.uses_sack();
