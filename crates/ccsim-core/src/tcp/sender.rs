@@ -71,6 +71,15 @@ pub(super) struct Seg {
     pub la_rtx_nxt: Option<u64>,
 }
 
+/// What the cumulative ACK reads of an outstanding segment (see [`TcpSender::on_ack`]).
+struct SegTimes {
+    payload: u32,
+    tx_count: u16,
+    sent_at: SimTime,
+    /// Its rate state if the controller reads rate samples (otherwise unread).
+    tx: TxInfo,
+}
+
 /// The sending end of a TCP flow.
 pub struct TcpSender {
     pub(super) cfg: SenderConfig,
@@ -810,10 +819,19 @@ impl TcpSender {
         if ack > self.snd_una {
             let oldest = self.snd_una.max(self.rtt_hist_start);
             for s in self.snd_una..ack {
+                // The fields read here, not the whole record (its rate
+                // state is read only for a controller that reads rate samples).
                 let seg = self
                     .segs
-                    .pop_front()
+                    .front()
                     .expect("segs holds every seq in [snd_una, snd_max) and ack <= snd_max");
+                let seg = SegTimes {
+                    payload: seg.payload,
+                    tx_count: seg.tx_count,
+                    sent_at: seg.sent_at,
+                    tx: if self.rate_samples { seg.tx } else { TxInfo::default() },
+                };
+                self.segs.pop_front();
                 acked += 1;
                 acked_bytes += seg.payload as u64;
                 if s + 1 == ack && s >= self.rtt_hist_start && seg.tx_count == 1 {
@@ -1045,7 +1063,13 @@ impl Sender for TcpSender {
             cwnd_pkts: self.effective_cwnd(),
             ssthresh_pkts: if ss.is_finite() { ss } else { f64::NAN },
             srtt_s: self.rtt.srtt().map_or(f64::NAN, |s| s.secs_f64()),
-            rate_bps: self.pacing_rate().unwrap_or(f64::NAN),
+            // Only a sender that probes the rate has the series
+            // (`probe_names`); the others skip the controller's call.
+            rate_bps: if self.probes_rate {
+                self.pacing_rate().unwrap_or(f64::NAN)
+            } else {
+                f64::NAN
+            },
         }
     }
 
