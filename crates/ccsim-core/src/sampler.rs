@@ -92,20 +92,15 @@ pub struct Sampler {
     flows: bool,
     groups: bool,
     last_t: SimTime,
-    last_delivered: Vec<u64>,
-    last_received: Vec<u64>,
-    last_sent: Vec<u64>,
-    /// Per flow: (delay sum ns, packets) at the previous sample.
-    last_delay: Vec<(u128, u64)>,
+    /// Per flow: its counters at the previous sample and its group.
+    last: Vec<FlowSlot>,
     /// Per sampled link that has a queue, what its sample reads and
     /// remembers (laid out with the series).
     queues: Vec<QueueSlot>,
-    /// Group index of each flow; group labels in first-appearance order.
-    group_of: Vec<usize>,
+    /// Group labels in first-appearance order.
     group_names: Vec<String>,
-    group_acc: Vec<[f64; 4]>,
-    /// Per group: delay sum (ns) and packets received in the interval.
-    group_delay: Vec<(u128, u64)>,
+    /// Per group: the sums over its flows in the interval.
+    group_acc: Vec<GroupAcc>,
     scratch: Vec<f64>,
     /// Per flow: which [`SenderProbe`] field each of its probe series
     /// takes, in the order of its sender's `probe_names` (decided when the
@@ -114,6 +109,26 @@ pub struct Sampler {
     /// Samples the run will take (from its duration), reserved in every
     /// series at the first sample so that sampling never reallocates.
     expected: usize,
+}
+
+/// A flow's running counters at the previous sample (they only grow), and
+/// its group's index: one slot per flow, read and written together.
+#[derive(Copy, Clone, Debug, Default)]
+struct FlowSlot {
+    delivered: u64,
+    received: u64,
+    sent: u64,
+    /// Delay sum (ns) and packets.
+    delay: (u128, u64),
+    group: usize,
+}
+
+/// A group's sums over its flows in the interval: goodput, throughput,
+/// sending rate, active flows; delay sum (ns) and packets received.
+#[derive(Copy, Clone, Debug, Default)]
+struct GroupAcc {
+    sums: [f64; 4],
+    delay: (u128, u64),
 }
 
 /// A sampled link's queue: its link, its counters at the previous sample
@@ -295,10 +310,6 @@ impl Sampler {
                 }
             }
         }
-        self.last_delivered = vec![0; flows.len()];
-        self.last_received = vec![0; flows.len()];
-        self.last_sent = vec![0; flows.len()];
-        self.last_delay = vec![(0, 0); flows.len()];
         // Group indices in first-appearance order (the map is only looked up).
         let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for f in flows {
@@ -306,10 +317,12 @@ impl Sampler {
                 self.group_names.push(f.group.clone());
                 self.group_names.len() - 1
             });
-            self.group_of.push(g);
+            self.last.push(FlowSlot {
+                group: g,
+                ..FlowSlot::default()
+            });
         }
-        self.group_acc = vec![[0.0; 4]; self.group_names.len()];
-        self.group_delay = vec![(0, 0); self.group_names.len()];
+        self.group_acc = vec![GroupAcc::default(); self.group_names.len()];
         if self.groups {
             for g in &self.group_names {
                 for m in GROUP_METRICS {
@@ -377,32 +390,31 @@ impl Sampler {
         let dt = (now - self.last_t).secs_f64();
         let per_s = |bytes: u64| if dt > 0.0 { u64_as_f64(bytes) * 8.0 / dt } else { 0.0 };
         for acc in self.group_acc.iter_mut() {
-            *acc = [0.0; 4];
+            *acc = GroupAcc::default();
         }
-        for acc in self.group_delay.iter_mut() {
-            *acc = (0, 0);
-        }
-        for (i, f) in flows.iter().enumerate() {
+        for (i, (f, last)) in flows.iter().zip(self.last.iter_mut()).enumerate() {
             let c = &f.stats.counts;
-            let d = c.delivered_bytes - self.last_delivered[i];
-            let r = c.received_bytes - self.last_received[i];
-            let snt = c.sent_bytes - self.last_sent[i];
-            self.last_delivered[i] = c.delivered_bytes;
-            self.last_received[i] = c.received_bytes;
-            self.last_sent[i] = c.sent_bytes;
-            let (last_sum, last_n) = self.last_delay[i];
+            let d = c.delivered_bytes - last.delivered;
+            let r = c.received_bytes - last.received;
+            let snt = c.sent_bytes - last.sent;
+            let (last_sum, last_n) = last.delay;
             let (delay_sum, delay_n) = (c.delay_sum_ns - last_sum, c.delay_n - last_n);
-            self.last_delay[i] = (c.delay_sum_ns, c.delay_n);
+            *last = FlowSlot {
+                delivered: c.delivered_bytes,
+                received: c.received_bytes,
+                sent: c.sent_bytes,
+                delay: (c.delay_sum_ns, c.delay_n),
+                group: last.group,
+            };
             let (g, t, sb) = (per_s(d), per_s(r), per_s(snt));
-            let gi = self.group_of[i];
-            let acc = &mut self.group_acc[gi];
-            acc[0] += g;
-            acc[1] += t;
-            acc[2] += sb;
+            let acc = &mut self.group_acc[last.group];
+            acc.sums[0] += g;
+            acc.sums[1] += t;
+            acc.sums[2] += sb;
             let active = f.stats.started_at.is_some() && f.stats.completed_at.is_none() && now <= f.stop;
-            acc[3] += active as u8 as f64;
-            self.group_delay[gi].0 += delay_sum;
-            self.group_delay[gi].1 += delay_n;
+            acc.sums[3] += active as u8 as f64;
+            acc.delay.0 += delay_sum;
+            acc.delay.1 += delay_n;
             if self.flows {
                 let probe = f.sender.probe();
                 out.put(g);
@@ -415,11 +427,11 @@ impl Sampler {
             }
         }
         if self.groups {
-            for (acc, &(delay_sum, delay_n)) in self.group_acc.iter().zip(&self.group_delay) {
-                for v in acc {
-                    out.put(*v);
+            for acc in &self.group_acc {
+                for v in acc.sums {
+                    out.put(v);
                 }
-                out.put(mean_delay_s(delay_sum, delay_n));
+                out.put(mean_delay_s(acc.delay.0, acc.delay.1));
             }
         }
         self.last_t = now;
