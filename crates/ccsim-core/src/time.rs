@@ -105,24 +105,18 @@ impl fmt::Display for SimTime {
 }
 
 /// `x as f64` (the same value, rounded to nearest), through the signed
-/// conversion for every `x` below 2^63: one instruction on the baseline
-/// x86-64 target, which has no unsigned conversion and otherwise spends six
-/// (LLVM folds a plain `if x < 2^63 { x as i64 as f64 } else { x as f64 }`
-/// back into those six, so the rare case is a call it cannot see into).
+/// conversion: one instruction on the baseline x86-64 target, which has no
+/// unsigned one (LLVM otherwise spends six, and folds a plain
+/// `if x < 2^63 { x as i64 as f64 } else { x as f64 }` back into them). At
+/// or above 2^63, half of `x` with its lowest bit kept sticky converts with
+/// the same rounding, and doubling is exact.
 #[inline(always)]
 pub fn u64_as_f64(x: u64) -> f64 {
     if (x as i64) >= 0 {
         x as i64 as f64
     } else {
-        u64_as_f64_high(x)
+        ((x >> 1) | (x & 1)) as i64 as f64 * 2.0
     }
-}
-
-/// [`u64_as_f64`] for `x` at or above 2^63.
-#[cold]
-#[inline(never)]
-fn u64_as_f64_high(x: u64) -> f64 {
-    x as f64
 }
 
 /// `x.round()` (half away from zero), without the library call that
