@@ -39,9 +39,11 @@ use super::recovery::Recovery;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::SenderConfig;
+use crate::cc::reno::Reno;
 use crate::cc::{AckInfo, CaState, CongestionControl, CongestionEvent, LostPacket};
 use crate::event::Endpoint;
 use crate::packet::{flags, Ecn, Packet, PacketKind};
+use crate::rng::SimRng;
 use crate::time::{tx_time, SimTime};
 use crate::transport::{FlowCtx, Sender, SenderProbe};
 use std::collections::VecDeque;
@@ -80,10 +82,104 @@ struct SegTimes {
     tx: TxInfo,
 }
 
+/// The sender's congestion controller: the Reno family (Tahoe, Reno,
+/// NewReno, SACK), held by value and called without the vtable (its
+/// `cwnd`, `on_ack` and the others are called several times per ACK and
+/// are a few instructions each), or any other behind the trait object.
+/// Every method of [`CongestionControl`] is forwarded, so the sender sees
+/// the same controller either way.
+pub(super) enum Controller {
+    /// [`crate::cc::reno::Reno`], statically dispatched.
+    Reno(Reno),
+    /// Any other controller.
+    Dyn(Box<dyn CongestionControl>),
+}
+
+impl Controller {
+    fn new(cc: Box<dyn CongestionControl>) -> Self {
+        match cc.as_reno() {
+            Some(r) => Controller::Reno(r.clone()),
+            None => Controller::Dyn(cc),
+        }
+    }
+
+    fn as_dyn(&self) -> &dyn CongestionControl {
+        match self {
+            Controller::Reno(c) => c,
+            Controller::Dyn(c) => c.as_ref(),
+        }
+    }
+}
+
+/// Forward a method to the controller, statically for the Reno family.
+macro_rules! forward {
+    ($self:ident, $c:ident => $call:expr) => {
+        match $self {
+            Controller::Reno($c) => $call,
+            Controller::Dyn($c) => $call,
+        }
+    };
+}
+
+impl CongestionControl for Controller {
+    fn name(&self) -> &'static str {
+        forward!(self, c => c.name())
+    }
+    #[inline]
+    fn cwnd(&self) -> f64 {
+        forward!(self, c => c.cwnd())
+    }
+    #[inline]
+    fn ssthresh(&self) -> f64 {
+        forward!(self, c => c.ssthresh())
+    }
+    #[inline]
+    fn on_ack(&mut self, ack: &AckInfo, rng: &mut SimRng) {
+        forward!(self, c => c.on_ack(ack, rng))
+    }
+    fn on_congestion_event(&mut self, ev: &CongestionEvent) {
+        forward!(self, c => c.on_congestion_event(ev))
+    }
+    fn on_ecn(&mut self, ev: &CongestionEvent) {
+        forward!(self, c => c.on_ecn(ev))
+    }
+    fn on_rto(&mut self, ev: &CongestionEvent) {
+        forward!(self, c => c.on_rto(ev))
+    }
+    fn on_packet_lost(&mut self, now: SimTime, p: &LostPacket, rng: &mut SimRng) {
+        forward!(self, c => c.on_packet_lost(now, p, rng))
+    }
+    fn on_recovery_exit(&mut self, now: SimTime) {
+        forward!(self, c => c.on_recovery_exit(now))
+    }
+    fn on_syn_ack(&mut self, now: SimTime, snd_max: u64, rtt: Option<SimTime>) {
+        forward!(self, c => c.on_syn_ack(now, snd_max, rtt))
+    }
+    fn on_open(&mut self, now: SimTime, srtt: Option<SimTime>, min_rtt: Option<SimTime>) {
+        forward!(self, c => c.on_open(now, srtt, min_rtt))
+    }
+    fn deflate(&mut self, segments: f64) {
+        forward!(self, c => c.deflate(segments))
+    }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        forward!(self, c => c.set_cwnd(cwnd))
+    }
+    #[inline]
+    fn pacing_rate_bps(&self) -> Option<f64> {
+        forward!(self, c => c.pacing_rate_bps())
+    }
+    fn uses_rate_samples(&self) -> bool {
+        forward!(self, c => c.uses_rate_samples())
+    }
+    fn as_reno(&self) -> Option<&Reno> {
+        forward!(self, c => c.as_reno())
+    }
+}
+
 /// The sending end of a TCP flow.
 pub struct TcpSender {
     pub(super) cfg: SenderConfig,
-    pub(super) cc: Box<dyn CongestionControl>,
+    pub(super) cc: Controller,
     /// Whether the probe includes the pacing rate, decided once: the
     /// sampler's series are laid out at the start, so a controller that
     /// starts pacing later (a Python one, say) must not add a value.
@@ -193,7 +289,7 @@ impl TcpSender {
                 .with_sacked_retransmits_in_pipe(cfg.sacked_rtx_in_pipe)
                 .with_retransmit_flags(cfg.rtx_flags),
             cfg,
-            cc,
+            cc: Controller::new(cc),
             rate,
             segs: VecDeque::new(),
             snd_una: 0,
@@ -231,7 +327,7 @@ impl TcpSender {
 
     /// The controller (for tests and probes).
     pub fn cc(&self) -> &dyn CongestionControl {
-        self.cc.as_ref()
+        self.cc.as_dyn()
     }
 
     /// The RTT estimator.
@@ -353,7 +449,10 @@ impl TcpSender {
         !self.stopped && self.app_assigned < self.app_bytes
     }
 
-    /// Current pacing rate, bits per second, if pacing.
+    /// Current pacing rate, bits per second, if pacing. The controller's
+    /// rate and the common "no pacing" inline (a test per segment sent);
+    /// the sender's own rate out of line.
+    #[inline]
     pub fn pacing_rate(&self) -> Option<f64> {
         if let Some(r) = self.cc.pacing_rate_bps() {
             return Some(r);
@@ -361,6 +460,13 @@ impl TcpSender {
         if !self.cfg.pacing {
             return None;
         }
+        self.default_pacing_rate()
+    }
+
+    /// [`TcpSender::pacing_rate`] with `pacing = true` and a controller that
+    /// sets no rate: Linux's default.
+    #[inline(never)]
+    fn default_pacing_rate(&self) -> Option<f64> {
         let srtt = self.rtt.srtt()?.secs_f64();
         if srtt <= 0.0 {
             return None;
@@ -1083,6 +1189,43 @@ impl Sender for TcpSender {
             &["cwnd_pkts", "ssthresh_pkts", "srtt_s", "rate_bps"]
         } else {
             &["cwnd_pkts", "ssthresh_pkts", "srtt_s"]
+        }
+    }
+}
+
+#[cfg(test)]
+mod controller_tests {
+    use super::*;
+    use crate::cc::testutil::{ack, init};
+    use crate::rng::stream;
+
+    #[test]
+    fn the_reno_family_is_held_by_value_and_answers_as_behind_the_vtable() {
+        let build = |name: &str| crate::cc::build(name, &Default::default(), &init(2.0)).unwrap();
+        for name in ["tahoe", "reno", "newreno", "sack", "cubic"] {
+            let mut held = Controller::new(build(name));
+            let mut boxed = build(name);
+            assert_eq!(matches!(held, Controller::Reno(_)), name != "cubic", "{name}");
+            let (mut r1, mut r2) = (stream(1, "t"), stream(1, "t"));
+            for i in 0..20 {
+                held.on_ack(&ack(i, 100), &mut r1);
+                boxed.on_ack(&ack(i, 100), &mut r2);
+                assert_eq!(held.cwnd().to_bits(), boxed.cwnd().to_bits(), "{name}");
+            }
+            let ev = CongestionEvent {
+                now: SimTime::from_secs(1),
+                flight: 10.0,
+                window: 10.0,
+                collapse: false,
+                repeated: false,
+                srtt: None,
+                int_ssthresh: false,
+            };
+            held.on_congestion_event(&ev);
+            boxed.on_congestion_event(&ev);
+            assert_eq!(held.ssthresh().to_bits(), boxed.ssthresh().to_bits(), "{name}");
+            assert_eq!(held.name(), boxed.name());
+            assert_eq!(held.uses_rate_samples(), boxed.uses_rate_samples());
         }
     }
 }
