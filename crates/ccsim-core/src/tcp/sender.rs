@@ -1081,36 +1081,47 @@ impl TcpSender {
         // controller with `CongControl` (BBR) still sees what it delivered.
         let hold = self.cfg.sack_dupack && advanced && is_dup && self.state == CaState::Open && loss_exit.is_none();
         let min_rtt = self.conn_min_rtt();
-        let info = AckInfo {
-            now,
-            acked: if hold { 0 } else { loss_exit.unwrap_or(acked) },
-            sacked: newly_sacked,
-            newly_delivered: loss_exit.unwrap_or(newly_delivered),
-            acked_bytes,
-            rtt: ack_rtt,
-            srtt: self.rtt.srtt(),
-            min_rtt,
-            last_rtt: self.last_rtt,
-            prior_in_flight,
-            in_flight: self.in_flight(),
-            cwnd_limited: self.cwnd_limited || !self.cfg.cwnd_validation,
-            state: self.state,
-            exited_recovery: out.exited_recovery,
-            // `recovery_exit_growth`: ns-3 and ns-2 (but its Sack1, `newack`
-            // only) open cwnd on the ACK that ends fast recovery too.
-            exit_growth: out.exited_recovery && self.cfg.exit_growth,
-            ece,
-            ack: self.snd_una,
-            snd_max: self.snd_max,
-            delivered: self.rate.delivered(),
-            losses,
-            rate: if self.rate_samples {
-                self.rate.end_ack(min_rtt)
-            } else {
-                None
-            },
-        };
-        self.cc.on_ack(&info, ctx.rng);
+        let in_flight = self.in_flight();
+        // The ACK's summary for the controller, built in each arm below:
+        // the Reno family's `on_ack` is inlined there and reads a few of
+        // its fields, so the others are never stored.
+        macro_rules! info {
+            () => {
+                AckInfo {
+                    now,
+                    acked: if hold { 0 } else { loss_exit.unwrap_or(acked) },
+                    sacked: newly_sacked,
+                    newly_delivered: loss_exit.unwrap_or(newly_delivered),
+                    acked_bytes,
+                    rtt: ack_rtt,
+                    srtt: self.rtt.srtt(),
+                    min_rtt,
+                    last_rtt: self.last_rtt,
+                    prior_in_flight,
+                    in_flight,
+                    cwnd_limited: self.cwnd_limited || !self.cfg.cwnd_validation,
+                    state: self.state,
+                    exited_recovery: out.exited_recovery,
+                    // `recovery_exit_growth`: ns-3 and ns-2 (but its Sack1, `newack`
+                    // only) open cwnd on the ACK that ends fast recovery too.
+                    exit_growth: out.exited_recovery && self.cfg.exit_growth,
+                    ece,
+                    ack: self.snd_una,
+                    snd_max: self.snd_max,
+                    delivered: self.rate.delivered(),
+                    losses,
+                    rate: if self.rate_samples {
+                        self.rate.end_ack(min_rtt)
+                    } else {
+                        None
+                    },
+                }
+            };
+        }
+        match &mut self.cc {
+            Controller::Reno(c) => c.on_ack(&info!(), ctx.rng),
+            Controller::Dyn(c) => c.on_ack(&info!(), ctx.rng),
+        }
         self.send_much(ctx);
         self.on_dupack = false;
     }
