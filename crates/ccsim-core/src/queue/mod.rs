@@ -422,10 +422,9 @@ impl Queue {
     /// Fast path: offer a packet whose transmission would start at `start`
     /// (when the transmitter is free of everything accepted before it).
     /// Returns false, and counts the drop, if the buffer is full; the caller
-    /// frees the packet.
-    pub fn fast_offer(&mut self, pkt: PacketRef, now: SimTime, start: SimTime, arena: &PacketArena) -> bool {
+    /// frees the packet. `size` is the packet's (read once by the caller).
+    pub fn fast_offer(&mut self, pkt: PacketRef, size: u32, now: SimTime, start: SimTime, arena: &PacketArena) -> bool {
         self.sync(now);
-        let size = arena.get(pkt).size;
         if start == now
             && self
                 .fast
@@ -864,7 +863,7 @@ mod tests {
                 ..Packet::default()
             });
             let start = busy_until.max(now);
-            if fast.fast_offer(pf, now, start, &arena) {
+            if fast.fast_offer(pf, arena.get(pf).size, now, start, &arena) {
                 busy_until = start + tx;
             }
             offer(&mut slow, ps, now, &mut arena, &mut slow_free, tx);
