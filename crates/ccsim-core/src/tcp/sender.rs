@@ -73,6 +73,21 @@ pub(super) struct Seg {
     pub la_rtx_nxt: Option<u64>,
 }
 
+/// What the cumulative ACK's walk over the segments it newly covers adds
+/// up ([`TcpSender::ack_segment`]): segments and payload bytes covered,
+/// those newly delivered (not SACKed before), the RTT of the most recently
+/// sent one sent once, whether a retransmitted one is among them, and
+/// ns-3's sample of the oldest one in its RTT history.
+#[derive(Default)]
+struct CumAck {
+    acked: u64,
+    bytes: u64,
+    delivered: u64,
+    rtt: Option<SimTime>,
+    retrans: bool,
+    oldest_rtt: Option<SimTime>,
+}
+
 /// What the cumulative ACK reads of an outstanding segment (see [`TcpSender::on_ack`]).
 struct SegTimes {
     payload: u32,
@@ -877,6 +892,54 @@ impl TcpSender {
         self.send_much(ctx);
     }
 
+    /// The cumulative ACK `ack` newly covers segment `s` (the oldest
+    /// outstanding one): take it off, and add what it brings to `cum`.
+    /// Out of line: inlined into the loop over the covered segments, LLVM
+    /// kept the sender's fields it reads in registers across the loop,
+    /// loading them all for the one or two segments an ACK usually covers.
+    #[inline(never)]
+    fn ack_segment(&mut self, s: u64, ack: u64, oldest: u64, now: SimTime, cum: &mut CumAck) {
+        // The fields read here, not the whole record (its rate
+        // state is read only for a controller that reads rate samples).
+        let seg = self
+            .segs
+            .front()
+            .expect("segs holds every seq in [snd_una, snd_max) and ack <= snd_max");
+        let seg = SegTimes {
+            payload: seg.payload,
+            tx_count: seg.tx_count,
+            sent_at: seg.sent_at,
+            tx: if self.rate_samples { seg.tx } else { TxInfo::default() },
+        };
+        self.segs.pop_front();
+        cum.acked += 1;
+        cum.bytes += seg.payload as u64;
+        if s + 1 == ack && s >= self.rtt_hist_start && seg.tx_count == 1 {
+            // ns-3's `m_lastRtt`: the latest-sent covered segment.
+            self.last_rtt = Some(now - seg.sent_at);
+        }
+        if s == oldest && seg.tx_count == 1 {
+            cum.oldest_rtt = Some(now - seg.sent_at);
+        } else if s == 0 && self.syn_pending && self.cfg.syn_rtt_first_send {
+            // ns-3: a resent SYN adds no entry to the RTT history,
+            // which still holds the first one, so the SYN-ACK is
+            // timed from the first SYN (`DoForwardUp` ->
+            // `EstimateRtt`): no Karn's rule for the handshake.
+            cum.oldest_rtt = self.syn_first_sent.map(|t| now - t);
+            self.last_rtt = cum.oldest_rtt;
+        }
+        if self.keeps_board && self.board.is_sacked(s) {
+            return;
+        }
+        cum.delivered += 1;
+        self.on_delivered(now, &seg.tx);
+        if seg.tx_count > 1 {
+            cum.retrans = true;
+        } else if cum.rtt.is_none_or(|r| now - seg.sent_at < r) {
+            cum.rtt = Some(now - seg.sent_at);
+        }
+    }
+
     /// Handle an acknowledgement.
     fn on_ack(&mut self, ctx: &mut FlowCtx, pkt: &Packet) {
         if self.cfg.recovery == Recovery::RateHalving {
@@ -916,54 +979,11 @@ impl TcpSender {
         }
 
         // The cumulative ACK.
-        let mut acked = 0u64;
-        let mut acked_bytes = 0u64;
-        let mut cum_rtt: Option<SimTime> = None;
-        let mut retrans_acked = false;
-        // ns-3's sample: the oldest newly covered segment in its history.
-        let mut oldest_rtt: Option<SimTime> = None;
+        let mut cum = CumAck::default();
         if ack > self.snd_una {
             let oldest = self.snd_una.max(self.rtt_hist_start);
             for s in self.snd_una..ack {
-                // The fields read here, not the whole record (its rate
-                // state is read only for a controller that reads rate samples).
-                let seg = self
-                    .segs
-                    .front()
-                    .expect("segs holds every seq in [snd_una, snd_max) and ack <= snd_max");
-                let seg = SegTimes {
-                    payload: seg.payload,
-                    tx_count: seg.tx_count,
-                    sent_at: seg.sent_at,
-                    tx: if self.rate_samples { seg.tx } else { TxInfo::default() },
-                };
-                self.segs.pop_front();
-                acked += 1;
-                acked_bytes += seg.payload as u64;
-                if s + 1 == ack && s >= self.rtt_hist_start && seg.tx_count == 1 {
-                    // ns-3's `m_lastRtt`: the latest-sent covered segment.
-                    self.last_rtt = Some(now - seg.sent_at);
-                }
-                if s == oldest && seg.tx_count == 1 {
-                    oldest_rtt = Some(now - seg.sent_at);
-                } else if s == 0 && self.syn_pending && self.cfg.syn_rtt_first_send {
-                    // ns-3: a resent SYN adds no entry to the RTT history,
-                    // which still holds the first one, so the SYN-ACK is
-                    // timed from the first SYN (`DoForwardUp` ->
-                    // `EstimateRtt`): no Karn's rule for the handshake.
-                    oldest_rtt = self.syn_first_sent.map(|t| now - t);
-                    self.last_rtt = oldest_rtt;
-                }
-                if self.keeps_board && self.board.is_sacked(s) {
-                    continue;
-                }
-                newly_delivered += 1;
-                self.on_delivered(now, &seg.tx);
-                if seg.tx_count > 1 {
-                    retrans_acked = true;
-                } else if cum_rtt.is_none_or(|r| now - seg.sent_at < r) {
-                    cum_rtt = Some(now - seg.sent_at);
-                }
+                self.ack_segment(s, ack, oldest, now, &mut cum);
             }
             if self.keeps_board {
                 self.board.advance(ack);
@@ -973,6 +993,15 @@ impl TcpSender {
             self.rto_streak = 0;
             self.rtt.on_new_ack();
         }
+        let CumAck {
+            acked,
+            bytes: acked_bytes,
+            delivered,
+            rtt: cum_rtt,
+            retrans: retrans_acked,
+            oldest_rtt,
+        } = cum;
+        newly_delivered += delivered;
         // The RTT this ACK measures (RFC 6298 section 3: the most recent
         // segment sent once that it newly acknowledges, none across a
         // retransmission), which the congestion controller sees.
