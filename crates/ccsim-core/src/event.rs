@@ -423,7 +423,7 @@ const ULP_SPAN: i64 = (1 << 15) - 1;
 /// `t` in seconds, correctly rounded (as ns-2 reads "20ms" or a start time).
 #[inline]
 pub fn ns_as_secs(t: SimTime) -> f64 {
-    t.0 as f64 / 1e9
+    crate::time::u64_as_f64(t.0) / 1e9
 }
 
 /// The pending events of a simulation.

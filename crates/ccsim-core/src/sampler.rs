@@ -19,7 +19,7 @@ use crate::link::Link;
 use crate::medium::Medium;
 use crate::queue::Queue;
 use crate::sim::Flow;
-use crate::time::SimTime;
+use crate::time::{u64_as_f64, SimTime};
 use crate::transport::SenderProbe;
 
 /// The per-group series, in order: sums over the group's flows of goodput,
@@ -35,10 +35,26 @@ pub const FLOW_METRICS: [&str; 4] = ["goodput_bps", "throughput_bps", "send_bps"
 /// `sum_ns`; NaN when there were none (so plots show a gap).
 fn mean_delay_s(sum_ns: u128, n: u64) -> f64 {
     if n > 0 {
-        sum_ns as f64 / n as f64 * 1e-9
+        u128_as_f64(sum_ns) / u64_as_f64(n) * 1e-9
     } else {
         f64::NAN
     }
+}
+
+/// `x as f64`: below 2^64 through [`u64_as_f64`] (the same value, without
+/// the library call the 128-bit conversion is); the rest out of line.
+#[inline(always)]
+fn u128_as_f64(x: u128) -> f64 {
+    match u64::try_from(x) {
+        Ok(x) => u64_as_f64(x),
+        Err(_) => u128_as_f64_high(x),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn u128_as_f64_high(x: u128) -> f64 {
+    x as f64
 }
 
 /// One sampled quantity.
@@ -76,20 +92,15 @@ pub struct Sampler {
     flows: bool,
     groups: bool,
     last_t: SimTime,
-    last_delivered: Vec<u64>,
-    last_received: Vec<u64>,
-    last_sent: Vec<u64>,
-    /// Per flow: (delay sum ns, packets) at the previous sample.
-    last_delay: Vec<(u128, u64)>,
+    /// Per flow: its counters at the previous sample and its group.
+    last: Vec<FlowSlot>,
     /// Per sampled link that has a queue, what its sample reads and
     /// remembers (laid out with the series).
     queues: Vec<QueueSlot>,
-    /// Group index of each flow; group labels in first-appearance order.
-    group_of: Vec<usize>,
+    /// Group labels in first-appearance order.
     group_names: Vec<String>,
-    group_acc: Vec<[f64; 4]>,
-    /// Per group: delay sum (ns) and packets received in the interval.
-    group_delay: Vec<(u128, u64)>,
+    /// Per group: the sums over its flows in the interval.
+    group_acc: Vec<GroupAcc>,
     scratch: Vec<f64>,
     /// Per flow: which [`SenderProbe`] field each of its probe series
     /// takes, in the order of its sender's `probe_names` (decided when the
@@ -98,6 +109,26 @@ pub struct Sampler {
     /// Samples the run will take (from its duration), reserved in every
     /// series at the first sample so that sampling never reallocates.
     expected: usize,
+}
+
+/// A flow's running counters at the previous sample (they only grow), and
+/// its group's index: one slot per flow, read and written together.
+#[derive(Copy, Clone, Debug, Default)]
+struct FlowSlot {
+    delivered: u64,
+    received: u64,
+    sent: u64,
+    /// Delay sum (ns) and packets.
+    delay: (u128, u64),
+    group: usize,
+}
+
+/// A group's sums over its flows in the interval: goodput, throughput,
+/// sending rate, active flows; delay sum (ns) and packets received.
+#[derive(Copy, Clone, Debug, Default)]
+struct GroupAcc {
+    sums: [f64; 4],
+    delay: (u128, u64),
 }
 
 /// A sampled link's queue: its link, its counters at the previous sample
@@ -109,18 +140,6 @@ struct QueueSlot {
     arrivals: u64,
     drops: u64,
     probes: bool,
-}
-
-/// A count as f64: the same value as `x as f64`, through the signed
-/// conversion (one instruction on x86-64, against several for the
-/// unsigned one) for every count below 2^63.
-#[inline(always)]
-fn count_f64(x: u64) -> f64 {
-    if x < 1 << 63 {
-        x as i64 as f64
-    } else {
-        x as f64
-    }
 }
 
 /// A sender probe's value by name (see [`Sampler::flow_probes`]).
@@ -291,10 +310,6 @@ impl Sampler {
                 }
             }
         }
-        self.last_delivered = vec![0; flows.len()];
-        self.last_received = vec![0; flows.len()];
-        self.last_sent = vec![0; flows.len()];
-        self.last_delay = vec![(0, 0); flows.len()];
         // Group indices in first-appearance order (the map is only looked up).
         let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for f in flows {
@@ -302,10 +317,12 @@ impl Sampler {
                 self.group_names.push(f.group.clone());
                 self.group_names.len() - 1
             });
-            self.group_of.push(g);
+            self.last.push(FlowSlot {
+                group: g,
+                ..FlowSlot::default()
+            });
         }
-        self.group_acc = vec![[0.0; 4]; self.group_names.len()];
-        self.group_delay = vec![(0, 0); self.group_names.len()];
+        self.group_acc = vec![GroupAcc::default(); self.group_names.len()];
         if self.groups {
             for g in &self.group_names {
                 for m in GROUP_METRICS {
@@ -348,12 +365,12 @@ impl Sampler {
             let q = &*q;
             let (arrivals, drops) = (q.stats.arrivals - slot.arrivals, q.stats.drops - slot.drops);
             (slot.arrivals, slot.drops) = (q.stats.arrivals, q.stats.drops);
-            out.put(count_f64(q.len_pkts() as u64));
-            out.put(count_f64(q.len_bytes()));
-            out.put(count_f64(arrivals));
-            out.put(count_f64(drops));
+            out.put(u64_as_f64(q.len_pkts() as u64));
+            out.put(u64_as_f64(q.len_bytes()));
+            out.put(u64_as_f64(arrivals));
+            out.put(u64_as_f64(drops));
             out.put(if arrivals > 0 {
-                drops as f64 / arrivals as f64
+                u64_as_f64(drops) / u64_as_f64(arrivals)
             } else {
                 0.0
             });
@@ -371,34 +388,33 @@ impl Sampler {
             }
         }
         let dt = (now - self.last_t).secs_f64();
-        let per_s = |bytes: u64| if dt > 0.0 { count_f64(bytes) * 8.0 / dt } else { 0.0 };
+        let per_s = |bytes: u64| if dt > 0.0 { u64_as_f64(bytes) * 8.0 / dt } else { 0.0 };
         for acc in self.group_acc.iter_mut() {
-            *acc = [0.0; 4];
+            *acc = GroupAcc::default();
         }
-        for acc in self.group_delay.iter_mut() {
-            *acc = (0, 0);
-        }
-        for (i, f) in flows.iter().enumerate() {
+        for (i, (f, last)) in flows.iter().zip(self.last.iter_mut()).enumerate() {
             let c = &f.stats.counts;
-            let d = c.delivered_bytes - self.last_delivered[i];
-            let r = c.received_bytes - self.last_received[i];
-            let snt = c.sent_bytes - self.last_sent[i];
-            self.last_delivered[i] = c.delivered_bytes;
-            self.last_received[i] = c.received_bytes;
-            self.last_sent[i] = c.sent_bytes;
-            let (last_sum, last_n) = self.last_delay[i];
+            let d = c.delivered_bytes - last.delivered;
+            let r = c.received_bytes - last.received;
+            let snt = c.sent_bytes - last.sent;
+            let (last_sum, last_n) = last.delay;
             let (delay_sum, delay_n) = (c.delay_sum_ns - last_sum, c.delay_n - last_n);
-            self.last_delay[i] = (c.delay_sum_ns, c.delay_n);
+            *last = FlowSlot {
+                delivered: c.delivered_bytes,
+                received: c.received_bytes,
+                sent: c.sent_bytes,
+                delay: (c.delay_sum_ns, c.delay_n),
+                group: last.group,
+            };
             let (g, t, sb) = (per_s(d), per_s(r), per_s(snt));
-            let gi = self.group_of[i];
-            let acc = &mut self.group_acc[gi];
-            acc[0] += g;
-            acc[1] += t;
-            acc[2] += sb;
+            let acc = &mut self.group_acc[last.group];
+            acc.sums[0] += g;
+            acc.sums[1] += t;
+            acc.sums[2] += sb;
             let active = f.stats.started_at.is_some() && f.stats.completed_at.is_none() && now <= f.stop;
-            acc[3] += active as u8 as f64;
-            self.group_delay[gi].0 += delay_sum;
-            self.group_delay[gi].1 += delay_n;
+            acc.sums[3] += active as u8 as f64;
+            acc.delay.0 += delay_sum;
+            acc.delay.1 += delay_n;
             if self.flows {
                 let probe = f.sender.probe();
                 out.put(g);
@@ -411,11 +427,11 @@ impl Sampler {
             }
         }
         if self.groups {
-            for (acc, &(delay_sum, delay_n)) in self.group_acc.iter().zip(&self.group_delay) {
-                for v in acc {
-                    out.put(*v);
+            for acc in &self.group_acc {
+                for v in acc.sums {
+                    out.put(v);
                 }
-                out.put(mean_delay_s(delay_sum, delay_n));
+                out.put(mean_delay_s(acc.delay.0, acc.delay.1));
             }
         }
         self.last_t = now;

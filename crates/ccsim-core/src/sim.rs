@@ -643,19 +643,26 @@ impl Simulation {
     /// `busy_until` is the time the transmitter finishes all accepted packets.
     fn enqueue_fast(&mut self, link: LinkId, pkt: PacketRef) {
         let now = self.now;
-        let l = &mut self.links[link.0 as usize];
+        let li = link.0 as usize;
+        // The packet's fields read once (the arena is not written below).
+        let (size, uid) = {
+            let p = self.arena.get(pkt);
+            (p.size, p.uid)
+        };
+        let l = &mut self.links[li];
         let Egress::Wire(q) = &mut l.egress else { return };
         let start = l.busy_until.max(now);
-        let accepted = q.fast_offer(pkt, now, start, &self.arena);
-        if self.observer.is_some() {
+        let accepted = q.fast_offer(pkt, size, now, start, &self.arena);
+        let l = if self.observer.is_some() {
             self.observe_fast(link, pkt, accepted.then_some(start));
-        }
+            &mut self.links[li]
+        } else {
+            l
+        };
         if !accepted {
             self.lose(pkt);
             return;
         }
-        let l = &mut self.links[link.0 as usize];
-        let size = self.arena.get(pkt).size;
         let tx = l.tx_time(size + l.framing);
         l.busy_until = start + tx;
         if start >= self.warmup && start <= self.duration {
@@ -665,8 +672,7 @@ impl Simulation {
         }
         self.perf.packets_forwarded += 1;
         // (The fast path never runs under the `fifo` order, so no ns-2 clock.)
-        self.events
-            .push_arrival(l.busy_until + l.delay, 0.0, link, pkt, self.arena.get(pkt).uid);
+        self.events.push_arrival(l.busy_until + l.delay, 0.0, link, pkt, uid);
     }
 
     /// Tell the observer of a packet the FIFO fast path just offered to
@@ -754,8 +760,11 @@ impl Simulation {
         if let Some(t) = self.observer.as_deref_mut() {
             t.dequeue(link, now, now, self.arena.get(p));
         }
+        let (size, uid) = {
+            let p = self.arena.get(p);
+            (p.size, p.uid)
+        };
         let l = &mut self.links[li];
-        let size = self.arena.get(p).size;
         let tx = l.tx_time(size + l.framing);
         l.busy_until = now + tx;
         if now >= self.warmup {
@@ -773,12 +782,13 @@ impl Simulation {
         } else {
             (0.0, 0.0)
         };
-        self.events
-            .push_arrival(now + tx + l.delay, arrive64, link, p, self.arena.get(p).uid);
-        if l.device_cap > 0 {
+        self.events.push_arrival(now + tx + l.delay, arrive64, link, p, uid);
+        let l = if l.device_cap > 0 {
             self.fill_device(link);
-        }
-        let l = &mut self.links[li];
+            &mut self.links[li]
+        } else {
+            l
+        };
         if l.queue().is_some_and(|q| q.len_pkts() > 0) || !l.device.is_empty() {
             l.free_pending = true;
             self.events.push_at(l.busy_until, free64, EventKind::LinkFree { link });

@@ -439,6 +439,13 @@ pub trait CongestionControl: Send {
     fn uses_rate_samples(&self) -> bool {
         true
     }
+    /// The controller if it is ccsim's Reno family ([`reno::Reno`]: Tahoe,
+    /// Reno, NewReno, SACK), so that the TCP sender can hold a copy of it
+    /// and call it without the vtable (`tcp::sender::Controller`); None
+    /// for every other.
+    fn as_reno(&self) -> Option<&reno::Reno> {
+        None
+    }
 }
 
 /// The window state shared by the loss-based controllers, with the RFC 5681

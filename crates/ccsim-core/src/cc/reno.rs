@@ -35,6 +35,7 @@ pub struct RenoConfig {
 }
 
 /// RFC 5681 congestion control.
+#[derive(Clone, Debug)]
 pub struct Reno {
     name: &'static str,
     w: Window,
@@ -103,6 +104,9 @@ impl CongestionControl for Reno {
     }
     fn uses_rate_samples(&self) -> bool {
         false
+    }
+    fn as_reno(&self) -> Option<&Reno> {
+        Some(self)
     }
 }
 

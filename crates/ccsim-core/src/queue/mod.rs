@@ -394,7 +394,10 @@ impl Queue {
 
     /// Retire departures strictly before `now` (or up to and including it).
     /// The window opens before the departures of its own instant, as the
-    /// event order puts `WindowStart` before `LinkFree`.
+    /// event order puts `WindowStart` before `LinkFree`. Out of line, as
+    /// before the departure itself was ([`Queue::sync`] tests inline whether
+    /// there is one).
+    #[inline(never)]
     fn retire(&mut self, now: SimTime, inclusive: bool) {
         loop {
             let Some(f) = self.fast.as_mut() else { return };
@@ -402,30 +405,38 @@ impl Queue {
             if e.start > now || (!inclusive && e.start == now) {
                 return;
             }
-            self.integrate(e.start);
-            let f = self
-                .fast
-                .as_mut()
-                .expect("the loop returned above unless the fast path exists");
-            f.waiting.pop_front();
-            f.bytes -= e.size as u64;
-            if self.counting {
-                self.stats.dequeued += 1;
-                let s = (e.start - e.enqueued).0;
-                self.stats.sojourn_sum_ns += s as u128;
-                self.stats.sojourn_max_ns = self.stats.sojourn_max_ns.max(s);
-            }
-            self.note_len();
+            self.depart(e);
         }
+    }
+
+    /// Fast path: the transmission of `e`, the oldest waiting packet, has
+    /// started: its dequeue. Out of line: inlined into the loop above,
+    /// LLVM kept every counter in a register across it, loading and storing
+    /// them all for the one or two departures a call usually finds.
+    #[inline(never)]
+    fn depart(&mut self, e: Scheduled) {
+        self.integrate(e.start);
+        let f = self
+            .fast
+            .as_mut()
+            .expect("retire calls depart only when the fast path exists");
+        f.waiting.pop_front();
+        f.bytes -= e.size as u64;
+        if self.counting {
+            self.stats.dequeued += 1;
+            let s = (e.start - e.enqueued).0;
+            self.stats.sojourn_sum_ns += s as u128;
+            self.stats.sojourn_max_ns = self.stats.sojourn_max_ns.max(s);
+        }
+        self.note_len();
     }
 
     /// Fast path: offer a packet whose transmission would start at `start`
     /// (when the transmitter is free of everything accepted before it).
     /// Returns false, and counts the drop, if the buffer is full; the caller
-    /// frees the packet.
-    pub fn fast_offer(&mut self, pkt: PacketRef, now: SimTime, start: SimTime, arena: &PacketArena) -> bool {
+    /// frees the packet. `size` is the packet's (read once by the caller).
+    pub fn fast_offer(&mut self, pkt: PacketRef, size: u32, now: SimTime, start: SimTime, arena: &PacketArena) -> bool {
         self.sync(now);
-        let size = arena.get(pkt).size;
         if start == now
             && self
                 .fast
@@ -864,7 +875,7 @@ mod tests {
                 ..Packet::default()
             });
             let start = busy_until.max(now);
-            if fast.fast_offer(pf, now, start, &arena) {
+            if fast.fast_offer(pf, arena.get(pf).size, now, start, &arena) {
                 busy_until = start + tx;
             }
             offer(&mut slow, ps, now, &mut arena, &mut slow_free, tx);

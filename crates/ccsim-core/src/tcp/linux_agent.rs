@@ -49,7 +49,7 @@
 //! segments outstanding as for every ccsim sender.
 
 use super::sender::TcpSender;
-use crate::cc::{AckInfo, CaState, CongestionEvent};
+use crate::cc::{AckInfo, CaState, CongestionControl, CongestionEvent};
 use crate::packet::Packet;
 use crate::transport::FlowCtx;
 

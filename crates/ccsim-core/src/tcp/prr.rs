@@ -66,7 +66,7 @@
 //! not modelled; `ssrb` is the closest.
 
 use super::sender::TcpSender;
-use crate::cc::CaState;
+use crate::cc::{CaState, CongestionControl};
 use serde::Deserialize;
 
 /// Which PRR, if any (key `prr`).

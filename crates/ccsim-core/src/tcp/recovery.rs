@@ -37,7 +37,7 @@
 //! ssthresh is computed (RFC 5681 section 3.2 step 2).
 
 use super::sender::TcpSender;
-use crate::cc::CaState;
+use crate::cc::{CaState, CongestionControl};
 use crate::transport::FlowCtx;
 use serde::Deserialize;
 

@@ -39,9 +39,11 @@ use super::recovery::Recovery;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::SenderConfig;
+use crate::cc::reno::Reno;
 use crate::cc::{AckInfo, CaState, CongestionControl, CongestionEvent, LostPacket};
 use crate::event::Endpoint;
 use crate::packet::{flags, Ecn, Packet, PacketKind};
+use crate::rng::SimRng;
 use crate::time::{tx_time, SimTime};
 use crate::transport::{FlowCtx, Sender, SenderProbe};
 use std::collections::VecDeque;
@@ -71,10 +73,128 @@ pub(super) struct Seg {
     pub la_rtx_nxt: Option<u64>,
 }
 
+/// What the cumulative ACK's walk over the segments it newly covers adds
+/// up ([`TcpSender::ack_segment`]): segments and payload bytes covered,
+/// those newly delivered (not SACKed before), the RTT of the most recently
+/// sent one sent once, whether a retransmitted one is among them, and
+/// ns-3's sample of the oldest one in its RTT history.
+#[derive(Default)]
+struct CumAck {
+    acked: u64,
+    bytes: u64,
+    delivered: u64,
+    rtt: Option<SimTime>,
+    retrans: bool,
+    oldest_rtt: Option<SimTime>,
+}
+
+/// What the cumulative ACK reads of an outstanding segment (see [`TcpSender::on_ack`]).
+struct SegTimes {
+    payload: u32,
+    tx_count: u16,
+    sent_at: SimTime,
+    /// Its rate state if the controller reads rate samples (otherwise unread).
+    tx: TxInfo,
+}
+
+/// The sender's congestion controller: the Reno family (Tahoe, Reno,
+/// NewReno, SACK), held by value and called without the vtable (its
+/// `cwnd`, `on_ack` and the others are called several times per ACK and
+/// are a few instructions each), or any other behind the trait object.
+/// Every method of [`CongestionControl`] is forwarded, so the sender sees
+/// the same controller either way.
+pub(super) enum Controller {
+    /// [`crate::cc::reno::Reno`], statically dispatched.
+    Reno(Reno),
+    /// Any other controller.
+    Dyn(Box<dyn CongestionControl>),
+}
+
+impl Controller {
+    fn new(cc: Box<dyn CongestionControl>) -> Self {
+        match cc.as_reno() {
+            Some(r) => Controller::Reno(r.clone()),
+            None => Controller::Dyn(cc),
+        }
+    }
+
+    fn as_dyn(&self) -> &dyn CongestionControl {
+        match self {
+            Controller::Reno(c) => c,
+            Controller::Dyn(c) => c.as_ref(),
+        }
+    }
+}
+
+/// Forward a method to the controller, statically for the Reno family.
+macro_rules! forward {
+    ($self:ident, $c:ident => $call:expr) => {
+        match $self {
+            Controller::Reno($c) => $call,
+            Controller::Dyn($c) => $call,
+        }
+    };
+}
+
+impl CongestionControl for Controller {
+    fn name(&self) -> &'static str {
+        forward!(self, c => c.name())
+    }
+    #[inline]
+    fn cwnd(&self) -> f64 {
+        forward!(self, c => c.cwnd())
+    }
+    #[inline]
+    fn ssthresh(&self) -> f64 {
+        forward!(self, c => c.ssthresh())
+    }
+    #[inline]
+    fn on_ack(&mut self, ack: &AckInfo, rng: &mut SimRng) {
+        forward!(self, c => c.on_ack(ack, rng))
+    }
+    fn on_congestion_event(&mut self, ev: &CongestionEvent) {
+        forward!(self, c => c.on_congestion_event(ev))
+    }
+    fn on_ecn(&mut self, ev: &CongestionEvent) {
+        forward!(self, c => c.on_ecn(ev))
+    }
+    fn on_rto(&mut self, ev: &CongestionEvent) {
+        forward!(self, c => c.on_rto(ev))
+    }
+    fn on_packet_lost(&mut self, now: SimTime, p: &LostPacket, rng: &mut SimRng) {
+        forward!(self, c => c.on_packet_lost(now, p, rng))
+    }
+    fn on_recovery_exit(&mut self, now: SimTime) {
+        forward!(self, c => c.on_recovery_exit(now))
+    }
+    fn on_syn_ack(&mut self, now: SimTime, snd_max: u64, rtt: Option<SimTime>) {
+        forward!(self, c => c.on_syn_ack(now, snd_max, rtt))
+    }
+    fn on_open(&mut self, now: SimTime, srtt: Option<SimTime>, min_rtt: Option<SimTime>) {
+        forward!(self, c => c.on_open(now, srtt, min_rtt))
+    }
+    fn deflate(&mut self, segments: f64) {
+        forward!(self, c => c.deflate(segments))
+    }
+    fn set_cwnd(&mut self, cwnd: f64) {
+        forward!(self, c => c.set_cwnd(cwnd))
+    }
+    #[inline]
+    fn pacing_rate_bps(&self) -> Option<f64> {
+        forward!(self, c => c.pacing_rate_bps())
+    }
+    fn uses_rate_samples(&self) -> bool {
+        forward!(self, c => c.uses_rate_samples())
+    }
+    fn as_reno(&self) -> Option<&Reno> {
+        forward!(self, c => c.as_reno())
+    }
+}
+
 /// The sending end of a TCP flow.
 pub struct TcpSender {
     pub(super) cfg: SenderConfig,
-    pub(super) cc: Box<dyn CongestionControl>,
+    pub(super) cc: Controller,
     /// Whether the probe includes the pacing rate, decided once: the
     /// sampler's series are laid out at the start, so a controller that
     /// starts pacing later (a Python one, say) must not add a value.
@@ -184,7 +304,7 @@ impl TcpSender {
                 .with_sacked_retransmits_in_pipe(cfg.sacked_rtx_in_pipe)
                 .with_retransmit_flags(cfg.rtx_flags),
             cfg,
-            cc,
+            cc: Controller::new(cc),
             rate,
             segs: VecDeque::new(),
             snd_una: 0,
@@ -222,7 +342,7 @@ impl TcpSender {
 
     /// The controller (for tests and probes).
     pub fn cc(&self) -> &dyn CongestionControl {
-        self.cc.as_ref()
+        self.cc.as_dyn()
     }
 
     /// The RTT estimator.
@@ -344,7 +464,10 @@ impl TcpSender {
         !self.stopped && self.app_assigned < self.app_bytes
     }
 
-    /// Current pacing rate, bits per second, if pacing.
+    /// Current pacing rate, bits per second, if pacing. The controller's
+    /// rate and the common "no pacing" inline (a test per segment sent);
+    /// the sender's own rate out of line.
+    #[inline]
     pub fn pacing_rate(&self) -> Option<f64> {
         if let Some(r) = self.cc.pacing_rate_bps() {
             return Some(r);
@@ -352,6 +475,13 @@ impl TcpSender {
         if !self.cfg.pacing {
             return None;
         }
+        self.default_pacing_rate()
+    }
+
+    /// [`TcpSender::pacing_rate`] with `pacing = true` and a controller that
+    /// sets no rate: Linux's default.
+    #[inline(never)]
+    fn default_pacing_rate(&self) -> Option<f64> {
         let srtt = self.rtt.srtt()?.secs_f64();
         if srtt <= 0.0 {
             return None;
@@ -365,8 +495,17 @@ impl TcpSender {
     }
 
     /// True (and the pacing timer armed) when pacing forbids sending now.
+    /// The common answer (the next paced departure has come, always so
+    /// without pacing) inline; the rest out of line.
+    #[inline]
     fn pace_blocked(&mut self, ctx: &mut FlowCtx) -> bool {
-        if ctx.now >= self.pace_next || self.pacing_rate().is_none() {
+        ctx.now < self.pace_next && self.pace_wait(ctx)
+    }
+
+    /// [`TcpSender::pace_blocked`] before the next paced departure.
+    #[inline(never)]
+    fn pace_wait(&mut self, ctx: &mut FlowCtx) -> bool {
+        if self.pacing_rate().is_none() {
             return false;
         }
         let at = self.pace_next;
@@ -511,6 +650,9 @@ impl TcpSender {
             return;
         }
         let mut sent = 0u32;
+        // The window, read once per call: sending changes neither the
+        // controller's window nor the inflation.
+        let mut window: Option<u64> = None;
         loop {
             if sent >= burst {
                 return;
@@ -542,7 +684,7 @@ impl TcpSender {
                 self.cwnd_limited = false;
                 return;
             }
-            let cwnd = self.window();
+            let cwnd = *window.get_or_insert_with(|| self.window());
             // ns-3 (`pipe_window`): cwnd - pipe in every state, the SACKed
             // segments left out; Limited Transmit is then implicit.
             let pipe_rule = self.cfg.pipe_window && self.uses_sack();
@@ -750,6 +892,54 @@ impl TcpSender {
         self.send_much(ctx);
     }
 
+    /// The cumulative ACK `ack` newly covers segment `s` (the oldest
+    /// outstanding one): take it off, and add what it brings to `cum`.
+    /// Out of line: inlined into the loop over the covered segments, LLVM
+    /// kept the sender's fields it reads in registers across the loop,
+    /// loading them all for the one or two segments an ACK usually covers.
+    #[inline(never)]
+    fn ack_segment(&mut self, s: u64, ack: u64, oldest: u64, now: SimTime, cum: &mut CumAck) {
+        // The fields read here, not the whole record (its rate
+        // state is read only for a controller that reads rate samples).
+        let seg = self
+            .segs
+            .front()
+            .expect("segs holds every seq in [snd_una, snd_max) and ack <= snd_max");
+        let seg = SegTimes {
+            payload: seg.payload,
+            tx_count: seg.tx_count,
+            sent_at: seg.sent_at,
+            tx: if self.rate_samples { seg.tx } else { TxInfo::default() },
+        };
+        self.segs.pop_front();
+        cum.acked += 1;
+        cum.bytes += seg.payload as u64;
+        if s + 1 == ack && s >= self.rtt_hist_start && seg.tx_count == 1 {
+            // ns-3's `m_lastRtt`: the latest-sent covered segment.
+            self.last_rtt = Some(now - seg.sent_at);
+        }
+        if s == oldest && seg.tx_count == 1 {
+            cum.oldest_rtt = Some(now - seg.sent_at);
+        } else if s == 0 && self.syn_pending && self.cfg.syn_rtt_first_send {
+            // ns-3: a resent SYN adds no entry to the RTT history,
+            // which still holds the first one, so the SYN-ACK is
+            // timed from the first SYN (`DoForwardUp` ->
+            // `EstimateRtt`): no Karn's rule for the handshake.
+            cum.oldest_rtt = self.syn_first_sent.map(|t| now - t);
+            self.last_rtt = cum.oldest_rtt;
+        }
+        if self.keeps_board && self.board.is_sacked(s) {
+            return;
+        }
+        cum.delivered += 1;
+        self.on_delivered(now, &seg.tx);
+        if seg.tx_count > 1 {
+            cum.retrans = true;
+        } else if cum.rtt.is_none_or(|r| now - seg.sent_at < r) {
+            cum.rtt = Some(now - seg.sent_at);
+        }
+    }
+
     /// Handle an acknowledgement.
     fn on_ack(&mut self, ctx: &mut FlowCtx, pkt: &Packet) {
         if self.cfg.recovery == Recovery::RateHalving {
@@ -789,45 +979,11 @@ impl TcpSender {
         }
 
         // The cumulative ACK.
-        let mut acked = 0u64;
-        let mut acked_bytes = 0u64;
-        let mut cum_rtt: Option<SimTime> = None;
-        let mut retrans_acked = false;
-        // ns-3's sample: the oldest newly covered segment in its history.
-        let mut oldest_rtt: Option<SimTime> = None;
+        let mut cum = CumAck::default();
         if ack > self.snd_una {
             let oldest = self.snd_una.max(self.rtt_hist_start);
             for s in self.snd_una..ack {
-                let seg = self
-                    .segs
-                    .pop_front()
-                    .expect("segs holds every seq in [snd_una, snd_max) and ack <= snd_max");
-                acked += 1;
-                acked_bytes += seg.payload as u64;
-                if s + 1 == ack && s >= self.rtt_hist_start && seg.tx_count == 1 {
-                    // ns-3's `m_lastRtt`: the latest-sent covered segment.
-                    self.last_rtt = Some(now - seg.sent_at);
-                }
-                if s == oldest && seg.tx_count == 1 {
-                    oldest_rtt = Some(now - seg.sent_at);
-                } else if s == 0 && self.syn_pending && self.cfg.syn_rtt_first_send {
-                    // ns-3: a resent SYN adds no entry to the RTT history,
-                    // which still holds the first one, so the SYN-ACK is
-                    // timed from the first SYN (`DoForwardUp` ->
-                    // `EstimateRtt`): no Karn's rule for the handshake.
-                    oldest_rtt = self.syn_first_sent.map(|t| now - t);
-                    self.last_rtt = oldest_rtt;
-                }
-                if self.keeps_board && self.board.is_sacked(s) {
-                    continue;
-                }
-                newly_delivered += 1;
-                self.on_delivered(now, &seg.tx);
-                if seg.tx_count > 1 {
-                    retrans_acked = true;
-                } else if cum_rtt.is_none_or(|r| now - seg.sent_at < r) {
-                    cum_rtt = Some(now - seg.sent_at);
-                }
+                self.ack_segment(s, ack, oldest, now, &mut cum);
             }
             if self.keeps_board {
                 self.board.advance(ack);
@@ -837,6 +993,15 @@ impl TcpSender {
             self.rto_streak = 0;
             self.rtt.on_new_ack();
         }
+        let CumAck {
+            acked,
+            bytes: acked_bytes,
+            delivered,
+            rtt: cum_rtt,
+            retrans: retrans_acked,
+            oldest_rtt,
+        } = cum;
+        newly_delivered += delivered;
         // The RTT this ACK measures (RFC 6298 section 3: the most recent
         // segment sent once that it newly acknowledges, none across a
         // retransmission), which the congestion controller sees.
@@ -945,36 +1110,47 @@ impl TcpSender {
         // controller with `CongControl` (BBR) still sees what it delivered.
         let hold = self.cfg.sack_dupack && advanced && is_dup && self.state == CaState::Open && loss_exit.is_none();
         let min_rtt = self.conn_min_rtt();
-        let info = AckInfo {
-            now,
-            acked: if hold { 0 } else { loss_exit.unwrap_or(acked) },
-            sacked: newly_sacked,
-            newly_delivered: loss_exit.unwrap_or(newly_delivered),
-            acked_bytes,
-            rtt: ack_rtt,
-            srtt: self.rtt.srtt(),
-            min_rtt,
-            last_rtt: self.last_rtt,
-            prior_in_flight,
-            in_flight: self.in_flight(),
-            cwnd_limited: self.cwnd_limited || !self.cfg.cwnd_validation,
-            state: self.state,
-            exited_recovery: out.exited_recovery,
-            // `recovery_exit_growth`: ns-3 and ns-2 (but its Sack1, `newack`
-            // only) open cwnd on the ACK that ends fast recovery too.
-            exit_growth: out.exited_recovery && self.cfg.exit_growth,
-            ece,
-            ack: self.snd_una,
-            snd_max: self.snd_max,
-            delivered: self.rate.delivered(),
-            losses,
-            rate: if self.rate_samples {
-                self.rate.end_ack(min_rtt)
-            } else {
-                None
-            },
-        };
-        self.cc.on_ack(&info, ctx.rng);
+        let in_flight = self.in_flight();
+        // The ACK's summary for the controller, built in each arm below:
+        // the Reno family's `on_ack` is inlined there and reads a few of
+        // its fields, so the others are never stored.
+        macro_rules! info {
+            () => {
+                AckInfo {
+                    now,
+                    acked: if hold { 0 } else { loss_exit.unwrap_or(acked) },
+                    sacked: newly_sacked,
+                    newly_delivered: loss_exit.unwrap_or(newly_delivered),
+                    acked_bytes,
+                    rtt: ack_rtt,
+                    srtt: self.rtt.srtt(),
+                    min_rtt,
+                    last_rtt: self.last_rtt,
+                    prior_in_flight,
+                    in_flight,
+                    cwnd_limited: self.cwnd_limited || !self.cfg.cwnd_validation,
+                    state: self.state,
+                    exited_recovery: out.exited_recovery,
+                    // `recovery_exit_growth`: ns-3 and ns-2 (but its Sack1, `newack`
+                    // only) open cwnd on the ACK that ends fast recovery too.
+                    exit_growth: out.exited_recovery && self.cfg.exit_growth,
+                    ece,
+                    ack: self.snd_una,
+                    snd_max: self.snd_max,
+                    delivered: self.rate.delivered(),
+                    losses,
+                    rate: if self.rate_samples {
+                        self.rate.end_ack(min_rtt)
+                    } else {
+                        None
+                    },
+                }
+            };
+        }
+        match &mut self.cc {
+            Controller::Reno(c) => c.on_ack(&info!(), ctx.rng),
+            Controller::Dyn(c) => c.on_ack(&info!(), ctx.rng),
+        }
         self.send_much(ctx);
         self.on_dupack = false;
     }
@@ -1033,7 +1209,13 @@ impl Sender for TcpSender {
             cwnd_pkts: self.effective_cwnd(),
             ssthresh_pkts: if ss.is_finite() { ss } else { f64::NAN },
             srtt_s: self.rtt.srtt().map_or(f64::NAN, |s| s.secs_f64()),
-            rate_bps: self.pacing_rate().unwrap_or(f64::NAN),
+            // Only a sender that probes the rate has the series
+            // (`probe_names`); the others skip the controller's call.
+            rate_bps: if self.probes_rate {
+                self.pacing_rate().unwrap_or(f64::NAN)
+            } else {
+                f64::NAN
+            },
         }
     }
 
@@ -1047,6 +1229,43 @@ impl Sender for TcpSender {
             &["cwnd_pkts", "ssthresh_pkts", "srtt_s", "rate_bps"]
         } else {
             &["cwnd_pkts", "ssthresh_pkts", "srtt_s"]
+        }
+    }
+}
+
+#[cfg(test)]
+mod controller_tests {
+    use super::*;
+    use crate::cc::testutil::{ack, init};
+    use crate::rng::stream;
+
+    #[test]
+    fn the_reno_family_is_held_by_value_and_answers_as_behind_the_vtable() {
+        let build = |name: &str| crate::cc::build(name, &Default::default(), &init(2.0)).unwrap();
+        for name in ["tahoe", "reno", "newreno", "sack", "cubic"] {
+            let mut held = Controller::new(build(name));
+            let mut boxed = build(name);
+            assert_eq!(matches!(held, Controller::Reno(_)), name != "cubic", "{name}");
+            let (mut r1, mut r2) = (stream(1, "t"), stream(1, "t"));
+            for i in 0..20 {
+                held.on_ack(&ack(i, 100), &mut r1);
+                boxed.on_ack(&ack(i, 100), &mut r2);
+                assert_eq!(held.cwnd().to_bits(), boxed.cwnd().to_bits(), "{name}");
+            }
+            let ev = CongestionEvent {
+                now: SimTime::from_secs(1),
+                flight: 10.0,
+                window: 10.0,
+                collapse: false,
+                repeated: false,
+                srtt: None,
+                int_ssthresh: false,
+            };
+            held.on_congestion_event(&ev);
+            boxed.on_congestion_event(&ev);
+            assert_eq!(held.ssthresh().to_bits(), boxed.ssthresh().to_bits(), "{name}");
+            assert_eq!(held.name(), boxed.name());
+            assert_eq!(held.uses_rate_samples(), boxed.uses_rate_samples());
         }
     }
 }
