@@ -263,6 +263,46 @@ impl Scoreboard {
             .find(|&s| !(self.is_sacked(s) || self.persist_rtx && self.idx(s).is_some_and(|i| self.rtx[i])))
     }
 
+    /// Whether the segment at index `i` is flagged lost after a timeout
+    /// whose snd_max was `flag_end` (ns-3.44's `SetSentListLost` flags
+    /// every unSACKed segment then outstanding; one sent later only when
+    /// [`Scoreboard::mark_lost`] finds DupThresh SACKed segments above it,
+    /// as `UpdateLostCount`).
+    fn flagged_after_timeout(&self, i: usize, flag_end: u64) -> bool {
+        !self.sacked[i] && (self.base + (i as u64) < flag_end || self.lost[i])
+    }
+
+    /// After a timeout, with `rto_resend = "below_high_sack"` (ns-3.44's
+    /// `TcpTxBuffer::NextSeg` rule 1 after `SetSentListLost`): the first
+    /// segment flagged lost, not SACKed and not retransmitted since the
+    /// timeout ([`Scoreboard::forget_retransmits`] cleared every flag),
+    /// below the highest SACKed segment, or anywhere when none is SACKed
+    /// (go-back-N). `flag_end`: snd_max at the timeout.
+    pub fn next_after_timeout(&self, flag_end: u64) -> Option<u64> {
+        let n = match self.high_sacked_end() {
+            Some(end) => (end - self.base) as usize,
+            None => self.sacked.len(),
+        };
+        (0..n)
+            .find(|&i| !self.rtx[i] && self.flagged_after_timeout(i, flag_end))
+            .map(|i| self.base + i as u64)
+    }
+
+    /// ns-3.44's `TcpTxBuffer::BytesInFlight` after a timeout whose snd_max
+    /// was `flag_end`, in segments: `m_sentSize - m_sackedOut - m_lostOut +
+    /// m_retrans`, the unSACKed segments not flagged lost plus those
+    /// retransmitted since the timeout (plus the SACKed retransmissions
+    /// with [`Scoreboard::with_sacked_retransmits_in_pipe`]).
+    pub fn pipe_after_timeout(&self, flag_end: u64) -> u64 {
+        let mut pipe = self.sacked_retransmits_in_pipe();
+        for i in 0..self.sacked.len() {
+            if !self.sacked[i] && (self.rtx[i] || !self.flagged_after_timeout(i, flag_end)) {
+                pipe += 1;
+            }
+        }
+        pipe
+    }
+
     /// RFC 6675 NextSeg(). `high_rxt_end`: one past HighRxt; `new_data`:
     /// unsent data exists and the receiver window allows it; `rescue`:
     /// rule 4 is allowed (HighACK > RescueRxt); `snd_max`: one past HighData.
@@ -380,6 +420,67 @@ mod tests {
             let next = b.next_seg(high_rxt_end, 3, true, false, 10);
             assert_eq!(next, Some(if ns3 { NextSeg::NewData } else { NextSeg::Lost(2) }));
         }
+    }
+
+    #[test]
+    fn ns3_after_a_timeout_resends_only_below_the_highest_sack() {
+        // The ns-3.44 wheel's `TcpTxBuffer`: 20 segments sent, a SACK of
+        // 2-9, then `SetSentListLost` (the timeout): `BytesInFlight` 10 ->
+        // 0 segments and `NextSeg` gives 0, 1, then new data; after a SACK
+        // of 15, 10-14, then new data (16-19 still skipped).
+        let mut b = board(20, &[2, 3, 4, 5, 6, 7, 8, 9]);
+        let recover = 20;
+        assert_eq!(b.pipe(0, 3), 10);
+        b.forget_retransmits();
+        assert_eq!(b.pipe_after_timeout(recover), 0);
+        let mut order = vec![];
+        while let Some(s) = b.next_after_timeout(recover) {
+            b.note_retransmit(s);
+            order.push(s);
+        }
+        assert_eq!(order, [0, 1]);
+        assert_eq!(b.pipe_after_timeout(recover), 2);
+        // New data 20 and 21, sent after the timeout: in flight, not lost.
+        b.push();
+        b.push();
+        assert_eq!(b.pipe_after_timeout(recover), 4);
+        assert!(b.mark(15));
+        while let Some(s) = b.next_after_timeout(recover) {
+            b.note_retransmit(s);
+            order.push(s);
+        }
+        assert_eq!(order, [0, 1, 10, 11, 12, 13, 14]);
+        // 16-19 still flagged and not resent: out of the pipe.
+        assert_eq!(b.pipe_after_timeout(recover), 9);
+        // Three SACKs above 20 and 21 (sent after the timeout) flag them
+        // lost, as `UpdateLostCount`; one above does not.
+        for _ in 0..3 {
+            b.push();
+        }
+        assert!(b.mark(22));
+        let mut lost = vec![];
+        b.mark_lost(3, &mut lost);
+        assert!(!lost.contains(&21));
+        assert_eq!(b.next_after_timeout(recover), Some(16));
+        assert!(b.mark(23) && b.mark(24));
+        b.mark_lost(3, &mut lost);
+        let rest: Vec<u64> = std::iter::from_fn(|| {
+            let s = b.next_after_timeout(recover)?;
+            b.note_retransmit(s);
+            Some(s)
+        })
+        .collect();
+        assert_eq!(rest, [16, 17, 18, 19, 20, 21]);
+        // Without any SACK: go-back-N over what was outstanding.
+        let mut b = board(6, &[]);
+        b.forget_retransmits();
+        let all: Vec<u64> = std::iter::from_fn(|| {
+            let s = b.next_after_timeout(6)?;
+            b.note_retransmit(s);
+            Some(s)
+        })
+        .collect();
+        assert_eq!(all, [0, 1, 2, 3, 4, 5]);
     }
 
     #[test]

@@ -11,8 +11,11 @@
 //! retransmit, the sender goes back to the first unacknowledged segment and
 //! resends from there (go-back-N, as ns-2 and BSD; a SACK sender skips the
 //! segments the receiver has SACKed: it keeps its scoreboard across the
-//! timeout, as Linux, since ccsim's receiver never reneges). During SACK
-//! recovery the pipe rule of RFC 6675 decides.
+//! timeout, as Linux, since ccsim's receiver never reneges); with
+//! `rto_resend = "below_high_sack"` (ns-3.44) a SACK sender resends only
+//! the holes below the highest SACKed segment and sends new data before the
+//! rest ([`super::RtoResend::BelowHighSack`]). During SACK recovery the pipe
+//! rule of RFC 6675 decides.
 //!
 //! Timers: the retransmission timer follows RFC 6298 section 5 (started when
 //! data is sent and none is running, restarted on each ACK of new data,
@@ -255,6 +258,14 @@ impl TcpSender {
         self.cfg.recovery == Recovery::Sack
     }
 
+    /// In the recovery after a timeout with `rto_resend =
+    /// "below_high_sack"` ([`super::RtoResend::BelowHighSack`]), whose
+    /// flags are those of the last timeout, when snd_max was `recover`.
+    #[inline]
+    fn resends_below_high_sack(&self) -> bool {
+        self.state == CaState::Loss && self.cfg.rto_resend == super::RtoResend::BelowHighSack
+    }
+
     pub(super) fn seg(&self, seq: u64) -> &Seg {
         &self.segs[(seq - self.snd_una) as usize]
     }
@@ -314,6 +325,9 @@ impl TcpSender {
         if self.state == CaState::Recovery {
             return self.board.pipe(self.high_rxt_end, self.cfg.dupthresh);
         }
+        if self.resends_below_high_sack() {
+            return self.board.pipe_after_timeout(self.recover);
+        }
         let out = self.snd_nxt - self.snd_una;
         if self.board.count() > 0 {
             out - self.board.sacked_below(self.snd_nxt).min(out) + self.board.sacked_retransmits_in_pipe()
@@ -326,7 +340,9 @@ impl TcpSender {
     /// less the SACKed and the lost ones not retransmitted; without SACK, less
     /// one segment per duplicate ACK (ns-3's `AddRenoSack`).
     pub(super) fn pipe_now(&self) -> u64 {
-        if self.uses_sack() {
+        if self.resends_below_high_sack() {
+            self.board.pipe_after_timeout(self.recover)
+        } else if self.uses_sack() {
             self.board.pipe(self.high_rxt_end, self.cfg.dupthresh)
         } else {
             (self.snd_max - self.snd_una).saturating_sub(self.dupacks as u64)
@@ -531,6 +547,12 @@ impl TcpSender {
                 }
                 continue;
             }
+            if self.resends_below_high_sack() {
+                if !self.after_timeout_step(ctx) {
+                    return;
+                }
+                continue;
+            }
             if self.uses_sack() {
                 while self.snd_nxt < self.snd_max && self.board.is_sacked(self.snd_nxt) {
                     self.snd_nxt += 1;
@@ -644,6 +666,37 @@ impl TcpSender {
                 self.rescue_rxt = Some(self.recovery_point.saturating_sub(1));
             }
         }
+        true
+    }
+
+    /// One segment after a timeout with `rto_resend = "below_high_sack"`
+    /// (ns-3.44's `SendPendingData` in CA_LOSS): while the window exceeds
+    /// `BytesInFlight`, what `TcpTxBuffer::NextSeg` without rule 3 returns
+    /// ([`super::RtoResend::BelowHighSack`]); false when nothing was sent.
+    fn after_timeout_step(&mut self, ctx: &mut FlowCtx) -> bool {
+        if self.board.pipe_after_timeout(self.recover) >= self.window() {
+            self.cwnd_limited = true;
+            return false;
+        }
+        let seq = match self.board.next_after_timeout(self.recover) {
+            Some(s) => s,
+            None if self.new_data_allowed() => self.snd_max,
+            None => {
+                self.cwnd_limited = false;
+                if !self.has_new_data() {
+                    let f = self.in_flight();
+                    self.rate.mark_app_limited(f);
+                }
+                return false;
+            }
+        };
+        if self.pace_blocked(ctx) {
+            return false;
+        }
+        self.transmit(ctx, seq);
+        // New data moves snd_nxt to snd_max, so it is there when the
+        // episode ends (a resent segment lies below it).
+        self.snd_nxt = self.snd_nxt.max(seq + 1);
         true
     }
 
