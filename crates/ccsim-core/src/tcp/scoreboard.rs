@@ -424,63 +424,52 @@ mod tests {
 
     #[test]
     fn ns3_after_a_timeout_resends_only_below_the_highest_sack() {
-        // The ns-3.44 wheel's `TcpTxBuffer`: 20 segments sent, a SACK of
-        // 2-9, then `SetSentListLost` (the timeout): `BytesInFlight` 10 ->
-        // 0 segments and `NextSeg` gives 0, 1, then new data; after a SACK
-        // of 15, 10-14, then new data (16-19 still skipped).
-        let mut b = board(20, &[2, 3, 4, 5, 6, 7, 8, 9]);
+        // The ns-3.44 wheel's `TcpTxBuffer` (1000-byte segments, DupThresh
+        // 3), step by step: 0-19 sent, a SACK of 2-9 (`BytesInFlight` 10),
+        // `SetSentListLost ()` (0), then each segment `NextSeg` returns
+        // sent with `CopyFromSequence`, new data pushed when it returns
+        // new data: 0, 1, 20, 21 (4); a SACK of 15 (4): 10-14, 22 (10);
+        // 23-25 (13); a SACK of 22 (12): 16-19 (16), not 20 and 21, sent
+        // after the timeout with one SACK above; SACKs of 23 and 24 (12):
+        // 20, 21 (`UpdateLostCount`), then new data. Without any SACK:
+        // 0, 1, 2, ... (go-back-N).
         let recover = 20;
+        let mut b = board(20, &[2, 3, 4, 5, 6, 7, 8, 9]);
         assert_eq!(b.pipe(0, 3), 10);
         b.forget_retransmits();
-        assert_eq!(b.pipe_after_timeout(recover), 0);
-        let mut order = vec![];
-        while let Some(s) = b.next_after_timeout(recover) {
-            b.note_retransmit(s);
-            order.push(s);
-        }
-        assert_eq!(order, [0, 1]);
-        assert_eq!(b.pipe_after_timeout(recover), 2);
-        // New data 20 and 21, sent after the timeout: in flight, not lost.
-        b.push();
-        b.push();
-        assert_eq!(b.pipe_after_timeout(recover), 4);
-        assert!(b.mark(15));
-        while let Some(s) = b.next_after_timeout(recover) {
-            b.note_retransmit(s);
-            order.push(s);
-        }
-        assert_eq!(order, [0, 1, 10, 11, 12, 13, 14]);
-        // 16-19 still flagged and not resent: out of the pipe.
-        assert_eq!(b.pipe_after_timeout(recover), 9);
-        // Three SACKs above 20 and 21 (sent after the timeout) flag them
-        // lost, as `UpdateLostCount`; one above does not.
-        for _ in 0..3 {
-            b.push();
-        }
-        assert!(b.mark(22));
         let mut lost = vec![];
-        b.mark_lost(3, &mut lost);
-        assert!(!lost.contains(&21));
-        assert_eq!(b.next_after_timeout(recover), Some(16));
-        assert!(b.mark(23) && b.mark(24));
-        b.mark_lost(3, &mut lost);
-        let rest: Vec<u64> = std::iter::from_fn(|| {
-            let s = b.next_after_timeout(recover)?;
-            b.note_retransmit(s);
-            Some(s)
-        })
-        .collect();
-        assert_eq!(rest, [16, 17, 18, 19, 20, 21]);
-        // Without any SACK: go-back-N over what was outstanding.
-        let mut b = board(6, &[]);
+        // Send what the rule picks, new data when it picks none, `n` in
+        // all; the segments and the pipe after them.
+        let mut send = |b: &mut Scoreboard, sacks: &[u64], n: usize| {
+            for &s in sacks {
+                assert!(b.mark(s));
+            }
+            b.mark_lost(3, &mut lost);
+            let before = b.pipe_after_timeout(recover);
+            let mut sent = vec![];
+            for _ in 0..n {
+                let s = match b.next_after_timeout(recover) {
+                    Some(s) => {
+                        b.note_retransmit(s);
+                        s
+                    }
+                    None => {
+                        b.push();
+                        b.base + b.sacked.len() as u64 - 1
+                    }
+                };
+                sent.push(s);
+            }
+            (before, sent, b.pipe_after_timeout(recover))
+        };
+        assert_eq!(send(&mut b, &[], 4), (0, vec![0, 1, 20, 21], 4));
+        assert_eq!(send(&mut b, &[15], 6), (4, vec![10, 11, 12, 13, 14, 22], 10));
+        assert_eq!(send(&mut b, &[], 3), (10, vec![23, 24, 25], 13));
+        assert_eq!(send(&mut b, &[22], 5), (12, vec![16, 17, 18, 19, 26], 17));
+        assert_eq!(send(&mut b, &[23, 24], 3), (13, vec![20, 21, 27], 16));
+        let mut b = board(20, &[]);
         b.forget_retransmits();
-        let all: Vec<u64> = std::iter::from_fn(|| {
-            let s = b.next_after_timeout(6)?;
-            b.note_retransmit(s);
-            Some(s)
-        })
-        .collect();
-        assert_eq!(all, [0, 1, 2, 3, 4, 5]);
+        assert_eq!(send(&mut b, &[], 6), (0, vec![0, 1, 2, 3, 4, 5], 6));
     }
 
     #[test]
