@@ -388,6 +388,13 @@ pub struct TcpConfig {
     pub ce_change_ack: Option<receiver::CeChangeAck>,
     /// Pace transmissions (default false; BBR always paces).
     pub pacing: bool,
+    /// A pacing sender paces its initial window too (default from the
+    /// profile: true; false under `ns3`, whose `TcpSocketState::
+    /// PaceInitialWindow` is false: `TcpSocketBase::IsPacingEnabled` is
+    /// false until `m_highTxMark` exceeds `InitialCwnd` segments, so the
+    /// first `InitialCwnd` data segments leave back to back and pacing
+    /// starts with the next one, `tcp-socket-base.cc`).
+    pub pace_initial_window: Option<bool>,
     /// The congestion controller's own parameters.
     pub cc_params: Params,
 }
@@ -453,6 +460,7 @@ impl Default for TcpConfig {
             timestamp_echo: None,
             ce_change_ack: None,
             pacing: false,
+            pace_initial_window: None,
             cc_params: Params::new(),
         }
     }
@@ -541,6 +549,11 @@ pub struct SenderConfig {
     pub ns2_recovery: bool,
     /// Pacing for window-based controllers.
     pub pacing: bool,
+    /// Pacing also holds back the first `initial_window` data segments
+    /// (`pace_initial_window`; ns-3 sends them back to back).
+    pub pace_initial_window: bool,
+    /// The initial window, segments (for `pace_initial_window`).
+    pub initial_window: f64,
     /// Lower bound of the RTO.
     pub min_rto: SimTime,
     /// Upper bound of the RTO.
@@ -909,6 +922,8 @@ impl TcpConfig {
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns2, |b| b == SsthreshBasis::Window),
             pacing: self.pacing,
+            pace_initial_window: self.pace_initial_window.unwrap_or(profile != Profile::Ns3),
+            initial_window: iw,
             min_rto,
             max_rto: self.max_rto.0,
             initial_rto,
@@ -1043,6 +1058,7 @@ impl TcpConfig {
                 rate::RateSampler::Linux
             }),
             sub_segment_window: Some(sc.sub_segment_window),
+            pace_initial_window: Some(sc.pace_initial_window),
             linux_agent: Some(self.linux_agent_for(profile)),
             rto_restart_every_ack: Some(sc.rto_restart_every_ack),
             rttvar_update: Some(if sc.rto_rules.linux_rttvar {

@@ -380,9 +380,22 @@ impl TcpSender {
         Some(gain * self.effective_cwnd() * (self.cfg.mss + self.cfg.header) as f64 * 8.0 / srtt)
     }
 
+    /// Whether pacing applies to the next transmission: always, unless
+    /// `pace_initial_window` is off (ns-3's `TcpSocketBase::IsPacingEnabled`
+    /// with `PaceInitialWindow` false: not while `m_highTxMark`, one past
+    /// the highest data byte sent, is at most `InitialCwnd` segments, so
+    /// the first `InitialCwnd` data segments are neither held back nor
+    /// start the pacing timer, and retransmissions are paced once they
+    /// have all been sent).
+    #[inline]
+    fn paces_next(&self) -> bool {
+        self.cfg.pace_initial_window
+            || self.snd_max.saturating_sub(self.cfg.syn as u64) as f64 >= self.cfg.initial_window
+    }
+
     /// True (and the pacing timer armed) when pacing forbids sending now.
     fn pace_blocked(&mut self, ctx: &mut FlowCtx) -> bool {
-        if ctx.now >= self.pace_next || self.pacing_rate().is_none() {
+        if ctx.now >= self.pace_next || self.pacing_rate().is_none() || !self.paces_next() {
             return false;
         }
         let at = self.pace_next;
@@ -409,6 +422,7 @@ impl TcpSender {
     pub(super) fn transmit(&mut self, ctx: &mut FlowCtx, seq: u64) {
         let now = ctx.now;
         let retransmission = seq < self.snd_max;
+        let paced = self.paces_next();
         if seq == self.snd_max {
             let payload = if self.syn_pending {
                 0
@@ -491,7 +505,7 @@ impl TcpSender {
             ecn,
             ..Packet::default()
         });
-        if let Some(rate) = self.pacing_rate() {
+        if let Some(rate) = self.pacing_rate().filter(|_| paced) {
             let gap = tx_time(size, rate.max(1.0) as u64);
             self.pace_next = self.pace_next.max(now) + gap;
         }

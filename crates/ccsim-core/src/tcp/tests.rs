@@ -1468,3 +1468,53 @@ fn below_high_sack_without_rfc6675_recovery_is_a_one_line_error() {
     let (sc, _, _) = cfg("cubic").resolve(crate::compat::Profile::Ns3).expect("valid");
     assert_eq!(sc.rto_resend, super::RtoResend::BelowHighSack);
 }
+
+#[test]
+fn ns3_sends_the_initial_window_unpaced() {
+    // BBR paces from its first segment (a high initial rate, but a gap
+    // between segments: one segment at t = 0, the rest later). ns-3.44's
+    // `PaceInitialWindow` false: `IsPacingEnabled` is false until more
+    // than `InitialCwnd` segments were sent, so the 10 segments of the
+    // initial window leave at once, the 11th (on the first ACK) starts the
+    // pacing timer and the 12th waits for it (the ns-3 twin's trace: 0-9
+    // 83 us apart at the access line's rate, then 1.7 ms apart).
+    let run = |unpaced_iw: bool| {
+        let mut c = cfg("bbr");
+        c.window = 1000;
+        c.initial_cwnd = Some(10.0);
+        c.pace_initial_window = Some(!unpaced_iw);
+        let (sc, _, _) = c.resolve(crate::compat::Profile::Ccsim).expect("valid");
+        let init = crate::cc::testutil::init(10.0);
+        let bbr = crate::cc::build("bbr", &Default::default(), &init).expect("bbr");
+        let mut s = super::sender::TcpSender::new(sc, bbr);
+        let mut env = crate::transport::testenv::TestEnv::new();
+        s.app_data(&mut env.ctx(SimTime::ZERO), u64::MAX / 2);
+        let at_start = env.sent().len();
+        // The ACK of the first two segments, 10 ms later.
+        let ack = Packet {
+            kind: PacketKind::Ack,
+            ack: 2,
+            wnd: 1000,
+            ..Packet::default()
+        };
+        s.on_packet(&mut env.ctx(SimTime::from_millis(10)), &ack);
+        (at_start, env.sent().iter().map(|p| p.seq).collect::<Vec<_>>())
+    };
+    assert_eq!(run(true), (10, vec![10]));
+    let (paced, _) = run(false);
+    assert_eq!(paced, 1);
+    // The profile's default.
+    let c = cfg("bbr");
+    assert!(
+        !c.resolve(crate::compat::Profile::Ns3)
+            .expect("valid")
+            .0
+            .pace_initial_window
+    );
+    assert!(
+        c.resolve(crate::compat::Profile::Ccsim)
+            .expect("valid")
+            .0
+            .pace_initial_window
+    );
+}
