@@ -68,6 +68,8 @@ SEMANTICS = {
         ("flow", "rwnd_stops_next_seg", False),
         ("flow", "loss_exit_beyond_recover", False),
         ("flow", "retransmit_flags", False),
+        ("flow", "rto_resend", "go_back_n"),
+        ("flow", "pace_initial_window", True),
         ("flow", "rate_sample", "linux"),
         ("flow", "min_rtt_basis", "samples"),
         ("top", "device_queue", 0),

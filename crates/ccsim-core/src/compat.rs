@@ -49,6 +49,9 @@
 //!   recoveries (`retransmit_flags`), NextSeg stopping at a full receiver window
 //!   (`rwnd_stops_next_seg`), no window growth on the ACK that only
 //!   reaches the timeout's recovery point (`loss_exit_beyond_recover`),
+//!   after a timeout only the holes below the highest SACK resent and new
+//!   data before the rest (`rto_resend`), the initial window sent
+//!   unpaced (`pace_initial_window`),
 //!   ssthresh from the pipe,
 //!   window validation for CUBIC only, RTT samples from the oldest
 //!   segment an ACK covers, the SYN's own 3 s timeout, a partial ACK in

@@ -327,6 +327,15 @@ pub struct TcpConfig {
     /// cumulative ACK at each recovery (default from the profile: true under
     /// `ns3`).
     pub retransmit_flags: Option<bool>,
+    /// What a SACK sender resends after a retransmission timeout:
+    /// "go_back_n" (every unSACKed segment from the first unacknowledged
+    /// one, skipping what the receiver has SACKed) or "below_high_sack"
+    /// (ns-3.44: only the segments outstanding at the timeout that lie
+    /// below the highest SACKed one, new data before the rest, which a
+    /// later SACK must pass first: [`RtoResend::BelowHighSack`]) (default
+    /// from the profile: "below_high_sack" under `ns3`; it applies to RFC
+    /// 6675 SACK recovery only).
+    pub rto_resend: Option<RtoResend>,
     /// The delivery-rate estimator behind BBR's bandwidth model: "linux"
     /// (`tcp_rate.c`) or "ns3" (ns-3.44's `TcpRateLinux`, which keeps a
     /// sample's ACK phase across ACKs and repeats the last rate after an
@@ -379,6 +388,13 @@ pub struct TcpConfig {
     pub ce_change_ack: Option<receiver::CeChangeAck>,
     /// Pace transmissions (default false; BBR always paces).
     pub pacing: bool,
+    /// A pacing sender paces its initial window too (default from the
+    /// profile: true; false under `ns3`, whose `TcpSocketState::
+    /// PaceInitialWindow` is false: `TcpSocketBase::IsPacingEnabled` is
+    /// false until `m_highTxMark` exceeds `InitialCwnd` segments, so the
+    /// first `InitialCwnd` data segments leave back to back and pacing
+    /// starts with the next one, `tcp-socket-base.cc`).
+    pub pace_initial_window: Option<bool>,
     /// The congestion controller's own parameters.
     pub cc_params: Params,
 }
@@ -435,6 +451,7 @@ impl Default for TcpConfig {
             rwnd_stops_next_seg: None,
             loss_exit_beyond_recover: None,
             retransmit_flags: None,
+            rto_resend: None,
             rate_sample: None,
             sub_segment_window: None,
             linux_agent: None,
@@ -443,6 +460,7 @@ impl Default for TcpConfig {
             timestamp_echo: None,
             ce_change_ack: None,
             pacing: false,
+            pace_initial_window: None,
             cc_params: Params::new(),
         }
     }
@@ -505,6 +523,9 @@ pub struct SenderConfig {
     pub loss_exit_beyond_recover: bool,
     /// SACK: a segment's retransmitted flag outlives its recovery (ns-3).
     pub rtx_flags: bool,
+    /// What a timeout resends ([`RtoResend`]; `GoBackN` unless RFC 6675
+    /// SACK recovery).
+    pub rto_resend: RtoResend,
     /// ns-3's delivery-rate estimator ([`rate::RateEstimator::ns3`]).
     pub ns3_rate_sample: bool,
     /// A window below one segment sends nothing; the RTO timer runs while
@@ -528,6 +549,11 @@ pub struct SenderConfig {
     pub ns2_recovery: bool,
     /// Pacing for window-based controllers.
     pub pacing: bool,
+    /// Pacing also holds back the first `initial_window` data segments
+    /// (`pace_initial_window`; ns-3 sends them back to back).
+    pub pace_initial_window: bool,
+    /// The initial window, segments (for `pace_initial_window`).
+    pub initial_window: f64,
     /// Lower bound of the RTO.
     pub min_rto: SimTime,
     /// Upper bound of the RTO.
@@ -586,6 +612,39 @@ pub enum SsthreshBasis {
     /// `GetSsThresh(tcb, BytesInFlight())` in `TcpSocketBase::EnterRecovery`,
     /// after `MarkHeadAsLost`, and in `ReTxTimeout`).
     Pipe,
+}
+
+/// What a SACK sender resends after a retransmission timeout (key
+/// `rto_resend`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoResend {
+    /// Go back to the first unacknowledged segment and resend every
+    /// segment the receiver has not SACKed, in order (RFC 5681 section
+    /// 3.1's go-back-N with RFC 6675 section 5.1's kept scoreboard, as
+    /// Linux keeps it).
+    GoBackN,
+    /// ns-3.44: `TcpSocketBase::ReTxTimeout` calls
+    /// `TcpTxBuffer::SetSentListLost`, which flags every outstanding
+    /// unSACKed segment lost and clears every retransmitted flag
+    /// (`tcp-tx-buffer.cc`); `SendPendingData` then sends what
+    /// `TcpTxBuffer::NextSeg` returns, without rule 3 outside CA_RECOVERY:
+    /// the first segment flagged lost, not SACKed and not retransmitted
+    /// since, that lies below the highest SACKed segment (rule 1 with its
+    /// 1.b test), else new data (rule 2), else nothing. So the holes below
+    /// the highest SACK are resent, new data goes before the unSACKed
+    /// segments above it (most of them in flight at the timeout and
+    /// delivered), and one of those is resent only once a later SACK
+    /// passes it; segments sent after the timeout are flagged only when
+    /// DupThresh segments above them are SACKed (`UpdateLostCount`); with
+    /// no SACKed segment outstanding the order is go-back-N. The window
+    /// then limits ns-3's `BytesInFlight`: unSACKed segments not flagged
+    /// lost or retransmitted since the timeout (plus SACKed
+    /// retransmissions with `sacked_retransmit_in_pipe`). Checked against
+    /// the ns-3.44 wheel (validation/findings.md): 20 segments sent, 2-9
+    /// SACKed, a timeout: 0, 1, then new data 20, 21, ...; a SACK of 15
+    /// then: 10-14, then new data; without SACK: 0, 1, 2, 3, ...
+    BelowHighSack,
 }
 
 /// What the connection's smallest RTT is taken from (key `min_rtt_basis`).
@@ -838,6 +897,7 @@ impl TcpConfig {
             rwnd_stops_next_seg: self.rwnd_stops_next_seg.unwrap_or(profile == Profile::Ns3),
             loss_exit_beyond_recover: self.loss_exit_beyond_recover.unwrap_or(profile == Profile::Ns3),
             rtx_flags: self.retransmit_flags.unwrap_or(profile == Profile::Ns3),
+            rto_resend: RtoResend::GoBackN,
             ns3_rate_sample: self
                 .rate_sample
                 .map_or(profile == Profile::Ns3, |r| r == rate::RateSampler::Ns3),
@@ -862,6 +922,8 @@ impl TcpConfig {
                 .ssthresh_basis
                 .map_or(profile == Profile::Ns2, |b| b == SsthreshBasis::Window),
             pacing: self.pacing,
+            pace_initial_window: self.pace_initial_window.unwrap_or(profile != Profile::Ns3),
+            initial_window: iw,
             min_rto,
             max_rto: self.max_rto.0,
             initial_rto,
@@ -887,6 +949,22 @@ impl TcpConfig {
         sc.exit_growth = self
             .recovery_exit_growth
             .unwrap_or(profile == Profile::Ns3 || sc.ns2_recovery && !(sc.sack1 && recovery == Recovery::Sack));
+        let rfc6675 = recovery == Recovery::Sack && !sc.sack1;
+        if self.rto_resend == Some(RtoResend::BelowHighSack) && !rfc6675 {
+            return Err(ParamError::at(
+                "rto_resend",
+                "\"below_high_sack\" needs RFC 6675 SACK recovery: set recovery = \"sack\" (and sack_recovery = \"rfc6675\"), or rto_resend = \"go_back_n\"",
+            ));
+        }
+        // Only RFC 6675 recovery keeps the flags the rule reads: elsewhere
+        // the profile's default has no effect, and go-back-N is what runs.
+        if rfc6675 {
+            sc.rto_resend = self.rto_resend.unwrap_or(if profile == Profile::Ns3 {
+                RtoResend::BelowHighSack
+            } else {
+                RtoResend::GoBackN
+            });
+        }
         if self.prr.is_some_and(|m| m != prr::PrrMode::Off) && (recovery != Recovery::Sack || sc.sack1) {
             return Err(ParamError::at(
                 "prr",
@@ -973,12 +1051,14 @@ impl TcpConfig {
             rwnd_stops_next_seg: Some(sc.rwnd_stops_next_seg),
             loss_exit_beyond_recover: Some(sc.loss_exit_beyond_recover),
             retransmit_flags: Some(sc.rtx_flags),
+            rto_resend: Some(sc.rto_resend),
             rate_sample: Some(if sc.ns3_rate_sample {
                 rate::RateSampler::Ns3
             } else {
                 rate::RateSampler::Linux
             }),
             sub_segment_window: Some(sc.sub_segment_window),
+            pace_initial_window: Some(sc.pace_initial_window),
             linux_agent: Some(self.linux_agent_for(profile)),
             rto_restart_every_ack: Some(sc.rto_restart_every_ack),
             rttvar_update: Some(if sc.rto_rules.linux_rttvar {

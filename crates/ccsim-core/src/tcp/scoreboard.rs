@@ -263,6 +263,46 @@ impl Scoreboard {
             .find(|&s| !(self.is_sacked(s) || self.persist_rtx && self.idx(s).is_some_and(|i| self.rtx[i])))
     }
 
+    /// Whether the segment at index `i` is flagged lost after a timeout
+    /// whose snd_max was `flag_end` (ns-3.44's `SetSentListLost` flags
+    /// every unSACKed segment then outstanding; one sent later only when
+    /// [`Scoreboard::mark_lost`] finds DupThresh SACKed segments above it,
+    /// as `UpdateLostCount`).
+    fn flagged_after_timeout(&self, i: usize, flag_end: u64) -> bool {
+        !self.sacked[i] && (self.base + (i as u64) < flag_end || self.lost[i])
+    }
+
+    /// After a timeout, with `rto_resend = "below_high_sack"` (ns-3.44's
+    /// `TcpTxBuffer::NextSeg` rule 1 after `SetSentListLost`): the first
+    /// segment flagged lost, not SACKed and not retransmitted since the
+    /// timeout ([`Scoreboard::forget_retransmits`] cleared every flag),
+    /// below the highest SACKed segment, or anywhere when none is SACKed
+    /// (go-back-N). `flag_end`: snd_max at the timeout.
+    pub fn next_after_timeout(&self, flag_end: u64) -> Option<u64> {
+        let n = match self.high_sacked_end() {
+            Some(end) => (end - self.base) as usize,
+            None => self.sacked.len(),
+        };
+        (0..n)
+            .find(|&i| !self.rtx[i] && self.flagged_after_timeout(i, flag_end))
+            .map(|i| self.base + i as u64)
+    }
+
+    /// ns-3.44's `TcpTxBuffer::BytesInFlight` after a timeout whose snd_max
+    /// was `flag_end`, in segments: `m_sentSize - m_sackedOut - m_lostOut +
+    /// m_retrans`, the unSACKed segments not flagged lost plus those
+    /// retransmitted since the timeout (plus the SACKed retransmissions
+    /// with [`Scoreboard::with_sacked_retransmits_in_pipe`]).
+    pub fn pipe_after_timeout(&self, flag_end: u64) -> u64 {
+        let mut pipe = self.sacked_retransmits_in_pipe();
+        for i in 0..self.sacked.len() {
+            if !self.sacked[i] && (self.rtx[i] || !self.flagged_after_timeout(i, flag_end)) {
+                pipe += 1;
+            }
+        }
+        pipe
+    }
+
     /// RFC 6675 NextSeg(). `high_rxt_end`: one past HighRxt; `new_data`:
     /// unsent data exists and the receiver window allows it; `rescue`:
     /// rule 4 is allowed (HighACK > RescueRxt); `snd_max`: one past HighData.
@@ -380,6 +420,56 @@ mod tests {
             let next = b.next_seg(high_rxt_end, 3, true, false, 10);
             assert_eq!(next, Some(if ns3 { NextSeg::NewData } else { NextSeg::Lost(2) }));
         }
+    }
+
+    #[test]
+    fn ns3_after_a_timeout_resends_only_below_the_highest_sack() {
+        // The ns-3.44 wheel's `TcpTxBuffer` (1000-byte segments, DupThresh
+        // 3), step by step: 0-19 sent, a SACK of 2-9 (`BytesInFlight` 10),
+        // `SetSentListLost ()` (0), then each segment `NextSeg` returns
+        // sent with `CopyFromSequence`, new data pushed when it returns
+        // new data: 0, 1, 20, 21 (4); a SACK of 15 (4): 10-14, 22 (10);
+        // 23-25 (13); a SACK of 22 (12): 16-19 (16), not 20 and 21, sent
+        // after the timeout with one SACK above; SACKs of 23 and 24 (12):
+        // 20, 21 (`UpdateLostCount`), then new data. Without any SACK:
+        // 0, 1, 2, ... (go-back-N).
+        let recover = 20;
+        let mut b = board(20, &[2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(b.pipe(0, 3), 10);
+        b.forget_retransmits();
+        let mut lost = vec![];
+        // Send what the rule picks, new data when it picks none, `n` in
+        // all; the segments and the pipe after them.
+        let mut send = |b: &mut Scoreboard, sacks: &[u64], n: usize| {
+            for &s in sacks {
+                assert!(b.mark(s));
+            }
+            b.mark_lost(3, &mut lost);
+            let before = b.pipe_after_timeout(recover);
+            let mut sent = vec![];
+            for _ in 0..n {
+                let s = match b.next_after_timeout(recover) {
+                    Some(s) => {
+                        b.note_retransmit(s);
+                        s
+                    }
+                    None => {
+                        b.push();
+                        b.base + b.sacked.len() as u64 - 1
+                    }
+                };
+                sent.push(s);
+            }
+            (before, sent, b.pipe_after_timeout(recover))
+        };
+        assert_eq!(send(&mut b, &[], 4), (0, vec![0, 1, 20, 21], 4));
+        assert_eq!(send(&mut b, &[15], 6), (4, vec![10, 11, 12, 13, 14, 22], 10));
+        assert_eq!(send(&mut b, &[], 3), (10, vec![23, 24, 25], 13));
+        assert_eq!(send(&mut b, &[22], 5), (12, vec![16, 17, 18, 19, 26], 17));
+        assert_eq!(send(&mut b, &[23, 24], 3), (13, vec![20, 21, 27], 16));
+        let mut b = board(20, &[]);
+        b.forget_retransmits();
+        assert_eq!(send(&mut b, &[], 6), (0, vec![0, 1, 2, 3, 4, 5], 6));
     }
 
     #[test]

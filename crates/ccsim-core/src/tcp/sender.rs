@@ -11,8 +11,11 @@
 //! retransmit, the sender goes back to the first unacknowledged segment and
 //! resends from there (go-back-N, as ns-2 and BSD; a SACK sender skips the
 //! segments the receiver has SACKed: it keeps its scoreboard across the
-//! timeout, as Linux, since ccsim's receiver never reneges). During SACK
-//! recovery the pipe rule of RFC 6675 decides.
+//! timeout, as Linux, since ccsim's receiver never reneges); with
+//! `rto_resend = "below_high_sack"` (ns-3.44) a SACK sender resends only
+//! the holes below the highest SACKed segment and sends new data before the
+//! rest ([`super::RtoResend::BelowHighSack`]). During SACK recovery the pipe
+//! rule of RFC 6675 decides.
 //!
 //! Timers: the retransmission timer follows RFC 6298 section 5 (started when
 //! data is sent and none is running, restarted on each ACK of new data,
@@ -375,6 +378,14 @@ impl TcpSender {
         self.cfg.recovery == Recovery::Sack
     }
 
+    /// In the recovery after a timeout with `rto_resend =
+    /// "below_high_sack"` ([`super::RtoResend::BelowHighSack`]), whose
+    /// flags are those of the last timeout, when snd_max was `recover`.
+    #[inline]
+    fn resends_below_high_sack(&self) -> bool {
+        self.state == CaState::Loss && self.cfg.rto_resend == super::RtoResend::BelowHighSack
+    }
+
     pub(super) fn seg(&self, seq: u64) -> &Seg {
         &self.segs[(seq - self.snd_una) as usize]
     }
@@ -434,6 +445,9 @@ impl TcpSender {
         if self.state == CaState::Recovery {
             return self.board.pipe(self.high_rxt_end, self.cfg.dupthresh);
         }
+        if self.resends_below_high_sack() {
+            return self.board.pipe_after_timeout(self.recover);
+        }
         let out = self.snd_nxt - self.snd_una;
         if self.board.count() > 0 {
             out - self.board.sacked_below(self.snd_nxt).min(out) + self.board.sacked_retransmits_in_pipe()
@@ -446,7 +460,9 @@ impl TcpSender {
     /// less the SACKed and the lost ones not retransmitted; without SACK, less
     /// one segment per duplicate ACK (ns-3's `AddRenoSack`).
     pub(super) fn pipe_now(&self) -> u64 {
-        if self.uses_sack() {
+        if self.resends_below_high_sack() {
+            self.board.pipe_after_timeout(self.recover)
+        } else if self.uses_sack() {
             self.board.pipe(self.high_rxt_end, self.cfg.dupthresh)
         } else {
             (self.snd_max - self.snd_una).saturating_sub(self.dupacks as u64)
@@ -494,6 +510,19 @@ impl TcpSender {
         Some(gain * self.effective_cwnd() * (self.cfg.mss + self.cfg.header) as f64 * 8.0 / srtt)
     }
 
+    /// Whether pacing applies to the next transmission: always, unless
+    /// `pace_initial_window` is off (ns-3's `TcpSocketBase::IsPacingEnabled`
+    /// with `PaceInitialWindow` false: not while `m_highTxMark`, one past
+    /// the highest data byte sent, is at most `InitialCwnd` segments, so
+    /// the first `InitialCwnd` data segments are neither held back nor
+    /// start the pacing timer, and retransmissions are paced once they
+    /// have all been sent).
+    #[inline]
+    fn paces_next(&self) -> bool {
+        self.cfg.pace_initial_window
+            || self.snd_max.saturating_sub(self.cfg.syn as u64) as f64 >= self.cfg.initial_window
+    }
+
     /// True (and the pacing timer armed) when pacing forbids sending now.
     /// The common answer (the next paced departure has come, always so
     /// without pacing) inline; the rest out of line.
@@ -505,7 +534,7 @@ impl TcpSender {
     /// [`TcpSender::pace_blocked`] before the next paced departure.
     #[inline(never)]
     fn pace_wait(&mut self, ctx: &mut FlowCtx) -> bool {
-        if self.pacing_rate().is_none() {
+        if self.pacing_rate().is_none() || !self.paces_next() {
             return false;
         }
         let at = self.pace_next;
@@ -532,6 +561,7 @@ impl TcpSender {
     pub(super) fn transmit(&mut self, ctx: &mut FlowCtx, seq: u64) {
         let now = ctx.now;
         let retransmission = seq < self.snd_max;
+        let paced = self.paces_next();
         if seq == self.snd_max {
             let payload = if self.syn_pending {
                 0
@@ -614,7 +644,7 @@ impl TcpSender {
             ecn,
             ..Packet::default()
         });
-        if let Some(rate) = self.pacing_rate() {
+        if let Some(rate) = self.pacing_rate().filter(|_| paced) {
             let gap = tx_time(size, rate.max(1.0) as u64);
             self.pace_next = self.pace_next.max(now) + gap;
         }
@@ -669,6 +699,12 @@ impl TcpSender {
                     self.sack_recovery_step(ctx)
                 };
                 if !sent {
+                    return;
+                }
+                continue;
+            }
+            if self.resends_below_high_sack() {
+                if !self.after_timeout_step(ctx) {
                     return;
                 }
                 continue;
@@ -786,6 +822,37 @@ impl TcpSender {
                 self.rescue_rxt = Some(self.recovery_point.saturating_sub(1));
             }
         }
+        true
+    }
+
+    /// One segment after a timeout with `rto_resend = "below_high_sack"`
+    /// (ns-3.44's `SendPendingData` in CA_LOSS): while the window exceeds
+    /// `BytesInFlight`, what `TcpTxBuffer::NextSeg` without rule 3 returns
+    /// ([`super::RtoResend::BelowHighSack`]); false when nothing was sent.
+    fn after_timeout_step(&mut self, ctx: &mut FlowCtx) -> bool {
+        if self.board.pipe_after_timeout(self.recover) >= self.window() {
+            self.cwnd_limited = true;
+            return false;
+        }
+        let seq = match self.board.next_after_timeout(self.recover) {
+            Some(s) => s,
+            None if self.new_data_allowed() => self.snd_max,
+            None => {
+                self.cwnd_limited = false;
+                if !self.has_new_data() {
+                    let f = self.in_flight();
+                    self.rate.mark_app_limited(f);
+                }
+                return false;
+            }
+        };
+        if self.pace_blocked(ctx) {
+            return false;
+        }
+        self.transmit(ctx, seq);
+        // New data moves snd_nxt to snd_max, so it is there when the
+        // episode ends (a resent segment lies below it).
+        self.snd_nxt = self.snd_nxt.max(seq + 1);
         true
     }
 
