@@ -36,6 +36,9 @@ JOIN_TIMEOUT_S = 5.0
 def worker_main(conn: Connection) -> None:
     """A worker's loop: receive a task, run it, send the outcome back; stop on None or when the driver is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The pool already runs a worker per core: each run's time series is encoded on its own thread
+    # (ccsim-output would otherwise start a thread per core in every worker, docs/results.md).
+    os.environ.setdefault("CCSIM_OUTPUT_THREADS", "1")
     while True:
         try:
             task = conn.recv()
