@@ -241,6 +241,12 @@ def scenario(params: dict, seed: int, compat: str | None = "ns2") -> dict:
     }
     if compat:
         sc["compat"] = compat
+    elif p["recovery"] == "prr":
+        # Without a profile ccsim's recovery is NewReno's; ns-3's PRR runs in its
+        # SACK recovery (RFC 6675), which ccsim then needs said explicitly.
+        for f in flows:
+            if f.get("prr") == "ns3":
+                f.update(recovery="sack", sack_recovery="rfc6675")
     return sc
 
 
