@@ -8,6 +8,7 @@ interface: update the table on purpose.
 from __future__ import annotations
 
 import io
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 from scenarios import small_dumbbell
 
+import ccsim
 from ccsim.cli import main
 
 BASE = small_dumbbell("bad", 'count = 2\ntransport = "udp"\napp = "cbr"\nrate = "1Mbps"\npacket_size = 1000\n')
@@ -294,3 +296,13 @@ def test_the_whole_table_in_one_process(tmp_path: Path) -> None:
     )
     expected = "".join(f"error: bad{k}.toml: {e}\n" for k, (_, _, e) in enumerate(CASES))
     assert (p.returncode, p.stdout, p.stderr) == (2, "", expected)
+
+
+@pytest.mark.parametrize("error", [ccsim.ScenarioError, ccsim.SimulationError])
+def test_the_errors_cross_process_boundaries(error: type[Exception]) -> None:
+    """A worker of the user's own pool (multiprocessing, concurrent.futures) sends its exception back pickled:
+    the class must be importable by its module name (`ccsim._core`, not the bare `_core`)."""
+    sent = error("scenario.toml: flows[0].cc: unknown controller")
+    back = pickle.loads(pickle.dumps(sent))
+    assert type(back) is error
+    assert str(back) == str(sent)
