@@ -12,8 +12,18 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 
 mod ext;
 
-create_exception!(ccsim._core, ScenarioError, PyValueError, "A scenario file is malformed.");
-create_exception!(ccsim._core, SimulationError, PyRuntimeError, "A run was stopped by a guard.");
+create_exception!(
+    ccsim._core,
+    ScenarioError,
+    PyValueError,
+    "A scenario file is malformed."
+);
+create_exception!(
+    ccsim._core,
+    SimulationError,
+    PyRuntimeError,
+    "A run was stopped by a guard."
+);
 
 fn to_py(e: Error) -> PyErr {
     match e {
