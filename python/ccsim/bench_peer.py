@@ -6,7 +6,10 @@ suite's shared parameters, which validation/ns2/dumbbell.tcl turns into an
 ns-2 script and `validation/ccsim_side.py` into a ccsim scenario under
 `compat = "ns2"` (with ccsim's default outputs: what a user's `ccsim run`
 writes). Both programs are started as a user starts them, alternately, each
-`runs` times; the table gives the median wall time of each, their ratio,
+`runs` times after one unmeasured round (which warms the file cache for both
+and lets Python cache ccsim's bytecode, as an installed package has it: the
+ccsim side runs without `PYTHONDONTWRITEBYTECODE`, which otherwise makes every
+run compile ccsim's modules anew); the table gives the median wall time of each, their ratio,
 the peak resident memory of each process and ccsim's own event loop time.
 
 This needs a source checkout (the validation suite is not installed with the
@@ -75,10 +78,15 @@ class Row:
         }
 
 
-def timed(cmd: Sequence[str], cwd: Path) -> Timing:
+def user_env() -> dict[str, str]:
+    """This process's environment without `PYTHONDONTWRITEBYTECODE`: a user's, whose Python caches bytecode."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def timed(cmd: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> Timing:
     """Run a command to its end; its wall time and peak RSS (the child's own `ru_maxrss`)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -118,7 +126,7 @@ def scenario_builder(root: Path) -> Callable[[dict[str, Any]], dict[str, Any]]:
 
 
 def bench_one(twin: dict[str, Any], build: Callable[..., dict[str, Any]], root: Path, runs: int) -> Row:
-    """Alternate ns-2 and ccsim `runs` times on one twin; the medians."""
+    """Alternate ns-2 and ccsim `runs` times on one twin, after an unmeasured round; the medians."""
     params = dict(twin["params"])
     ns2_cmd = ["ns", str((root / NS2_SCRIPT).resolve()), *(f"--{k}={v}" for k, v in sorted(params.items())), "--seed=1"]
     ns2: list[Timing] = []
@@ -129,9 +137,12 @@ def bench_one(twin: dict[str, Any], build: Callable[..., dict[str, Any]], root: 
         scenario = work / f"{twin['name']}.json"
         scenario.write_text(json.dumps(build(params)), encoding="utf-8")
         ccsim_cmd = [sys.executable, "-m", "ccsim.cli", "run", str(scenario), "--quiet", "--out", str(work / "out")]
+        env = user_env()
+        timed(ns2_cmd, work)
+        timed(ccsim_cmd, work, env)
         for _ in range(runs):
             ns2.append(timed(ns2_cmd, work))
-            ours.append(timed(ccsim_cmd, work))
+            ours.append(timed(ccsim_cmd, work, env))
             summary = json.loads((work / "out" / "summary.json").read_text(encoding="utf-8"))
             loops.append(float(summary["perf"]["wall_s"]))
     return Row(

@@ -47,7 +47,7 @@ def test_both_programs_run_alternately(checkout: Path) -> None:
     rows = bench_peer.bench_against_ns2(checkout, runs=2)
     assert [r.name for r in rows] == ["tiny"]
     calls = (checkout / "ns.log").read_text(encoding="utf-8").splitlines()
-    assert len(calls) == 2
+    assert len(calls) == 3, "one unmeasured round, then two measured"
     assert calls[0].split()[0].endswith("validation/ns2/dumbbell.tcl")
     assert "--flows=2" in calls[0].split()
     assert "--queue=gred" in calls[0].split()
@@ -56,6 +56,16 @@ def test_both_programs_run_alternately(checkout: Path) -> None:
     assert row.loop_s > 0
     assert row.ccsim_s > row.loop_s
     assert row.ratio == pytest.approx(row.ns2_s / row.ccsim_s)
+
+
+def test_ccsim_runs_as_a_users_python_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With PYTHONDONTWRITEBYTECODE set (as in some CI and sandbox shells) every
+    # run would compile ccsim's modules anew, which no installed package does.
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setenv("CCSIM_BENCH_MARKER", "kept")
+    env = bench_peer.user_env()
+    assert "PYTHONDONTWRITEBYTECODE" not in env
+    assert env["CCSIM_BENCH_MARKER"] == "kept"
 
 
 def test_the_cli_prints_the_table_and_json(checkout: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,7 +16,9 @@
 //! whole blocks. The label columns of the long tables, constant over each
 //! block, are not handed to the crate's dictionary encoder row by row: their
 //! two pages are built from the blocks (`LabelChunk`) and the crate writes
-//! them into the file.
+//! them into the file. Nor is the time series' time column, whose row j of
+//! every block is sample j: its dictionary is the sample times and its
+//! indices are read from them (`TimeDictionary`).
 
 use std::io::Write;
 use std::sync::Arc;
@@ -30,7 +32,7 @@ use parquet::column::writer::{
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DataType, DoubleType, Int64Type};
 use parquet::file::metadata::{ColumnChunkMetaData, KeyValue, OffsetIndexBuilder, PageEncodingStats};
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterPropertiesPtr};
-use parquet::file::writer::{SerializedFileWriter, SerializedPageWriter, SerializedRowGroupWriter, TrackedWrite};
+use parquet::file::writer::{SerializedFileWriter, SerializedPageWriter, TrackedWrite};
 use parquet::schema::types::{ColumnDescPtr, Type, TypePtr};
 
 use crate::table::{float, text, Column, Kind};
@@ -260,22 +262,140 @@ impl<'a> LabelChunk<'a> {
         buf
     }
 
-    /// The data page's body: the definition levels (RLE, behind their
-    /// 4-byte length), then the indices' bit width (that of the largest
-    /// index, as the crate's `DictEncoder::bit_width`) and their runs.
-    fn data_page(&self) -> Vec<u8> {
-        let mut levels = Vec::new();
-        rle_run(&mut levels, self.rows(), 1, 1);
-        let mut buf = Vec::with_capacity(levels.len() + 5 + 4 * self.runs.len());
-        buf.extend_from_slice(&(levels.len() as u32).to_le_bytes());
-        buf.extend_from_slice(&levels);
+    /// The chunk's two pages.
+    fn pages(&self) -> DictionaryPages {
         let largest = self.dictionary.len().saturating_sub(1) as u32;
         let bit_width = (u32::BITS - largest.leading_zeros()) as u8;
-        buf.push(bit_width);
-        for &(i, rows) in &self.runs {
-            rle_run(&mut buf, rows, i, bit_width);
+        let data = data_page(self.rows(), bit_width, |buf| {
+            for &(i, rows) in &self.runs {
+                rle_run(buf, rows, i, bit_width);
+            }
+        });
+        DictionaryPages {
+            dictionary: self.dictionary_page(),
+            entries: self.dictionary.len() as u32,
+            data,
+            rows: self.rows(),
         }
-        buf
+    }
+}
+
+/// A dictionary-encoded column chunk's pages, built here: the dictionary
+/// page's PLAIN values (`entries` of them) and the data page's body.
+struct DictionaryPages {
+    dictionary: Vec<u8>,
+    entries: u32,
+    data: Vec<u8>,
+    rows: usize,
+}
+
+/// A dictionary data page's body for `rows` rows, all present: the
+/// definition levels (one RLE run of 1, behind its 4-byte length), the
+/// indices' bit width (that of the largest index, as the crate's
+/// `DictEncoder::bit_width`), then the indices that `indices` writes.
+fn data_page(rows: usize, bit_width: u8, indices: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut levels = Vec::new();
+    rle_run(&mut levels, rows, 1, 1);
+    let mut buf = Vec::with_capacity(levels.len() + 5 + rows * usize::from(bit_width) / 8);
+    buf.extend_from_slice(&(levels.len() as u32).to_le_bytes());
+    buf.extend_from_slice(&levels);
+    buf.push(bit_width);
+    indices(&mut buf);
+    buf
+}
+
+/// The time column's dictionary, for every row group of a long table: the
+/// sample times (PLAIN doubles, each distinct value once, in the order of
+/// the times) and each sample's index in it. Row j of a block holds sample
+/// j, so a chunk's indices are read from `index` without hashing a row: the
+/// crate's dictionary encoder hashed each of the 2.7 million rows of
+/// tcp_newreno_100's time series (docs/performance.md, "Run overhead").
+/// A row group's dictionary may hold times none of its rows has (a valid
+/// chunk: readers look up the indices the rows hold).
+struct TimeDictionary {
+    plain: Vec<u8>,
+    entries: u32,
+    index: Vec<u32>,
+    bit_width: u8,
+}
+
+impl TimeDictionary {
+    fn new(times: &[f64]) -> Self {
+        let mut seen = std::collections::HashMap::with_capacity(times.len());
+        let mut plain = Vec::with_capacity(8 * times.len());
+        let index = times
+            .iter()
+            .map(|t| {
+                *seen.entry(t.to_bits()).or_insert_with(|| {
+                    plain.extend_from_slice(&t.to_le_bytes());
+                    (plain.len() / 8 - 1) as u32
+                })
+            })
+            .collect();
+        let entries = seen.len() as u32;
+        let largest = entries.saturating_sub(1);
+        Self {
+            plain,
+            entries,
+            index,
+            bit_width: (u32::BITS - largest.leading_zeros()) as u8,
+        }
+    }
+
+    /// The pages of the time column's chunk over the table's rows `range`.
+    fn pages(&self, blocks: &[Block], range: std::ops::Range<usize>) -> Result<DictionaryPages, Error> {
+        let rows = range.len();
+        let mut indices: Vec<u32> = Vec::with_capacity(rows);
+        for_each_segment(blocks, range, |b, rows| {
+            let Some(index) = self.index.get(rows) else {
+                return Err(Error::Unsupported(format!(
+                    "a block of {} rows for {} sample times",
+                    b.rows,
+                    self.index.len()
+                )));
+            };
+            indices.extend_from_slice(index);
+            Ok(())
+        })?;
+        let data = data_page(rows, self.bit_width, |buf| {
+            if self.bit_width == 0 {
+                rle_run(buf, rows, 0, 0);
+            } else {
+                bit_packed_runs(buf, &indices, self.bit_width);
+            }
+        });
+        Ok(DictionaryPages {
+            dictionary: self.plain.clone(),
+            entries: self.entries,
+            data,
+            rows,
+        })
+    }
+}
+
+/// `values` as bit-packed runs of the RLE/bit-packing hybrid (parquet-format,
+/// Encodings.md): each run at most 63 groups of eight values (a one-byte
+/// header, `groups << 1 | 1`, as the crate's and Arrow's encoders write
+/// them), each value `bit_width` bits, packed from the lowest bit up; the
+/// last group padded with zeros (the page's value count says where the
+/// values end).
+fn bit_packed_runs(buf: &mut Vec<u8>, values: &[u32], bit_width: u8) {
+    const RUN_VALUES: usize = 63 * 8;
+    let width = u32::from(bit_width);
+    for run in values.chunks(RUN_VALUES) {
+        let groups = run.len().div_ceil(8);
+        buf.push((groups << 1 | 1) as u8);
+        let (mut acc, mut bits) = (0u64, 0u32);
+        let padding = std::iter::repeat_n(&0, groups * 8 - run.len());
+        for &v in run.iter().chain(padding) {
+            acc |= u64::from(v) << bits;
+            bits += width;
+            while bits >= 8 {
+                buf.push(acc as u8);
+                acc >>= 8;
+                bits -= 8;
+            }
+        }
     }
 }
 
@@ -300,19 +420,19 @@ fn snappy(page: &[u8]) -> Result<Bytes, Error> {
     Ok(Bytes::from(compressed))
 }
 
-/// The column chunk of `chunk` for the column `descr` appended to the row group.
-fn append_label_chunk<W: Write + Send>(
-    rg: &mut SerializedRowGroupWriter<'_, W>,
-    descr: ColumnDescPtr,
-    chunk: &LabelChunk,
-) -> Result<(), Error> {
-    let rows = chunk.rows();
-    let dictionary = chunk.dictionary_page();
-    let data = chunk.data_page();
+/// The column chunk of `pages` for the column `descr`, with the metadata
+/// `SerializedRowGroupWriter::append_column` needs to splice it into the file.
+fn dictionary_chunk(descr: &ColumnDescPtr, pages: DictionaryPages) -> Result<EncodedChunk, Error> {
+    let DictionaryPages {
+        dictionary,
+        entries,
+        data,
+        rows,
+    } = pages;
     let dictionary_page = CompressedPage::new(
         Page::DictionaryPage {
             buf: snappy(&dictionary)?,
-            num_values: chunk.dictionary.len() as u32,
+            num_values: entries,
             encoding: Encoding::PLAIN,
             is_sorted: false,
         },
@@ -337,7 +457,7 @@ fn append_label_chunk<W: Write + Send>(
     let mut offsets = OffsetIndexBuilder::new();
     offsets.append_offset_and_size(data_spec.offset as i64, data_spec.compressed_size as i32);
     offsets.append_row_count(rows as i64);
-    let metadata = ColumnChunkMetaData::builder(descr)
+    let metadata = ColumnChunkMetaData::builder(descr.clone())
         .set_compression(Compression::SNAPPY)
         .set_encodings_mask(EncodingMask::new_from_encodings(
             [Encoding::PLAIN, Encoding::RLE, Encoding::RLE_DICTIONARY].iter(),
@@ -368,8 +488,10 @@ fn append_label_chunk<W: Write + Send>(
         column_index: None,
         offset_index: Some(offsets.build()),
     };
-    rg.append_column(&Bytes::from(sink.into_inner()?), close)?;
-    Ok(())
+    Ok(EncodedChunk {
+        bytes: Bytes::from(sink.into_inner()?),
+        close,
+    })
 }
 
 /// A column chunk encoded by the crate's column writer into a buffer of its
@@ -498,34 +620,30 @@ fn long_table_on<W: Write + Send>(
     let groups: Vec<std::ops::Range<usize>> = (0..total.div_ceil(ROW_GROUP_ROWS).max(1))
         .map(|g| g * ROW_GROUP_ROWS..total.min((g + 1) * ROW_GROUP_ROWS))
         .collect();
-    // Every crate-encoded chunk of every row group, in file order.
+    let time_dictionary = times.map(TimeDictionary::new);
+    // Every numeric chunk of every row group, in file order: the times'
+    // built from their dictionary, the others by the crate.
     let mut jobs: Vec<Box<dyn FnOnce() -> Result<EncodedChunk, Error> + Send + '_>> = Vec::new();
     for range in &groups {
         for (index, descr) in columns.iter().enumerate().filter(|(i, _)| !is_label(*i)) {
             let (range, props, ones) = (range.clone(), &props, &ones);
+            if let (true, false, Some(dictionary)) = (index < n_before, range.is_empty(), &time_dictionary) {
+                jobs.push(Box::new(move || {
+                    dictionary_chunk(descr, dictionary.pages(blocks, range)?)
+                }));
+                continue;
+            }
             jobs.push(Box::new(move || {
                 encode_chunk(descr, props, |col| {
                     let mut ints: Vec<i64> = Vec::new();
                     for_each_segment(blocks, range, |b, rows| {
-                        if index < n_before {
-                            let times = times.unwrap_or_default();
-                            let Some(times) = times.get(rows.clone()) else {
-                                return Err(Error::Unsupported(format!(
-                                    "a block of {} rows for {} sample times",
-                                    b.rows,
-                                    times.len()
-                                )));
-                            };
-                            write::<DoubleType>(typed(col), times, ones)
+                        let (values, kind) = b.after[index - n_before - n_labels];
+                        if kind == Kind::Int {
+                            ints.clear();
+                            ints.extend(values[rows].iter().map(|v| *v as i64));
+                            write::<Int64Type>(typed(col), &ints, ones)
                         } else {
-                            let (values, kind) = b.after[index - n_before - n_labels];
-                            if kind == Kind::Int {
-                                ints.clear();
-                                ints.extend(values[rows].iter().map(|v| *v as i64));
-                                write::<Int64Type>(typed(col), &ints, ones)
-                            } else {
-                                write::<DoubleType>(typed(col), &values[rows], ones)
-                            }
+                            write::<DoubleType>(typed(col), &values[rows], ones)
                         }
                     })
                 })
@@ -543,7 +661,8 @@ fn long_table_on<W: Write + Send>(
                         segments.push((b.labels[index - n_before], rows.len()));
                         Ok(())
                     })?;
-                    append_label_chunk(&mut rg, descr.clone(), &LabelChunk::new(segments.into_iter()))?;
+                    let chunk = dictionary_chunk(descr, LabelChunk::new(segments.into_iter()).pages())?;
+                    rg.append_column(&chunk.bytes, chunk.close)?;
                     continue;
                 }
                 // An empty table: the label column's chunk as the crate writes it.
@@ -639,6 +758,57 @@ mod tests {
         for threads in [2, 3, 8] {
             assert!(on(threads) == one, "{threads} threads");
         }
+    }
+
+    #[test]
+    fn time_chunks_hold_each_rows_time() {
+        // Dictionaries of 1, 2, 3, 9, 257 and 1000 times (indices of bit
+        // width 0, 1, 2, 4, 9 and 10), blocks shorter than the times and of
+        // lengths that are not multiples of 8, runs longer than one
+        // bit-packed run (504 values), and a repeated time (one dictionary
+        // entry for both rows).
+        for n in [1usize, 2, 3, 9, 257, 1000] {
+            let mut time_s: Vec<f64> = (0..n).map(|i| i as f64 * 0.25 + 0.1).collect();
+            if n == 9 {
+                time_s[8] = time_s[7];
+            }
+            let values: Vec<Vec<f64>> = (0..5)
+                .map(|e| (0..n - e.min(n - 1)).map(|i| (i * e) as f64).collect())
+                .collect();
+            let series: Vec<Series> = values
+                .iter()
+                .map(|v| Series {
+                    entity_kind: "queue",
+                    entity: "q",
+                    metric: "len_pkts",
+                    values: v,
+                })
+                .collect();
+            let bytes = timeseries_parquet(Vec::new(), &time_s, &series).expect("encoded");
+            let expected: Rows = series
+                .iter()
+                .flat_map(|s| {
+                    time_s
+                        .iter()
+                        .zip(s.values)
+                        .map(|(t, v)| (*t, "queue".into(), "q".into(), "len_pkts".into(), *v))
+                })
+                .collect();
+            assert_eq!(read_back(&bytes, &format!("times{n}")), expected, "{n} times");
+        }
+    }
+
+    #[test]
+    fn bit_packed_runs_pack_from_the_lowest_bit() {
+        // Parquet's Encodings.md example: 0..=7 at bit width 3.
+        let mut buf = Vec::new();
+        super::bit_packed_runs(&mut buf, &[0, 1, 2, 3, 4, 5, 6, 7], 3);
+        assert_eq!(buf, [0b0000_0011, 0b1000_1000, 0b1100_0110, 0b1111_1010]);
+        // 505 values: a full run of 63 groups, then one of a padded group.
+        let mut buf = Vec::new();
+        super::bit_packed_runs(&mut buf, &[1; 505], 1);
+        assert_eq!(buf.len(), 1 + 63 + 1 + 1);
+        assert_eq!((buf[0], buf[64], buf[65]), (127, 3, 1));
     }
 
     #[test]
