@@ -383,17 +383,26 @@ fn bit_packed_runs(buf: &mut Vec<u8>, values: &[u32], bit_width: u8) {
     const RUN_VALUES: usize = 63 * 8;
     let width = u32::from(bit_width);
     for run in values.chunks(RUN_VALUES) {
-        let groups = run.len().div_ceil(8);
-        buf.push((groups << 1 | 1) as u8);
-        let (mut acc, mut bits) = (0u64, 0u32);
-        let padding = std::iter::repeat_n(&0, groups * 8 - run.len());
-        for &v in run.iter().chain(padding) {
-            acc |= u64::from(v) << bits;
-            bits += width;
-            while bits >= 8 {
-                buf.push(acc as u8);
-                acc >>= 8;
-                bits -= 8;
+        buf.push((run.len().div_ceil(8) << 1 | 1) as u8);
+        for group in run.chunks(8) {
+            if width <= 16 {
+                // A group's 8 values fit 128 bits: one shift each, then its bytes.
+                let packed = group
+                    .iter()
+                    .enumerate()
+                    .fold(0u128, |acc, (k, &v)| acc | u128::from(v) << (k as u32 * width));
+                buf.extend_from_slice(&packed.to_le_bytes()[..bit_width as usize]);
+                continue;
+            }
+            let (mut acc, mut bits) = (0u64, 0u32);
+            for &v in group.iter().chain(std::iter::repeat_n(&0, 8 - group.len())) {
+                acc |= u64::from(v) << bits;
+                bits += width;
+                while bits >= 8 {
+                    buf.push(acc as u8);
+                    acc >>= 8;
+                    bits -= 8;
+                }
             }
         }
     }
@@ -809,6 +818,25 @@ mod tests {
         super::bit_packed_runs(&mut buf, &[1; 505], 1);
         assert_eq!(buf.len(), 1 + 63 + 1 + 1);
         assert_eq!((buf[0], buf[64], buf[65]), (127, 3, 1));
+        // Both ways of packing a group (up to 16 bits, and wider) agree with
+        // packing bit by bit.
+        for width in [1u8, 7, 9, 16, 17, 24, 32] {
+            let values: Vec<u32> = (0..21u64)
+                .map(|i| ((i * 2_654_435_761) % (1u64 << width)) as u32)
+                .collect();
+            let mut buf = Vec::new();
+            super::bit_packed_runs(&mut buf, &values, width);
+            let mut bits = Vec::new();
+            for v in values.iter().chain(&[0, 0, 0]) {
+                bits.extend((0..width).map(|b| (v >> b) & 1));
+            }
+            let bytes: Vec<u8> = bits
+                .chunks(8)
+                .map(|byte| byte.iter().enumerate().map(|(i, b)| (*b as u8) << i).sum())
+                .collect();
+            assert_eq!(buf[0], 3 << 1 | 1, "width {width}");
+            assert_eq!(&buf[1..], &bytes[..], "width {width}");
+        }
     }
 
     #[test]
