@@ -296,7 +296,9 @@ struct DictionaryPages {
 fn data_page(rows: usize, bit_width: u8, indices: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
     let mut levels = Vec::new();
     rle_run(&mut levels, rows, 1, 1);
-    let mut buf = Vec::with_capacity(levels.len() + 5 + rows * usize::from(bit_width) / 8);
+    // The packed indices, a padded last group and a header per run.
+    let packed = (rows + 8) * usize::from(bit_width) / 8 + rows / RUN_VALUES + 1;
+    let mut buf = Vec::with_capacity(levels.len() + 5 + packed);
     buf.extend_from_slice(&(levels.len() as u32).to_le_bytes());
     buf.extend_from_slice(&levels);
     buf.push(bit_width);
@@ -345,7 +347,7 @@ impl TimeDictionary {
     /// The pages of the time column's chunk over the table's rows `range`.
     fn pages(&self, blocks: &[Block], range: std::ops::Range<usize>) -> Result<DictionaryPages, Error> {
         let rows = range.len();
-        let mut indices: Vec<u32> = Vec::with_capacity(rows);
+        let mut segments = Vec::new();
         for_each_segment(blocks, range, |b, rows| {
             let Some(index) = self.index.get(rows) else {
                 return Err(Error::Unsupported(format!(
@@ -354,14 +356,29 @@ impl TimeDictionary {
                     self.index.len()
                 )));
             };
-            indices.extend_from_slice(index);
+            segments.push(index);
             Ok(())
         })?;
         let data = data_page(rows, self.bit_width, |buf| {
             if self.bit_width == 0 {
                 rle_run(buf, rows, 0, 0);
             } else {
-                bit_packed_runs(buf, &indices, self.bit_width);
+                // A run's worth of indices at a time, through a buffer on
+                // the stack: only the last run is short (and padded).
+                let mut run = [0u32; RUN_VALUES];
+                let mut filled = 0;
+                for mut segment in segments.iter().copied() {
+                    while !segment.is_empty() {
+                        let k = (RUN_VALUES - filled).min(segment.len());
+                        run[filled..filled + k].copy_from_slice(&segment[..k]);
+                        (filled, segment) = (filled + k, &segment[k..]);
+                        if filled == RUN_VALUES {
+                            bit_packed_runs(buf, &run, self.bit_width);
+                            filled = 0;
+                        }
+                    }
+                }
+                bit_packed_runs(buf, &run[..filled], self.bit_width);
             }
         });
         Ok(DictionaryPages {
@@ -373,37 +390,47 @@ impl TimeDictionary {
     }
 }
 
-/// `values` as bit-packed runs of the RLE/bit-packing hybrid (parquet-format,
-/// Encodings.md): each run at most 63 groups of eight values (a one-byte
-/// header, `groups << 1 | 1`, as the crate's and Arrow's encoders write
-/// them), each value `bit_width` bits, packed from the lowest bit up; the
-/// last group padded with zeros (the page's value count says where the
-/// values end).
+/// Values per bit-packed run: 63 groups of eight, the most a one-byte
+/// header counts (as the crate's and Arrow's encoders write them).
+const RUN_VALUES: usize = 63 * 8;
+
+/// `values` as bit-packed runs of the RLE/bit-packing hybrid
+/// (parquet-format, Encodings.md): each run at most `RUN_VALUES` values (a
+/// one-byte header, `groups << 1 | 1`), each value `bit_width` bits, packed
+/// from the lowest bit up; the last group padded with zeros (the page's
+/// value count says where the values end).
 fn bit_packed_runs(buf: &mut Vec<u8>, values: &[u32], bit_width: u8) {
-    const RUN_VALUES: usize = 63 * 8;
-    let width = u32::from(bit_width);
     for run in values.chunks(RUN_VALUES) {
         buf.push((run.len().div_ceil(8) << 1 | 1) as u8);
-        for group in run.chunks(8) {
-            if width <= 16 {
-                // A group's 8 values fit 128 bits: one shift each, then its bytes.
-                let packed = group
-                    .iter()
-                    .enumerate()
-                    .fold(0u128, |acc, (k, &v)| acc | u128::from(v) << (k as u32 * width));
-                buf.extend_from_slice(&packed.to_le_bytes()[..bit_width as usize]);
-                continue;
-            }
-            let (mut acc, mut bits) = (0u64, 0u32);
-            for &v in group.iter().chain(std::iter::repeat_n(&0, 8 - group.len())) {
-                acc |= u64::from(v) << bits;
-                bits += width;
-                while bits >= 8 {
-                    buf.push(acc as u8);
-                    acc >>= 8;
-                    bits -= 8;
-                }
-            }
+        for chunk in run.chunks(8) {
+            let mut group = [0u32; 8];
+            group[..chunk.len()].copy_from_slice(chunk);
+            pack_group(buf, &group, bit_width);
+        }
+    }
+}
+
+/// Eight values of `bit_width` bits, packed from the lowest bit up into
+/// `bit_width` bytes.
+fn pack_group(buf: &mut Vec<u8>, group: &[u32; 8], bit_width: u8) {
+    let width = u32::from(bit_width);
+    if width <= 16 {
+        // The eight values fit 128 bits: one shift each, then the bytes.
+        let packed = group
+            .iter()
+            .enumerate()
+            .fold(0u128, |acc, (k, &v)| acc | u128::from(v) << (k as u32 * width));
+        buf.extend_from_slice(&packed.to_le_bytes()[..usize::from(bit_width)]);
+        return;
+    }
+    let (mut acc, mut bits) = (0u64, 0u32);
+    for &v in group {
+        acc |= u64::from(v) << bits;
+        bits += width;
+        while bits >= 8 {
+            buf.push(acc as u8);
+            acc >>= 8;
+            bits -= 8;
         }
     }
 }
