@@ -41,6 +41,7 @@ use super::rate::{RateEstimator, TxInfo};
 use super::recovery::Recovery;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
+use super::segs::{Popped, Seg, Segs};
 use super::SenderConfig;
 use crate::cc::reno::Reno;
 use crate::cc::{AckInfo, CaState, CongestionControl, CongestionEvent, LostPacket};
@@ -49,7 +50,6 @@ use crate::packet::{flags, Ecn, Packet, PacketKind};
 use crate::rng::SimRng;
 use crate::time::{tx_time, SimTime};
 use crate::transport::{FlowCtx, Sender, SenderProbe};
-use std::collections::VecDeque;
 
 /// Sender timer: retransmission timeout.
 pub const TIMER_RTO: u32 = 1;
@@ -57,24 +57,6 @@ pub const TIMER_RTO: u32 = 1;
 pub const TIMER_PACE: u32 = 2;
 /// Receiver timer: delayed ACK.
 pub const TIMER_DELACK: u32 = 1;
-
-/// One outstanding segment.
-#[derive(Copy, Clone, Debug)]
-pub(super) struct Seg {
-    /// Payload bytes.
-    pub payload: u32,
-    /// Transmissions so far.
-    pub tx_count: u16,
-    /// Time of the latest transmission.
-    pub sent_at: SimTime,
-    /// Rate-estimation state of the latest transmission.
-    pub tx: TxInfo,
-    /// ns-2 Linux agent: deemed lost and not retransmitted since.
-    pub la_lost: bool,
-    /// ns-2 Linux agent: retransmitted when snd_max was this (the
-    /// scoreboard's `SndNxt`); lost again once a segment at or above it is SACKed.
-    pub la_rtx_nxt: Option<u64>,
-}
 
 /// What the cumulative ACK's walk over the segments it newly covers adds
 /// up ([`TcpSender::ack_segment`]): segments and payload bytes covered,
@@ -89,15 +71,6 @@ struct CumAck {
     rtt: Option<SimTime>,
     retrans: bool,
     oldest_rtt: Option<SimTime>,
-}
-
-/// What the cumulative ACK reads of an outstanding segment (see [`TcpSender::on_ack`]).
-struct SegTimes {
-    payload: u32,
-    tx_count: u16,
-    sent_at: SimTime,
-    /// Its rate state if the controller reads rate samples (otherwise unread).
-    tx: TxInfo,
 }
 
 /// The sender's congestion controller: the Reno family (Tahoe, Reno,
@@ -215,7 +188,7 @@ pub struct TcpSender {
     pub(super) rtt: RttEstimator,
     pub(super) board: Scoreboard,
     pub(super) rate: RateEstimator,
-    pub(super) segs: VecDeque<Seg>,
+    pub(super) segs: Segs,
     /// Oldest unacknowledged segment.
     pub(super) snd_una: u64,
     /// Next segment to (re)transmit in window order.
@@ -306,10 +279,10 @@ impl TcpSender {
             board: Scoreboard::new()
                 .with_sacked_retransmits_in_pipe(cfg.sacked_rtx_in_pipe)
                 .with_retransmit_flags(cfg.rtx_flags),
+            segs: Segs::new(cc.uses_rate_samples(), cfg.recovery == Recovery::RateHalving),
             cfg,
             cc: Controller::new(cc),
             rate,
-            segs: VecDeque::new(),
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -387,7 +360,7 @@ impl TcpSender {
     }
 
     pub(super) fn seg(&self, seq: u64) -> &Seg {
-        &self.segs[(seq - self.snd_una) as usize]
+        self.segs.get((seq - self.snd_una) as usize)
     }
 
     /// Outstanding segment `seq` is deemed lost (before any retransmission
@@ -395,7 +368,7 @@ impl TcpSender {
     /// controller what was in flight and lost when it was sent
     /// (draft-ietf-ccwg-bbr-06 section 5.2.4, `HandleLostPacket`).
     pub(super) fn note_lost(&mut self, ctx: &mut FlowCtx, seq: u64) {
-        let tx = self.seg(seq).tx;
+        let tx = self.segs.tx((seq - self.snd_una) as usize);
         self.rate.on_lost(1);
         let p = LostPacket {
             tx_in_flight: tx.tx_in_flight,
@@ -573,9 +546,6 @@ impl TcpSender {
                 payload,
                 tx_count: 0,
                 sent_at: now,
-                tx: TxInfo::default(),
-                la_lost: false,
-                la_rtx_nxt: None,
             });
             if self.keeps_board {
                 self.board.push();
@@ -598,10 +568,10 @@ impl TcpSender {
             self.board.note_retransmit(seq);
         }
         let i = (seq - self.snd_una) as usize;
-        let s = &mut self.segs[i];
+        self.segs.set_tx(i, tx);
+        let s = self.segs.get_mut(i);
         s.tx_count = s.tx_count.saturating_add(1);
         s.sent_at = now;
-        s.tx = tx;
         let first = s.tx_count == 1;
         if seq == 0 && first {
             self.syn_first_sent = Some(now);
@@ -966,19 +936,10 @@ impl TcpSender {
     /// loading them all for the one or two segments an ACK usually covers.
     #[inline(never)]
     fn ack_segment(&mut self, s: u64, ack: u64, oldest: u64, now: SimTime, cum: &mut CumAck) {
-        // The fields read here, not the whole record (its rate
-        // state is read only for a controller that reads rate samples).
-        let seg = self
+        let Popped { seg, tx, .. } = self
             .segs
-            .front()
+            .pop_front()
             .expect("segs holds every seq in [snd_una, snd_max) and ack <= snd_max");
-        let seg = SegTimes {
-            payload: seg.payload,
-            tx_count: seg.tx_count,
-            sent_at: seg.sent_at,
-            tx: if self.rate_samples { seg.tx } else { TxInfo::default() },
-        };
-        self.segs.pop_front();
         cum.acked += 1;
         cum.bytes += seg.payload as u64;
         if s + 1 == ack && s >= self.rtt_hist_start && seg.tx_count == 1 {
@@ -999,7 +960,7 @@ impl TcpSender {
             return;
         }
         cum.delivered += 1;
-        self.on_delivered(now, &seg.tx);
+        self.on_delivered(now, &tx);
         if seg.tx_count > 1 {
             cum.retrans = true;
         } else if cum.rtt.is_none_or(|r| now - seg.sent_at < r) {
@@ -1036,7 +997,8 @@ impl TcpSender {
                         newly_sacked += 1;
                         newly_delivered += 1;
                         let seg = *self.seg(s);
-                        self.on_delivered(now, &seg.tx);
+                        let tx = self.segs.tx((s - self.snd_una) as usize);
+                        self.on_delivered(now, &tx);
                         if seg.tx_count == 1 && sack_rtt.is_none_or(|r| now - seg.sent_at < r) {
                             sack_rtt = Some(now - seg.sent_at);
                         }
