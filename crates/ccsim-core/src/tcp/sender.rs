@@ -114,6 +114,22 @@ plain_rules! {
     syn_timeout: Option<SimTime> = None,
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Tests: senders built on this thread take the general instance of
+    /// the ACK and send paths even when plain, to compare the two.
+    pub(super) static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether senders may take the plain instance (always, but in the tests
+/// that compare it with the general one, [`GENERAL_ONLY`]).
+fn plain_allowed() -> bool {
+    #[cfg(test)]
+    return !GENERAL_ONLY.with(|g| g.get());
+    #[cfg(not(test))]
+    true
+}
+
 /// A rule switch of `$self.cfg` in the instance `$P` of a generic ACK or
 /// send path: [`PLAIN`]'s value, a constant, in the plain sender's.
 macro_rules! rule {
@@ -330,7 +346,8 @@ impl TcpSender {
             rate_samples: cc.uses_rate_samples(),
             plain: has_plain_rules(&cfg)
                 && matches!(cfg.recovery, Recovery::Tahoe | Recovery::Reno | Recovery::NewReno)
-                && !cc.uses_rate_samples(),
+                && !cc.uses_rate_samples()
+                && plain_allowed(),
             rtt: RttEstimator::with_rules(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.rto_rules),
             rtt_timing: None,
             syn_pending: cfg.syn,
@@ -423,7 +440,7 @@ impl TcpSender {
 
     /// [`TcpSender::uses_sack`] in the instance `P`: never in the plain one.
     #[inline]
-    fn uses_sack_as<const P: bool>(&self) -> bool {
+    pub(super) fn uses_sack_as<const P: bool>(&self) -> bool {
         !P && self.uses_sack()
     }
 
@@ -1204,7 +1221,7 @@ impl TcpSender {
             && self.snd_una < self.snd_max
             && (!self.uses_sack_as::<P>() || newly_sacked > 0);
         let prior_state = self.state;
-        let out = self.recovery_on_ack(ctx, advanced, is_dup, acked, newly_delivered, retrans_acked);
+        let out = self.recovery_on_ack::<P>(ctx, advanced, is_dup, acked, newly_delivered, retrans_acked);
         losses += out.losses;
         // `loss_exit_beyond_recover` (ns-3): the ACK that ends the recovery
         // after a timeout counts only what lies beyond its recovery point.
@@ -1391,6 +1408,32 @@ impl Sender for TcpSender {
 #[cfg(test)]
 mod controller_tests {
     use super::*;
+    use crate::compat::Profile;
+
+    fn sender(cc: &str, profile: Profile, tweak: impl FnOnce(&mut super::super::TcpConfig)) -> TcpSender {
+        let mut cfg = super::super::TcpConfig {
+            cc: cc.into(),
+            ..Default::default()
+        };
+        tweak(&mut cfg);
+        let (sc, _, _) = cfg.resolve(profile).unwrap();
+        TcpSender::new(sc, crate::cc::build(cc, &Default::default(), &init(2.0)).unwrap())
+    }
+
+    #[test]
+    fn the_plain_instance_is_taken_exactly_with_ccsims_rules_and_the_reno_family_without_sack() {
+        for cc in ["tahoe", "reno", "newreno"] {
+            assert!(sender(cc, Profile::Ccsim, |_| {}).plain, "{cc}");
+            assert!(!sender(cc, Profile::Ns2, |_| {}).plain, "{cc} ns2");
+            assert!(!sender(cc, Profile::Ns3, |_| {}).plain, "{cc} ns3");
+            assert!(!sender(cc, Profile::Ccsim, |c| c.ecn = true).plain, "{cc} ecn");
+            assert!(!sender(cc, Profile::Ccsim, |c| c.pacing = true).plain, "{cc} pacing");
+            assert!(!sender(cc, Profile::Ccsim, |c| c.syn = Some(true)).plain, "{cc} syn");
+            assert!(!sender(cc, Profile::Ccsim, |c| c.limited_transmit = false).plain, "{cc} no LT");
+        }
+        assert!(!sender("sack", Profile::Ccsim, |_| {}).plain);
+        assert!(!sender("cubic", Profile::Ccsim, |_| {}).plain);
+    }
     use crate::cc::testutil::{ack, init};
     use crate::rng::stream;
 
