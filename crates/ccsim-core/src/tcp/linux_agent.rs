@@ -119,7 +119,8 @@ impl TcpSender {
         let mut cum_rtt: Option<crate::time::SimTime> = None;
         let mut retrans_acked = false;
         for s in self.snd_una..ack {
-            let super::segs::Popped { seg, la, .. } = self
+            let la = self.segs.la(0);
+            let seg = self
                 .segs
                 .pop_front()
                 .expect("segs holds every seq in [snd_una, snd_max) and ack <= snd_max");

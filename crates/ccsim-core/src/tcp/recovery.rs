@@ -243,7 +243,8 @@ impl TcpSender {
                 }
                 if is_dup {
                     self.dupacks += 1;
-                    let head_lost = self.uses_sack_as::<P>() && !sack1 && self.board.is_lost(self.snd_una, self.cfg.dupthresh);
+                    let head_lost =
+                        self.uses_sack_as::<P>() && !sack1 && self.board.is_lost(self.snd_una, self.cfg.dupthresh);
                     let count = if sack1 {
                         self.s1.hold = self.dupacks >= self.cfg.dupthresh;
                         self.dupacks == self.cfg.dupthresh

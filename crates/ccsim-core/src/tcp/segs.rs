@@ -39,15 +39,6 @@ pub(super) struct LaMark {
     pub rtx_nxt: Option<u64>,
 }
 
-/// A segment taken off the front, with its rate state (the default
-/// without rate samples) and its Linux agent marks (the default without
-/// that recovery).
-pub(super) struct Popped {
-    pub seg: Seg,
-    pub tx: TxInfo,
-    pub la: LaMark,
-}
-
 /// The outstanding segments (see the module's documentation).
 #[derive(Debug)]
 pub(super) struct Segs {
@@ -90,9 +81,19 @@ impl Segs {
     }
 
     /// A new segment at the back (its rate state the default, no marks).
+    /// The side queues' part out of line, so that a sender without them
+    /// inlines one push and a test.
     #[inline]
     pub fn push_back(&mut self, seg: Seg) {
         self.segs.push_back(seg);
+        if self.keeps_tx || self.keeps_la {
+            self.push_back_sides();
+        }
+    }
+
+    /// [`Segs::push_back`]'s entries in the side queues.
+    #[inline(never)]
+    fn push_back_sides(&mut self) {
         if self.keeps_tx {
             self.tx.push_back(TxInfo::default());
         }
@@ -101,21 +102,27 @@ impl Segs {
         }
     }
 
-    /// Take the oldest segment off.
+    /// Take the oldest segment off, with its entries in the side queues
+    /// (read them first: [`Segs::tx`], [`Segs::la`]); the side queues'
+    /// part out of line, as in [`Segs::push_back`].
     #[inline]
-    pub fn pop_front(&mut self) -> Option<Popped> {
+    pub fn pop_front(&mut self) -> Option<Seg> {
         let seg = self.segs.pop_front()?;
-        let tx = if self.keeps_tx {
-            self.tx.pop_front().unwrap_or_default()
-        } else {
-            TxInfo::default()
-        };
-        let la = if self.keeps_la {
-            self.la.pop_front().unwrap_or_default()
-        } else {
-            LaMark::default()
-        };
-        Some(Popped { seg, tx, la })
+        if self.keeps_tx || self.keeps_la {
+            self.pop_front_sides();
+        }
+        Some(seg)
+    }
+
+    /// [`Segs::pop_front`]'s entries in the side queues.
+    #[inline(never)]
+    fn pop_front_sides(&mut self) {
+        if self.keeps_tx {
+            self.tx.pop_front();
+        }
+        if self.keeps_la {
+            self.la.pop_front();
+        }
     }
 
     /// The rate state of segment `i` from the front.
@@ -139,6 +146,12 @@ impl Segs {
 
     /// The Linux agent's marks of segment `i` from the front (only with
     /// that recovery).
+    pub fn la(&self, i: usize) -> LaMark {
+        self.la[i]
+    }
+
+    /// The Linux agent's marks of segment `i` from the front, to update
+    /// (only with that recovery).
     pub fn la_mut(&mut self, i: usize) -> &mut LaMark {
         &mut self.la[i]
     }
@@ -183,12 +196,11 @@ mod tests {
         q.set_tx(1, tx);
         q.la_mut(1).lost = true;
         assert_eq!(q.la_first_lost(), Some(1));
-        let p = q.pop_front().unwrap();
-        assert_eq!((p.seg.payload, p.tx.delivered, p.la.lost), (10, 0, false));
-        assert_eq!(q.tx(0).delivered, 7);
+        assert_eq!((q.tx(0).delivered, q.la(0).lost), (0, false));
+        assert_eq!(q.pop_front().unwrap().payload, 10);
+        assert_eq!((q.tx(0).delivered, q.la(0).lost), (7, true));
         assert_eq!(q.la_first_lost(), Some(0));
-        let p = q.pop_front().unwrap();
-        assert_eq!((p.seg.payload, p.tx.delivered, p.la.lost), (20, 7, true));
+        assert_eq!(q.pop_front().unwrap().payload, 20);
         assert!(q.pop_front().is_none());
     }
 
@@ -204,6 +216,6 @@ mod tests {
             },
         );
         assert_eq!(q.tx(0).delivered, 0);
-        assert_eq!(q.pop_front().unwrap().tx.delivered, 0);
+        assert_eq!(q.pop_front().unwrap().payload, 10);
     }
 }

@@ -41,7 +41,7 @@ use super::rate::{RateEstimator, TxInfo};
 use super::recovery::Recovery;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::segs::{Popped, Seg, Segs};
+use super::segs::{Seg, Segs};
 use super::SenderConfig;
 use crate::cc::reno::Reno;
 use crate::cc::{AckInfo, CaState, CongestionControl, CongestionEvent, LostPacket};
@@ -771,14 +771,13 @@ impl TcpSender {
         // ns-2's NewReno sends at most two segments per ACK during fast
         // recovery (`send_much(0, 0, 2)` while `dupacks_` has not been reset;
         // a partial ACK does not reset it).
-        let burst = if rule!(P, self.ns2_recovery)
-            && self.cfg.recovery == Recovery::NewReno
-            && self.state == CaState::Recovery
-        {
-            2
-        } else {
-            u32::MAX
-        };
+        let burst =
+            if rule!(P, self.ns2_recovery) && self.cfg.recovery == Recovery::NewReno && self.state == CaState::Recovery
+            {
+                2
+            } else {
+                u32::MAX
+            };
         // Only ns-2's Sack1 holds.
         if !P && self.sack1_holds() {
             return;
@@ -1070,7 +1069,13 @@ impl TcpSender {
     /// loading them all for the one or two segments an ACK usually covers.
     #[inline(never)]
     fn ack_segment<const P: bool>(&mut self, s: u64, ack: u64, oldest: u64, now: SimTime, cum: &mut CumAck) {
-        let Popped { seg, tx, .. } = self
+        // Its rate state is read only for a controller that reads rate samples.
+        let tx = if !P && self.rate_samples {
+            self.segs.tx(0)
+        } else {
+            TxInfo::default()
+        };
+        let seg = self
             .segs
             .pop_front()
             .expect("segs holds every seq in [snd_una, snd_max) and ack <= snd_max");
@@ -1280,7 +1285,8 @@ impl TcpSender {
         // ns-3 grows cwnd (`IncreaseWindow`) only in CA_OPEN: not on an
         // advancing duplicate (CA_DISORDER) before fast recovery; a
         // controller with `CongControl` (BBR) still sees what it delivered.
-        let hold = rule!(P, self.sack_dupack) && advanced && is_dup && self.state == CaState::Open && loss_exit.is_none();
+        let hold =
+            rule!(P, self.sack_dupack) && advanced && is_dup && self.state == CaState::Open && loss_exit.is_none();
         let min_rtt = self.conn_min_rtt::<P>();
         let in_flight = self.in_flight_as::<P>();
         // The ACK's summary for the controller, built in each arm below:
@@ -1429,7 +1435,10 @@ mod controller_tests {
             assert!(!sender(cc, Profile::Ccsim, |c| c.ecn = true).plain, "{cc} ecn");
             assert!(!sender(cc, Profile::Ccsim, |c| c.pacing = true).plain, "{cc} pacing");
             assert!(!sender(cc, Profile::Ccsim, |c| c.syn = Some(true)).plain, "{cc} syn");
-            assert!(!sender(cc, Profile::Ccsim, |c| c.limited_transmit = false).plain, "{cc} no LT");
+            assert!(
+                !sender(cc, Profile::Ccsim, |c| c.limited_transmit = false).plain,
+                "{cc} no LT"
+            );
         }
         assert!(!sender("sack", Profile::Ccsim, |_| {}).plain);
         assert!(!sender("cubic", Profile::Ccsim, |_| {}).plain);
