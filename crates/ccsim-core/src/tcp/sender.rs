@@ -97,7 +97,6 @@ macro_rules! plain_rules {
 plain_rules! {
     ns2_recovery: bool = false,
     pipe_window: bool = false,
-    limited_transmit: bool = true,
     lt_after_loss: bool = false,
     timed_rtt: bool = false,
     oldest_rtt: bool = false,
@@ -119,15 +118,22 @@ thread_local! {
     /// Tests: senders built on this thread take the general instance of
     /// the ACK and send paths even when plain, to compare the two.
     pub(super) static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Tests: how many senders built on this thread took the plain instance.
+    pub(super) static PLAIN_BUILT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
-/// Whether senders may take the plain instance (always, but in the tests
-/// that compare it with the general one, [`GENERAL_ONLY`]).
-fn plain_allowed() -> bool {
+/// Whether a sender that may be plain takes the plain instance (always,
+/// but in the tests that compare it with the general one,
+/// [`GENERAL_ONLY`]).
+fn plain_allowed(plain: bool) -> bool {
     #[cfg(test)]
-    return !GENERAL_ONLY.with(|g| g.get());
+    {
+        let plain = plain && !GENERAL_ONLY.with(|g| g.get());
+        PLAIN_BUILT.with(|n| n.set(n.get() + plain as u32));
+        plain
+    }
     #[cfg(not(test))]
-    true
+    plain
 }
 
 /// A rule switch of `$self.cfg` in the instance `$P` of a generic ACK or
@@ -344,10 +350,11 @@ impl TcpSender {
             probes_rate: cfg.pacing || cc.pacing_rate_bps().is_some(),
             keeps_board: matches!(cfg.recovery, Recovery::Sack | Recovery::RateHalving),
             rate_samples: cc.uses_rate_samples(),
-            plain: has_plain_rules(&cfg)
-                && matches!(cfg.recovery, Recovery::Tahoe | Recovery::Reno | Recovery::NewReno)
-                && !cc.uses_rate_samples()
-                && plain_allowed(),
+            plain: plain_allowed(
+                has_plain_rules(&cfg)
+                    && matches!(cfg.recovery, Recovery::Tahoe | Recovery::Reno | Recovery::NewReno)
+                    && !cc.uses_rate_samples(),
+            ),
             rtt: RttEstimator::with_rules(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.rto_rules),
             rtt_timing: None,
             syn_pending: cfg.syn,
@@ -838,7 +845,7 @@ impl TcpSender {
             } else {
                 self.state == CaState::Open && !go_back
             };
-            let lt = if rule!(P, self.limited_transmit)
+            let lt = if self.cfg.limited_transmit
                 && lt_state
                 && !pipe_rule
                 && self.dupacks > 0
@@ -1436,9 +1443,11 @@ mod controller_tests {
             assert!(!sender(cc, Profile::Ccsim, |c| c.pacing = true).plain, "{cc} pacing");
             assert!(!sender(cc, Profile::Ccsim, |c| c.syn = Some(true)).plain, "{cc} syn");
             assert!(
-                !sender(cc, Profile::Ccsim, |c| c.limited_transmit = false).plain,
+                sender(cc, Profile::Ccsim, |c| c.limited_transmit = false).plain,
                 "{cc} no LT"
             );
+            let timed = |c: &mut super::super::TcpConfig| c.rtt_sampling = Some(super::super::RttSampling::Timed);
+            assert!(!sender(cc, Profile::Ccsim, timed).plain, "{cc} timed");
         }
         assert!(!sender("sack", Profile::Ccsim, |_| {}).plain);
         assert!(!sender("cubic", Profile::Ccsim, |_| {}).plain);

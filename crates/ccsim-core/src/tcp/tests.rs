@@ -284,12 +284,14 @@ fn the_plain_sender_behaves_as_the_general_one() {
             for lt in [false, true] {
                 let go = |general: bool| {
                     super::sender::GENERAL_ONLY.with(|g| g.set(general));
+                    let built = super::sender::PLAIN_BUILT.with(|n| n.get());
                     let h = run_for(cc, drops, 3, |c| c.limited_transmit = lt);
                     super::sender::GENERAL_ONLY.with(|g| g.set(false));
-                    h
+                    (h, super::sender::PLAIN_BUILT.with(|n| n.get()) - built)
                 };
-                let (plain, general) = (go(false), go(true));
+                let ((plain, n_plain), (general, n_general)) = (go(false), go(true));
                 let what = format!("{cc} drops {drops:?} limited transmit {lt}");
+                assert_eq!((n_plain, n_general), (1, 0), "{what}: the instances taken");
                 assert!(plain.log.len() > 100, "{what}");
                 assert_eq!(plain.log, general.log, "{what}");
                 assert_eq!(plain.ack_log, general.ack_log, "{what}");
