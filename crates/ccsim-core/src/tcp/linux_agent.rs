@@ -93,9 +93,8 @@ impl TcpSender {
     /// Forget the scoreboard (`ClearScoreBoard`).
     fn la_clear(&mut self) {
         self.board.clear();
-        for s in self.segs.iter_mut() {
-            s.la_lost = false;
-            s.la_rtx_nxt = None;
+        for m in self.segs.la_iter_mut() {
+            *m = Default::default();
         }
         self.la.fack = None;
         self.la.lost_out = 0;
@@ -120,6 +119,7 @@ impl TcpSender {
         let mut cum_rtt: Option<crate::time::SimTime> = None;
         let mut retrans_acked = false;
         for s in self.snd_una..ack {
+            let la = self.segs.la(0);
             let seg = self
                 .segs
                 .pop_front()
@@ -127,7 +127,7 @@ impl TcpSender {
             acked += 1;
             acked_bytes += seg.payload as u64;
             let sacked = self.board.is_sacked(s);
-            if seg.la_lost && !sacked {
+            if la.lost && !sacked {
                 self.la.lost_out -= 1;
             }
             if seg.tx_count > 1 {
@@ -155,9 +155,9 @@ impl TcpSender {
             for s in lo..hi {
                 if self.board.mark(s) {
                     newly_sacked += 1;
-                    let seg = &mut self.segs[(s - self.snd_una) as usize];
-                    if seg.la_lost {
-                        seg.la_lost = false;
+                    let m = self.segs.la_mut((s - self.snd_una) as usize);
+                    if m.lost {
+                        m.lost = false;
                         self.la.lost_out -= 1;
                     }
                 }
@@ -179,17 +179,17 @@ impl TcpSender {
                 if self.board.is_sacked(s) {
                     continue;
                 }
-                let seg = &mut self.segs[(s - self.snd_una) as usize];
-                if seg.la_lost {
+                let m = self.segs.la_mut((s - self.snd_una) as usize);
+                if m.lost {
                     continue;
                 }
-                let lost = match seg.la_rtx_nxt {
+                let lost = match m.rtx_nxt {
                     Some(nxt) => nxt <= fack,
                     None => s + gap <= fack,
                 };
                 if lost {
-                    seg.la_lost = true;
-                    seg.la_rtx_nxt = None;
+                    m.lost = true;
+                    m.rtx_nxt = None;
                     self.la.lost_out += 1;
                     newly_lost += 1;
                 }
@@ -288,15 +288,15 @@ impl TcpSender {
         self.recovery_point = self.snd_max;
         self.state = CaState::Loss;
         // `MarkLoss(highest_ack_ + 1, t_seqno_)`.
-        for (i, seg) in self.segs.iter_mut().enumerate() {
+        for (i, m) in self.segs.la_iter_mut().enumerate() {
             if self.board.is_sacked(self.snd_una + i as u64) {
                 continue;
             }
-            if !seg.la_lost {
-                seg.la_lost = true;
+            if !m.lost {
+                m.lost = true;
                 self.la.lost_out += 1;
             }
-            seg.la_rtx_nxt = None;
+            m.rtx_nxt = None;
         }
         self.la.board_end = self.snd_max;
         self.rtt.back_off();
@@ -317,14 +317,14 @@ impl TcpSender {
             if pif >= win.max(self.la.nif) {
                 return;
             }
-            match self.segs.iter().position(|s| s.la_lost) {
+            match self.segs.la_first_lost() {
                 Some(i) => {
                     // `GetNextRetran`, `MarkRetran`.
                     let seq = self.snd_una + i as u64;
                     let snd_max = self.snd_max;
-                    let seg = &mut self.segs[i];
-                    seg.la_lost = false;
-                    seg.la_rtx_nxt = Some(snd_max);
+                    let m = self.segs.la_mut(i);
+                    m.lost = false;
+                    m.rtx_nxt = Some(snd_max);
                     self.la.lost_out -= 1;
                     self.transmit(ctx, seq);
                 }

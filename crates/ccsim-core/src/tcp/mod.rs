@@ -33,6 +33,7 @@ pub mod receiver;
 pub mod recovery;
 pub mod rtt;
 pub mod scoreboard;
+mod segs;
 pub mod sender;
 
 #[cfg(test)]

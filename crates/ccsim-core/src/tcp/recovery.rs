@@ -149,8 +149,10 @@ impl TcpSender {
     /// segments cumulatively (`advanced`) or was a duplicate (`is_dup`),
     /// delivering `delivered` segments (RFC 6937's DeliveredData), with
     /// `rtx_acked` when its cumulative part covers a retransmitted segment
-    /// that was not SACKed.
-    pub(super) fn recovery_on_ack(
+    /// that was not SACKed. In the plain sender's instance (`P`,
+    /// [`TcpSender::plain`]) no SACK, Sack1 or PRR test is made.
+    #[inline]
+    pub(super) fn recovery_on_ack<const P: bool>(
         &mut self,
         ctx: &mut FlowCtx,
         advanced: bool,
@@ -165,12 +167,12 @@ impl TcpSender {
             exited_recovery: false,
         };
         let variant = self.cfg.recovery;
-        let sack1 = self.sack1();
+        let sack1 = !P && self.sack1();
         self.s1.hold = false;
         match self.state {
             CaState::Recovery => {
                 let ends = advanced && (self.snd_una >= self.recovery_point || variant == Recovery::Reno);
-                if !ends {
+                if !P && !ends {
                     // RFC 6937: every ACK of the recovery but the last.
                     self.prr_on_ack(delivered, is_dup, advanced, rtx_acked);
                 }
@@ -241,7 +243,8 @@ impl TcpSender {
                 }
                 if is_dup {
                     self.dupacks += 1;
-                    let head_lost = self.uses_sack() && !sack1 && self.board.is_lost(self.snd_una, self.cfg.dupthresh);
+                    let head_lost =
+                        self.uses_sack_as::<P>() && !sack1 && self.board.is_lost(self.snd_una, self.cfg.dupthresh);
                     let count = if sack1 {
                         self.s1.hold = self.dupacks >= self.cfg.dupthresh;
                         self.dupacks == self.cfg.dupthresh
@@ -249,7 +252,7 @@ impl TcpSender {
                         self.dupacks >= self.cfg.dupthresh
                     };
                     if self.fast_retransmit_allowed() && (count || head_lost) {
-                        if !self.uses_sack() {
+                        if !self.uses_sack_as::<P>() {
                             let head = self.snd_una;
                             self.note_lost(ctx, head);
                             out.losses += 1;

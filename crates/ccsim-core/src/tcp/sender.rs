@@ -41,6 +41,7 @@ use super::rate::{RateEstimator, TxInfo};
 use super::recovery::Recovery;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
+use super::segs::{Seg, Segs};
 use super::SenderConfig;
 use crate::cc::reno::Reno;
 use crate::cc::{AckInfo, CaState, CongestionControl, CongestionEvent, LostPacket};
@@ -49,7 +50,6 @@ use crate::packet::{flags, Ecn, Packet, PacketKind};
 use crate::rng::SimRng;
 use crate::time::{tx_time, SimTime};
 use crate::transport::{FlowCtx, Sender, SenderProbe};
-use std::collections::VecDeque;
 
 /// Sender timer: retransmission timeout.
 pub const TIMER_RTO: u32 = 1;
@@ -57,24 +57,6 @@ pub const TIMER_RTO: u32 = 1;
 pub const TIMER_PACE: u32 = 2;
 /// Receiver timer: delayed ACK.
 pub const TIMER_DELACK: u32 = 1;
-
-/// One outstanding segment.
-#[derive(Copy, Clone, Debug)]
-pub(super) struct Seg {
-    /// Payload bytes.
-    pub payload: u32,
-    /// Transmissions so far.
-    pub tx_count: u16,
-    /// Time of the latest transmission.
-    pub sent_at: SimTime,
-    /// Rate-estimation state of the latest transmission.
-    pub tx: TxInfo,
-    /// ns-2 Linux agent: deemed lost and not retransmitted since.
-    pub la_lost: bool,
-    /// ns-2 Linux agent: retransmitted when snd_max was this (the
-    /// scoreboard's `SndNxt`); lost again once a segment at or above it is SACKed.
-    pub la_rtx_nxt: Option<u64>,
-}
 
 /// What the cumulative ACK's walk over the segments it newly covers adds
 /// up ([`TcpSender::ack_segment`]): segments and payload bytes covered,
@@ -91,13 +73,79 @@ struct CumAck {
     oldest_rtt: Option<SimTime>,
 }
 
-/// What the cumulative ACK reads of an outstanding segment (see [`TcpSender::on_ack`]).
-struct SegTimes {
-    payload: u32,
-    tx_count: u16,
-    sent_at: SimTime,
-    /// Its rate state if the controller reads rate samples (otherwise unread).
-    tx: TxInfo,
+/// Declares the rule switches that the plain sender's instance of the ACK
+/// and send paths reads as constants ([`TcpSender::plain`]), with their
+/// values there (ccsim's own rules: none of the ns-2 or ns-3 ones, no ECN,
+/// no pacing, no handshake), once for both [`PLAIN`] and
+/// [`has_plain_rules`], so that a switch read through [`rule!`] is always
+/// one that the test covers.
+macro_rules! plain_rules {
+    ($($f:ident: $t:ty = $v:expr),* $(,)?) => {
+        /// The rule switches of [`PLAIN`].
+        struct PlainRules {
+            $($f: $t),*
+        }
+        /// The plain sender's rule switches.
+        const PLAIN: PlainRules = PlainRules { $($f: $v),* };
+        /// Whether every rule switch of `cfg` is at its [`PLAIN`] value.
+        fn has_plain_rules(cfg: &SenderConfig) -> bool {
+            true $(&& cfg.$f == PLAIN.$f)*
+        }
+    };
+}
+
+plain_rules! {
+    ns2_recovery: bool = false,
+    pipe_window: bool = false,
+    lt_after_loss: bool = false,
+    timed_rtt: bool = false,
+    oldest_rtt: bool = false,
+    min_rtt_from_srtt: bool = false,
+    sack_dupack: bool = false,
+    loss_exit_beyond_recover: bool = false,
+    sub_segment_window: bool = false,
+    cwnd_validation: bool = true,
+    exit_growth: bool = false,
+    ecn: bool = false,
+    pacing: bool = false,
+    pace_initial_window: bool = true,
+    syn: bool = false,
+    syn_timeout: Option<SimTime> = None,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: senders built on this thread take the general instance of
+    /// the ACK and send paths even when plain, to compare the two.
+    pub(super) static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Tests: how many senders built on this thread took the plain instance.
+    pub(super) static PLAIN_BUILT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether a sender that may be plain takes the plain instance (always,
+/// but in the tests that compare it with the general one,
+/// [`GENERAL_ONLY`]).
+fn plain_allowed(plain: bool) -> bool {
+    #[cfg(test)]
+    {
+        let plain = plain && !GENERAL_ONLY.with(|g| g.get());
+        PLAIN_BUILT.with(|n| n.set(n.get() + plain as u32));
+        plain
+    }
+    #[cfg(not(test))]
+    plain
+}
+
+/// A rule switch of `$self.cfg` in the instance `$P` of a generic ACK or
+/// send path: [`PLAIN`]'s value, a constant, in the plain sender's.
+macro_rules! rule {
+    ($P:ident, $self:ident . $f:ident) => {
+        if $P {
+            PLAIN.$f
+        } else {
+            $self.cfg.$f
+        }
+    };
 }
 
 /// The sender's congestion controller: the Reno family (Tahoe, Reno,
@@ -212,10 +260,18 @@ pub struct TcpSender {
     /// ([`CongestionControl::uses_rate_samples`]), decided once: without
     /// them the rate estimator only counts delivered segments.
     rate_samples: bool,
+    /// The plain window-based sender, decided once: Tahoe, Reno or NewReno
+    /// recovery (no scoreboard, no PRR, which needs SACK), a controller
+    /// that reads no rate samples, and every rule switch at its [`PLAIN`]
+    /// value. Its ACK and send paths are the generic ones (`on_ack_as`,
+    /// `send_much_as`, `transmit_as`) instantiated with those switches as
+    /// constants, so that none of the others' tests is made per ACK or
+    /// per segment; the behaviour is the same as the general instance's.
+    plain: bool,
     pub(super) rtt: RttEstimator,
     pub(super) board: Scoreboard,
     pub(super) rate: RateEstimator,
-    pub(super) segs: VecDeque<Seg>,
+    pub(super) segs: Segs,
     /// Oldest unacknowledged segment.
     pub(super) snd_una: u64,
     /// Next segment to (re)transmit in window order.
@@ -294,6 +350,11 @@ impl TcpSender {
             probes_rate: cfg.pacing || cc.pacing_rate_bps().is_some(),
             keeps_board: matches!(cfg.recovery, Recovery::Sack | Recovery::RateHalving),
             rate_samples: cc.uses_rate_samples(),
+            plain: plain_allowed(
+                has_plain_rules(&cfg)
+                    && matches!(cfg.recovery, Recovery::Tahoe | Recovery::Reno | Recovery::NewReno)
+                    && !cc.uses_rate_samples(),
+            ),
             rtt: RttEstimator::with_rules(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.rto_rules),
             rtt_timing: None,
             syn_pending: cfg.syn,
@@ -306,10 +367,10 @@ impl TcpSender {
             board: Scoreboard::new()
                 .with_sacked_retransmits_in_pipe(cfg.sacked_rtx_in_pipe)
                 .with_retransmit_flags(cfg.rtx_flags),
+            segs: Segs::new(cc.uses_rate_samples(), cfg.recovery == Recovery::RateHalving),
             cfg,
             cc: Controller::new(cc),
             rate,
-            segs: VecDeque::new(),
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -358,8 +419,14 @@ impl TcpSender {
     /// (NewReno's partial-ACK deflation may take the sum lower) unless
     /// `sub_segment_window`.
     pub fn effective_cwnd(&self) -> f64 {
+        self.effective_cwnd_as::<false>()
+    }
+
+    /// [`TcpSender::effective_cwnd`] in the instance `P` (see [`TcpSender::plain`]).
+    #[inline]
+    fn effective_cwnd_as<const P: bool>(&self) -> f64 {
         let w = self.cc.cwnd() + self.inflation;
-        if self.cfg.sub_segment_window {
+        if rule!(P, self.sub_segment_window) {
             // ns-3 (`sub_segment_window`): a window below one segment sends
             // nothing, `SendPendingData` will not send less than a segment
             // while more data waits (its silly-window check).
@@ -378,6 +445,12 @@ impl TcpSender {
         self.cfg.recovery == Recovery::Sack
     }
 
+    /// [`TcpSender::uses_sack`] in the instance `P`: never in the plain one.
+    #[inline]
+    pub(super) fn uses_sack_as<const P: bool>(&self) -> bool {
+        !P && self.uses_sack()
+    }
+
     /// In the recovery after a timeout with `rto_resend =
     /// "below_high_sack"` ([`super::RtoResend::BelowHighSack`]), whose
     /// flags are those of the last timeout, when snd_max was `recover`.
@@ -387,7 +460,7 @@ impl TcpSender {
     }
 
     pub(super) fn seg(&self, seq: u64) -> &Seg {
-        &self.segs[(seq - self.snd_una) as usize]
+        self.segs.get((seq - self.snd_una) as usize)
     }
 
     /// Outstanding segment `seq` is deemed lost (before any retransmission
@@ -395,7 +468,7 @@ impl TcpSender {
     /// controller what was in flight and lost when it was sent
     /// (draft-ietf-ccwg-bbr-06 section 5.2.4, `HandleLostPacket`).
     pub(super) fn note_lost(&mut self, ctx: &mut FlowCtx, seq: u64) {
-        let tx = self.seg(seq).tx;
+        let tx = self.segs.tx((seq - self.snd_una) as usize);
         self.rate.on_lost(1);
         let p = LostPacket {
             tx_in_flight: tx.tx_in_flight,
@@ -408,8 +481,8 @@ impl TcpSender {
     /// A segment sent with `tx` was delivered: a rate sample candidate, or
     /// only counted for a controller that reads no rate samples.
     #[inline]
-    fn on_delivered(&mut self, now: SimTime, tx: &TxInfo) {
-        if self.rate_samples {
+    fn on_delivered<const P: bool>(&mut self, now: SimTime, tx: &TxInfo) {
+        if !P && self.rate_samples {
             self.rate.on_delivered(now, tx);
         } else {
             self.rate.count_delivered();
@@ -418,8 +491,8 @@ impl TcpSender {
 
     /// The connection's smallest RTT: the smallest sample, or with
     /// `min_rtt_basis = "srtt"` the smallest SRTT (ns-3's `m_tcb->m_minRtt`).
-    fn conn_min_rtt(&self) -> Option<SimTime> {
-        if self.cfg.min_rtt_from_srtt {
+    fn conn_min_rtt<const P: bool>(&self) -> Option<SimTime> {
+        if rule!(P, self.min_rtt_from_srtt) {
             self.min_srtt
         } else {
             self.rtt.min_rtt()
@@ -433,7 +506,13 @@ impl TcpSender {
     /// SACK variant out of line.
     #[inline]
     pub(super) fn in_flight(&self) -> u64 {
-        if self.uses_sack() {
+        self.in_flight_as::<false>()
+    }
+
+    /// [`TcpSender::in_flight`] in the instance `P`.
+    #[inline]
+    fn in_flight_as<const P: bool>(&self) -> u64 {
+        if self.uses_sack_as::<P>() {
             return self.in_flight_sack();
         }
         self.snd_nxt - self.snd_una
@@ -470,10 +549,16 @@ impl TcpSender {
     }
 
     pub(super) fn window(&self) -> u64 {
+        self.window_as::<false>()
+    }
+
+    /// [`TcpSender::window`] in the instance `P`.
+    #[inline]
+    fn window_as<const P: bool>(&self) -> u64 {
         // `effective_cwnd` is never negative nor NaN, so the cast (which
         // truncates towards zero) is its floor, without the call to `floor`
         // that the baseline x86-64 target (no SSE4.1 `roundsd`) makes.
-        self.effective_cwnd() as u64
+        self.effective_cwnd_as::<P>() as u64
     }
 
     pub(super) fn has_new_data(&self) -> bool {
@@ -485,10 +570,16 @@ impl TcpSender {
     /// the sender's own rate out of line.
     #[inline]
     pub fn pacing_rate(&self) -> Option<f64> {
+        self.pacing_rate_as::<false>()
+    }
+
+    /// [`TcpSender::pacing_rate`] in the instance `P`.
+    #[inline]
+    fn pacing_rate_as<const P: bool>(&self) -> Option<f64> {
         if let Some(r) = self.cc.pacing_rate_bps() {
             return Some(r);
         }
-        if !self.cfg.pacing {
+        if !rule!(P, self.pacing) {
             return None;
         }
         self.default_pacing_rate()
@@ -518,8 +609,8 @@ impl TcpSender {
     /// start the pacing timer, and retransmissions are paced once they
     /// have all been sent).
     #[inline]
-    fn paces_next(&self) -> bool {
-        self.cfg.pace_initial_window
+    fn paces_next<const P: bool>(&self) -> bool {
+        rule!(P, self.pace_initial_window)
             || self.snd_max.saturating_sub(self.cfg.syn as u64) as f64 >= self.cfg.initial_window
     }
 
@@ -534,7 +625,7 @@ impl TcpSender {
     /// [`TcpSender::pace_blocked`] before the next paced departure.
     #[inline(never)]
     fn pace_wait(&mut self, ctx: &mut FlowCtx) -> bool {
-        if self.pacing_rate().is_none() || !self.paces_next() {
+        if self.pacing_rate().is_none() || !self.paces_next::<false>() {
             return false;
         }
         let at = self.pace_next;
@@ -559,11 +650,22 @@ impl TcpSender {
 
     /// (Re)transmit outstanding segment `seq`, or the new segment at snd_max.
     pub(super) fn transmit(&mut self, ctx: &mut FlowCtx, seq: u64) {
+        if self.plain {
+            self.transmit_as::<true>(ctx, seq);
+        } else {
+            self.transmit_as::<false>(ctx, seq);
+        }
+    }
+
+    /// [`TcpSender::transmit`] in the instance `P` ([`TcpSender::plain`]).
+    fn transmit_as<const P: bool>(&mut self, ctx: &mut FlowCtx, seq: u64) {
         let now = ctx.now;
         let retransmission = seq < self.snd_max;
-        let paced = self.paces_next();
+        let paced = self.paces_next::<P>();
+        // `syn_pending` is only ever set with `syn`.
+        let syn_pending = rule!(P, self.syn) && self.syn_pending;
         if seq == self.snd_max {
-            let payload = if self.syn_pending {
+            let payload = if syn_pending {
                 0
             } else {
                 (self.app_bytes - self.app_assigned).min(self.cfg.mss as u64) as u32
@@ -573,42 +675,39 @@ impl TcpSender {
                 payload,
                 tx_count: 0,
                 sent_at: now,
-                tx: TxInfo::default(),
-                la_lost: false,
-                la_rtx_nxt: None,
             });
-            if self.keeps_board {
+            if !P && self.keeps_board {
                 self.board.push();
             }
             self.snd_max += 1;
-            if self.cfg.timed_rtt && self.rtt_timing.is_none() {
+            if rule!(P, self.timed_rtt) && self.rtt_timing.is_none() {
                 self.rtt_timing = Some((seq, now));
             }
         }
         if self.state == CaState::Recovery {
             self.prr.on_sent();
         }
-        let tx = if self.rate_samples {
+        let tx = if !P && self.rate_samples {
             let in_flight = self.in_flight();
             self.rate.on_send(now, in_flight)
         } else {
             TxInfo::default()
         };
-        if retransmission && self.keeps_board {
+        if !P && retransmission && self.keeps_board {
             self.board.note_retransmit(seq);
         }
         let i = (seq - self.snd_una) as usize;
-        let s = &mut self.segs[i];
+        self.segs.set_tx(i, tx);
+        let s = self.segs.get_mut(i);
         s.tx_count = s.tx_count.saturating_add(1);
         s.sent_at = now;
-        s.tx = tx;
         let first = s.tx_count == 1;
         if seq == 0 && first {
             self.syn_first_sent = Some(now);
         }
-        let size = if seq == 0 && self.syn_pending && self.cfg.syn_full_size {
+        let size = if seq == 0 && syn_pending && self.cfg.syn_full_size {
             self.cfg.mss + self.cfg.header
-        } else if seq == 0 && self.syn_pending {
+        } else if seq == 0 && syn_pending {
             self.cfg.header + self.cfg.syn_option_bytes
         } else {
             s.payload + self.cfg.header
@@ -616,7 +715,7 @@ impl TcpSender {
         let (payload, tx_count) = (s.payload, s.tx_count - 1);
         // The SYN (seq 0 while the connection opens) carries its flag,
         // so that the receiver answers it at once, as a SYN-ACK.
-        let mut pkt_flags = if self.syn_pending && seq == 0 {
+        let mut pkt_flags = if syn_pending && seq == 0 {
             flags::SYN
         } else {
             flags::ACK
@@ -624,10 +723,10 @@ impl TcpSender {
         let mut ecn = Ecn::NotEct;
         // RFC 3168 section 6.1.5: retransmissions are not ECN-capable
         // (unless `ect_every_packet`: ns-3's DctcpEcn mode).
-        if self.cfg.ecn && (first || self.cfg.ect_every_packet) {
+        if rule!(P, self.ecn) && (first || self.cfg.ect_every_packet) {
             ecn = if self.cfg.ect1 { Ecn::Ect1 } else { Ecn::Ect };
         }
-        if self.cfg.ecn && first && self.cwr_pending {
+        if rule!(P, self.ecn) && first && self.cwr_pending {
             pkt_flags |= flags::CWR;
             self.cwr_pending = false;
         }
@@ -644,14 +743,14 @@ impl TcpSender {
             ecn,
             ..Packet::default()
         });
-        if let Some(rate) = self.pacing_rate().filter(|_| paced) {
+        if let Some(rate) = self.pacing_rate_as::<P>().filter(|_| paced) {
             let gap = tx_time(size, rate.max(1.0) as u64);
             self.pace_next = self.pace_next.max(now) + gap;
         }
         if self.rto_deadline.is_none() {
-            let at = match self.cfg.syn_timeout {
+            let at = match rule!(P, self.syn_timeout) {
                 // ns-3: `m_rto = m_cnTimeout * 2^(retries so far)`.
-                Some(t) if self.syn_pending && seq == 0 => {
+                Some(t) if syn_pending && seq == 0 => {
                     now + SimTime(t.0.saturating_mul(1u64 << (self.seg(0).tx_count - 1).min(30)))
                 }
                 _ => now + self.rtt.rto(),
@@ -663,7 +762,16 @@ impl TcpSender {
     /// Send as much as the window, the receiver window, pacing and the
     /// application allow.
     pub(super) fn send_much(&mut self, ctx: &mut FlowCtx) {
-        if self.cfg.recovery == Recovery::RateHalving {
+        if self.plain {
+            self.send_much_as::<true>(ctx);
+        } else {
+            self.send_much_as::<false>(ctx);
+        }
+    }
+
+    /// [`TcpSender::send_much`] in the instance `P` ([`TcpSender::plain`]).
+    fn send_much_as<const P: bool>(&mut self, ctx: &mut FlowCtx) {
+        if !P && self.cfg.recovery == Recovery::RateHalving {
             self.la_send_much(ctx);
             return;
         }
@@ -671,12 +779,14 @@ impl TcpSender {
         // recovery (`send_much(0, 0, 2)` while `dupacks_` has not been reset;
         // a partial ACK does not reset it).
         let burst =
-            if self.cfg.ns2_recovery && self.cfg.recovery == Recovery::NewReno && self.state == CaState::Recovery {
+            if rule!(P, self.ns2_recovery) && self.cfg.recovery == Recovery::NewReno && self.state == CaState::Recovery
+            {
                 2
             } else {
                 u32::MAX
             };
-        if self.sack1_holds() {
+        // Only ns-2's Sack1 holds.
+        if !P && self.sack1_holds() {
             return;
         }
         let mut sent = 0u32;
@@ -687,12 +797,12 @@ impl TcpSender {
             if sent >= burst {
                 return;
             }
-            if self.syn_pending && self.snd_nxt > 0 {
+            if rule!(P, self.syn) && self.syn_pending && self.snd_nxt > 0 {
                 // Nothing but the SYN (and its retransmissions after a
                 // timeout) until it is acknowledged.
                 return;
             }
-            if self.state == CaState::Recovery && self.uses_sack() {
+            if self.state == CaState::Recovery && self.uses_sack_as::<P>() {
                 let sent = if self.cfg.sack1 {
                     self.sack1_step(ctx)
                 } else {
@@ -703,13 +813,13 @@ impl TcpSender {
                 }
                 continue;
             }
-            if self.resends_below_high_sack() {
+            if !P && self.resends_below_high_sack() {
                 if !self.after_timeout_step(ctx) {
                     return;
                 }
                 continue;
             }
-            if self.uses_sack() {
+            if self.uses_sack_as::<P>() {
                 while self.snd_nxt < self.snd_max && self.board.is_sacked(self.snd_nxt) {
                     self.snd_nxt += 1;
                 }
@@ -720,17 +830,17 @@ impl TcpSender {
                 self.cwnd_limited = false;
                 return;
             }
-            let cwnd = *window.get_or_insert_with(|| self.window());
+            let cwnd = *window.get_or_insert_with(|| self.window_as::<P>());
             // ns-3 (`pipe_window`): cwnd - pipe in every state, the SACKed
             // segments left out; Limited Transmit is then implicit.
-            let pipe_rule = self.cfg.pipe_window && self.uses_sack();
-            let used = if pipe_rule { self.in_flight() } else { out };
+            let pipe_rule = rule!(P, self.pipe_window) && self.uses_sack_as::<P>();
+            let used = if pipe_rule { self.in_flight_as::<P>() } else { out };
             // ns-2's `send_one` runs on every first and second duplicate
             // ACK outside fast recovery, also after a timeout or Tahoe's
             // fast retransmit and for go-back-N segments; only on the
             // duplicate ACK itself (`TcpAgent::recv`), never from a timeout
             // that finds a Tahoe sender's count still at 1 or 2.
-            let lt_state = if self.cfg.lt_after_loss {
+            let lt_state = if rule!(P, self.lt_after_loss) {
                 self.state != CaState::Recovery && self.on_dupack
             } else {
                 self.state == CaState::Open && !go_back
@@ -751,7 +861,7 @@ impl TcpSender {
             }
             if !go_back && !self.has_new_data() {
                 self.cwnd_limited = false;
-                let f = self.in_flight();
+                let f = self.in_flight_as::<P>();
                 self.rate.mark_app_limited(f);
                 return;
             }
@@ -762,7 +872,7 @@ impl TcpSender {
                 self.lt_sent += 1;
             }
             let seq = self.snd_nxt;
-            self.transmit(ctx, seq);
+            self.transmit_as::<P>(ctx, seq);
             self.snd_nxt = seq + 1;
             sent += 1;
         }
@@ -965,20 +1075,17 @@ impl TcpSender {
     /// kept the sender's fields it reads in registers across the loop,
     /// loading them all for the one or two segments an ACK usually covers.
     #[inline(never)]
-    fn ack_segment(&mut self, s: u64, ack: u64, oldest: u64, now: SimTime, cum: &mut CumAck) {
-        // The fields read here, not the whole record (its rate
-        // state is read only for a controller that reads rate samples).
+    fn ack_segment<const P: bool>(&mut self, s: u64, ack: u64, oldest: u64, now: SimTime, cum: &mut CumAck) {
+        // Its rate state is read only for a controller that reads rate samples.
+        let tx = if !P && self.rate_samples {
+            self.segs.tx(0)
+        } else {
+            TxInfo::default()
+        };
         let seg = self
             .segs
-            .front()
+            .pop_front()
             .expect("segs holds every seq in [snd_una, snd_max) and ack <= snd_max");
-        let seg = SegTimes {
-            payload: seg.payload,
-            tx_count: seg.tx_count,
-            sent_at: seg.sent_at,
-            tx: if self.rate_samples { seg.tx } else { TxInfo::default() },
-        };
-        self.segs.pop_front();
         cum.acked += 1;
         cum.bytes += seg.payload as u64;
         if s + 1 == ack && s >= self.rtt_hist_start && seg.tx_count == 1 {
@@ -987,7 +1094,7 @@ impl TcpSender {
         }
         if s == oldest && seg.tx_count == 1 {
             cum.oldest_rtt = Some(now - seg.sent_at);
-        } else if s == 0 && self.syn_pending && self.cfg.syn_rtt_first_send {
+        } else if s == 0 && rule!(P, self.syn) && self.syn_pending && self.cfg.syn_rtt_first_send {
             // ns-3: a resent SYN adds no entry to the RTT history,
             // which still holds the first one, so the SYN-ACK is
             // timed from the first SYN (`DoForwardUp` ->
@@ -995,11 +1102,11 @@ impl TcpSender {
             cum.oldest_rtt = self.syn_first_sent.map(|t| now - t);
             self.last_rtt = cum.oldest_rtt;
         }
-        if self.keeps_board && self.board.is_sacked(s) {
+        if !P && self.keeps_board && self.board.is_sacked(s) {
             return;
         }
         cum.delivered += 1;
-        self.on_delivered(now, &seg.tx);
+        self.on_delivered::<P>(now, &tx);
         if seg.tx_count > 1 {
             cum.retrans = true;
         } else if cum.rtt.is_none_or(|r| now - seg.sent_at < r) {
@@ -1009,7 +1116,16 @@ impl TcpSender {
 
     /// Handle an acknowledgement.
     fn on_ack(&mut self, ctx: &mut FlowCtx, pkt: &Packet) {
-        if self.cfg.recovery == Recovery::RateHalving {
+        if self.plain {
+            self.on_ack_as::<true>(ctx, pkt);
+        } else {
+            self.on_ack_as::<false>(ctx, pkt);
+        }
+    }
+
+    /// [`TcpSender::on_ack`] in the instance `P` ([`TcpSender::plain`]).
+    fn on_ack_as<const P: bool>(&mut self, ctx: &mut FlowCtx, pkt: &Packet) {
+        if !P && self.cfg.recovery == Recovery::RateHalving {
             self.la_on_ack(ctx, pkt);
             return;
         }
@@ -1019,7 +1135,7 @@ impl TcpSender {
             return;
         }
         self.rwnd = (pkt.wnd as u64).max(1);
-        let prior_in_flight = self.in_flight();
+        let prior_in_flight = self.in_flight_as::<P>();
         let prior_una = self.snd_una;
         self.rate.begin_ack();
 
@@ -1027,7 +1143,7 @@ impl TcpSender {
         let mut newly_sacked = 0u64;
         let mut newly_delivered = 0u64;
         let mut sack_rtt: Option<SimTime> = None;
-        if self.uses_sack() && self.takes_sack_blocks(ack) {
+        if self.uses_sack_as::<P>() && self.takes_sack_blocks(ack) {
             for &(a, b) in &pkt.sack[..(pkt.n_sack as usize).min(pkt.sack.len())] {
                 let lo = a.max(ack);
                 let hi = b.min(self.snd_max);
@@ -1036,7 +1152,8 @@ impl TcpSender {
                         newly_sacked += 1;
                         newly_delivered += 1;
                         let seg = *self.seg(s);
-                        self.on_delivered(now, &seg.tx);
+                        let tx = self.segs.tx((s - self.snd_una) as usize);
+                        self.on_delivered::<P>(now, &tx);
                         if seg.tx_count == 1 && sack_rtt.is_none_or(|r| now - seg.sent_at < r) {
                             sack_rtt = Some(now - seg.sent_at);
                         }
@@ -1050,9 +1167,9 @@ impl TcpSender {
         if ack > self.snd_una {
             let oldest = self.snd_una.max(self.rtt_hist_start);
             for s in self.snd_una..ack {
-                self.ack_segment(s, ack, oldest, now, &mut cum);
+                self.ack_segment::<P>(s, ack, oldest, now, &mut cum);
             }
-            if self.keeps_board {
+            if !P && self.keeps_board {
                 self.board.advance(ack);
             }
             self.snd_una = ack;
@@ -1077,7 +1194,7 @@ impl TcpSender {
         // segment at a time, sampled when the cumulative ACK covers it
         // (`recv_newack_helper`). ns-2's delay-based agents (Vegas) time
         // every packet themselves, so the controller still sees `ack_rtt`.
-        let rtt_sample = if self.cfg.timed_rtt {
+        let rtt_sample = if rule!(P, self.timed_rtt) {
             match self.rtt_timing {
                 Some((seq, at)) if ack > seq => {
                     self.rtt_timing = None;
@@ -1085,7 +1202,7 @@ impl TcpSender {
                 }
                 _ => None,
             }
-        } else if self.cfg.oldest_rtt {
+        } else if rule!(P, self.oldest_rtt) {
             oldest_rtt
         } else {
             ack_rtt
@@ -1093,7 +1210,7 @@ impl TcpSender {
         if let Some(r) = rtt_sample {
             self.rtt.on_sample(r, now - r);
             // Read only by `conn_min_rtt` under `min_rtt_basis = "srtt"`.
-            if self.cfg.min_rtt_from_srtt {
+            if rule!(P, self.min_rtt_from_srtt) {
                 if let Some(s) = self.rtt.srtt() {
                     self.min_srtt = Some(self.min_srtt.map_or(s, |m| m.min(s)));
                 }
@@ -1101,7 +1218,7 @@ impl TcpSender {
         }
 
         let mut losses = 0;
-        if self.uses_sack() {
+        if self.uses_sack_as::<P>() {
             let mut newly_lost = std::mem::take(&mut self.newly_lost);
             losses = self.board.mark_lost(self.cfg.dupthresh, &mut newly_lost);
             for &seq in &newly_lost {
@@ -1112,20 +1229,20 @@ impl TcpSender {
         let advanced = ack > prior_una;
         // `sack_dupack` (ns-3): with SACK, new SACK information makes an ACK
         // a duplicate even when it also advances.
-        let is_dup = (!advanced || self.cfg.sack_dupack && self.uses_sack())
+        let is_dup = (!advanced || rule!(P, self.sack_dupack) && self.uses_sack_as::<P>())
             && self.snd_una < self.snd_max
-            && (!self.uses_sack() || newly_sacked > 0);
+            && (!self.uses_sack_as::<P>() || newly_sacked > 0);
         let prior_state = self.state;
-        let out = self.recovery_on_ack(ctx, advanced, is_dup, acked, newly_delivered, retrans_acked);
+        let out = self.recovery_on_ack::<P>(ctx, advanced, is_dup, acked, newly_delivered, retrans_acked);
         losses += out.losses;
         // `loss_exit_beyond_recover` (ns-3): the ACK that ends the recovery
         // after a timeout counts only what lies beyond its recovery point.
         let loss_exit =
-            (self.cfg.loss_exit_beyond_recover && prior_state == CaState::Loss && self.state == CaState::Open)
+            (rule!(P, self.loss_exit_beyond_recover) && prior_state == CaState::Loss && self.state == CaState::Open)
                 .then(|| self.snd_una.saturating_sub(self.recovery_point));
 
         if advanced {
-            if self.snd_una >= self.snd_max && self.cfg.sub_segment_window && self.has_new_data() {
+            if self.snd_una >= self.snd_max && rule!(P, self.sub_segment_window) && self.has_new_data() {
                 // ns-3's `NewAck` restarts the timer on every new ACK and
                 // cancels it only when the send buffer is empty.
                 let at = now + self.rtt.rto();
@@ -1140,7 +1257,7 @@ impl TcpSender {
 
         // ECN-Echo (RFC 3168 section 6.1.2): at most one reduction per
         // window of data, none during recovery.
-        let ece = self.cfg.ecn && pkt.flags & flags::ECE != 0;
+        let ece = rule!(P, self.ecn) && pkt.flags & flags::ECE != 0;
         if ece && self.state == CaState::Open && self.ecn_recover.is_none_or(|r| self.snd_una > r) {
             let flight = self.snd_max - self.snd_una;
             let ev = self.congestion_event(now, flight, false, false);
@@ -1152,7 +1269,7 @@ impl TcpSender {
         // The ACK of the SYN opens the connection: the window starts at its
         // initial value (ns-2 sets cwnd = initial_window() when `last_ack_`
         // becomes 0 with `delay_growth_`), so the controller does not see it.
-        if self.syn_pending && self.snd_una >= 1 {
+        if rule!(P, self.syn) && self.syn_pending && self.snd_una >= 1 {
             self.syn_pending = false;
             if self.cfg.handshake_ack {
                 // ns-3's `ProcessSynSent`: `SendEmptyPacket (ACK)`, then data.
@@ -1167,17 +1284,18 @@ impl TcpSender {
                 });
             }
             self.cc.on_syn_ack(now, self.snd_max, ack_rtt);
-            self.cc.on_open(now, self.rtt.srtt(), self.conn_min_rtt());
-            self.send_much(ctx);
+            self.cc.on_open(now, self.rtt.srtt(), self.conn_min_rtt::<P>());
+            self.send_much_as::<P>(ctx);
             return;
         }
         self.on_dupack = is_dup;
         // ns-3 grows cwnd (`IncreaseWindow`) only in CA_OPEN: not on an
         // advancing duplicate (CA_DISORDER) before fast recovery; a
         // controller with `CongControl` (BBR) still sees what it delivered.
-        let hold = self.cfg.sack_dupack && advanced && is_dup && self.state == CaState::Open && loss_exit.is_none();
-        let min_rtt = self.conn_min_rtt();
-        let in_flight = self.in_flight();
+        let hold =
+            rule!(P, self.sack_dupack) && advanced && is_dup && self.state == CaState::Open && loss_exit.is_none();
+        let min_rtt = self.conn_min_rtt::<P>();
+        let in_flight = self.in_flight_as::<P>();
         // The ACK's summary for the controller, built in each arm below:
         // the Reno family's `on_ack` is inlined there and reads a few of
         // its fields, so the others are never stored.
@@ -1195,18 +1313,18 @@ impl TcpSender {
                     last_rtt: self.last_rtt,
                     prior_in_flight,
                     in_flight,
-                    cwnd_limited: self.cwnd_limited || !self.cfg.cwnd_validation,
+                    cwnd_limited: self.cwnd_limited || !rule!(P, self.cwnd_validation),
                     state: self.state,
                     exited_recovery: out.exited_recovery,
                     // `recovery_exit_growth`: ns-3 and ns-2 (but its Sack1, `newack`
                     // only) open cwnd on the ACK that ends fast recovery too.
-                    exit_growth: out.exited_recovery && self.cfg.exit_growth,
+                    exit_growth: out.exited_recovery && rule!(P, self.exit_growth),
                     ece,
                     ack: self.snd_una,
                     snd_max: self.snd_max,
                     delivered: self.rate.delivered(),
                     losses,
-                    rate: if self.rate_samples {
+                    rate: if !P && self.rate_samples {
                         self.rate.end_ack(min_rtt)
                     } else {
                         None
@@ -1218,7 +1336,7 @@ impl TcpSender {
             Controller::Reno(c) => c.on_ack(&info!(), ctx.rng),
             Controller::Dyn(c) => c.on_ack(&info!(), ctx.rng),
         }
-        self.send_much(ctx);
+        self.send_much_as::<P>(ctx);
         self.on_dupack = false;
     }
 }
@@ -1303,6 +1421,37 @@ impl Sender for TcpSender {
 #[cfg(test)]
 mod controller_tests {
     use super::*;
+    use crate::compat::Profile;
+
+    fn sender(cc: &str, profile: Profile, tweak: impl FnOnce(&mut super::super::TcpConfig)) -> TcpSender {
+        let mut cfg = super::super::TcpConfig {
+            cc: cc.into(),
+            ..Default::default()
+        };
+        tweak(&mut cfg);
+        let (sc, _, _) = cfg.resolve(profile).unwrap();
+        TcpSender::new(sc, crate::cc::build(cc, &Default::default(), &init(2.0)).unwrap())
+    }
+
+    #[test]
+    fn the_plain_instance_is_taken_exactly_with_ccsims_rules_and_the_reno_family_without_sack() {
+        for cc in ["tahoe", "reno", "newreno"] {
+            assert!(sender(cc, Profile::Ccsim, |_| {}).plain, "{cc}");
+            assert!(!sender(cc, Profile::Ns2, |_| {}).plain, "{cc} ns2");
+            assert!(!sender(cc, Profile::Ns3, |_| {}).plain, "{cc} ns3");
+            assert!(!sender(cc, Profile::Ccsim, |c| c.ecn = true).plain, "{cc} ecn");
+            assert!(!sender(cc, Profile::Ccsim, |c| c.pacing = true).plain, "{cc} pacing");
+            assert!(!sender(cc, Profile::Ccsim, |c| c.syn = Some(true)).plain, "{cc} syn");
+            assert!(
+                sender(cc, Profile::Ccsim, |c| c.limited_transmit = false).plain,
+                "{cc} no LT"
+            );
+            let timed = |c: &mut super::super::TcpConfig| c.rtt_sampling = Some(super::super::RttSampling::Timed);
+            assert!(!sender(cc, Profile::Ccsim, timed).plain, "{cc} timed");
+        }
+        assert!(!sender("sack", Profile::Ccsim, |_| {}).plain);
+        assert!(!sender("cubic", Profile::Ccsim, |_| {}).plain);
+    }
     use crate::cc::testutil::{ack, init};
     use crate::rng::stream;
 

@@ -272,6 +272,42 @@ fn cwnd_at(h: &Harness, t: SimTime) -> (f64, f64) {
 // and 63, when 21 segments (59..=79) are outstanding and cwnd is 22.0, so
 // ssthresh = FlightSize / 2 = 10.5 in every variant.
 
+/// The plain sender's instance of the ACK and send paths
+/// (`TcpSender::plain`, the rule switches as constants) sends the same
+/// segments at the same times, with the same windows, as the general
+/// instance, through fast recovery, timeouts and Limited Transmit.
+#[test]
+fn the_plain_sender_behaves_as_the_general_one() {
+    let drop_sets: [&[u64]; 4] = [&[60], &[60, 62, 64], &[30, 31, 32, 33, 34, 35, 36, 37], &[60, 300, 301]];
+    for cc in ["tahoe", "reno", "newreno"] {
+        for drops in drop_sets {
+            for lt in [false, true] {
+                let go = |general: bool| {
+                    super::sender::GENERAL_ONLY.with(|g| g.set(general));
+                    let built = super::sender::PLAIN_BUILT.with(|n| n.get());
+                    let h = run_for(cc, drops, 3, |c| c.limited_transmit = lt);
+                    super::sender::GENERAL_ONLY.with(|g| g.set(false));
+                    (h, super::sender::PLAIN_BUILT.with(|n| n.get()) - built)
+                };
+                let ((plain, n_plain), (general, n_general)) = (go(false), go(true));
+                let what = format!("{cc} drops {drops:?} limited transmit {lt}");
+                assert_eq!((n_plain, n_general), (1, 0), "{what}: the instances taken");
+                assert!(plain.log.len() > 100, "{what}");
+                assert_eq!(plain.log, general.log, "{what}");
+                assert_eq!(plain.ack_log, general.ack_log, "{what}");
+                let bits = |h: &Harness| {
+                    h.cwnd_log
+                        .iter()
+                        .map(|c| (c.0, c.1.to_bits(), c.2.to_bits(), c.3.to_bits()))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(bits(&plain), bits(&general), "{what}");
+                assert_eq!(plain.stats.counts.timeouts, general.stats.counts.timeouts, "{what}");
+            }
+        }
+    }
+}
+
 #[test]
 fn single_drop_every_variant_retransmits_once() {
     for cc in ["tahoe", "reno", "newreno", "sack"] {
