@@ -275,7 +275,8 @@ impl Calendar {
     }
 
     /// Put `ev` in order on bucket `i`'s list: appended when it is the
-    /// latest, as usual; otherwise inserted by [`Calendar::insert`].
+    /// latest, as usual, or put first when it is the earliest, as most
+    /// others are; otherwise inserted by [`Calendar::insert`].
     #[inline(always)]
     fn file(&mut self, i: usize, ev: Event) {
         let n = if self.free != NIL {
@@ -288,28 +289,24 @@ impl Calendar {
             (self.nodes.len() - 1) as u32
         };
         let b = self.buckets[i];
+        let k = ev.key();
         if b.last == NIL {
             self.buckets[i] = Bucket { first: n, last: n };
-        } else if self.nodes[b.last as usize].ev.key() < ev.key() {
+        } else if self.nodes[b.last as usize].ev.key() < k {
             self.nodes[b.last as usize].next = n;
             self.buckets[i].last = n;
+        } else if k < self.nodes[b.first as usize].ev.key() {
+            self.nodes[n as usize].next = b.first;
+            self.buckets[i].first = n;
         } else {
-            self.insert(i, n);
+            self.insert(b.first, n, k);
         }
     }
 
-    /// Insert node `n`, earlier than bucket `i`'s last, in order.
+    /// Insert node `n` (key `k`) in order into the list whose first node,
+    /// `p`, is earlier and whose last is later.
     #[inline(never)]
-    fn insert(&mut self, i: usize, n: u32) {
-        let k = self.nodes[n as usize].ev.key();
-        let first = self.buckets[i].first;
-        if k < self.nodes[first as usize].ev.key() {
-            self.nodes[n as usize].next = first;
-            self.buckets[i].first = n;
-            return;
-        }
-        // The list has a node later than `n` (its last), so the walk ends.
-        let mut p = first;
+    fn insert(&mut self, mut p: u32, n: u32, k: u128) {
         loop {
             let q = self.nodes[p as usize].next;
             if k < self.nodes[q as usize].ev.key() {
