@@ -179,8 +179,9 @@ const FAR: u64 = 1 << 62;
 /// keys (time, tie-break), whatever the bucket width, as from a binary heap:
 /// no two pending events share a key.
 struct Calendar {
-    /// Each bucket's list ([`NIL`]: empty).
-    buckets: Vec<Bucket>,
+    /// Each bucket's list ([`NIL`]: empty); an array, so that the masked
+    /// indices need no bounds check.
+    buckets: Box<[Bucket; BUCKETS]>,
     /// The lists' nodes; free ones are chained from `free`.
     nodes: Vec<Node>,
     free: u32,
@@ -221,7 +222,10 @@ const NIL: u32 = u32::MAX;
 impl Default for Calendar {
     fn default() -> Self {
         Calendar {
-            buckets: vec![EMPTY; BUCKETS],
+            buckets: vec![EMPTY; BUCKETS]
+                .into_boxed_slice()
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("BUCKETS buckets")),
             nodes: Vec::new(),
             free: NIL,
             shift: 16,
@@ -259,10 +263,11 @@ impl Calendar {
             // events are scheduled at the current time or later) are the
             // earliest: the current bucket is theirs too.
             let i = if t >= self.start {
-                ((t >> self.shift) as usize) & (BUCKETS - 1)
+                t >> self.shift
             } else {
-                self.cur
+                self.cur as u64
             };
+            let i = i as usize & (BUCKETS - 1);
             self.file(i, e);
         } else {
             self.push_far(e);
@@ -322,10 +327,11 @@ impl Calendar {
     #[inline]
     fn pop(&mut self) -> Option<Event> {
         loop {
-            let b = self.buckets[self.cur];
+            let cur = self.cur & (BUCKETS - 1);
+            let b = self.buckets[cur];
             if b.first != NIL {
                 let Node { ev, next } = self.nodes[b.first as usize];
-                self.buckets[self.cur] = if next == NIL {
+                self.buckets[cur] = if next == NIL {
                     EMPTY
                 } else {
                     Bucket {
@@ -357,7 +363,7 @@ impl Calendar {
     /// The earliest event's time.
     fn peek_time(&self) -> Option<SimTime> {
         let mut keys: Vec<u128> = Vec::new();
-        for b in &self.buckets {
+        for b in self.buckets.iter() {
             let mut n = b.first;
             while n != NIL {
                 keys.push(self.nodes[n as usize].ev.key());
@@ -411,7 +417,7 @@ impl Calendar {
         }
         // Re-file every event under the new width, all through the overflow.
         let mut all: Vec<Event> = std::mem::take(&mut self.overflow).into_vec();
-        for b in &mut self.buckets {
+        for b in self.buckets.iter_mut() {
             let mut n = std::mem::replace(b, EMPTY).first;
             while n != NIL {
                 all.push(self.nodes[n as usize].ev);
