@@ -483,3 +483,23 @@ impl Sampler {
         (times, series)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_convert_as_u64_as_f64_on_both_sides_of_2_pow_63() {
+        // Below 2^63 the signed conversion; one value at or above it sends
+        // the whole group through `u64_as_f64` (the signed conversion of
+        // these would be negative).
+        let low = [0, 1, 3 << 52, (1 << 63) - 1];
+        let high = [7, (1 << 63) | 1, u64::MAX, (1 << 63) + (1 << 11) + 1];
+        for x in [low, high] {
+            let got = u64s_as_f64(x);
+            for (g, v) in got.iter().zip(x) {
+                assert_eq!(g.to_bits(), (v as f64).to_bits(), "{v}");
+            }
+        }
+    }
+}
