@@ -143,7 +143,7 @@ impl Ord for Event {
 }
 
 /// Buckets of the [`Calendar`]'s wheel (a power of two).
-const BUCKETS: usize = 1 << 15;
+const BUCKETS: usize = 1 << 16;
 /// Pops between two looks at the bucket width.
 const ADAPT_EVERY: u64 = 1 << 14;
 /// Events this late or later stay in the overflow heap (no wheel arithmetic
@@ -156,12 +156,13 @@ const FAR: u64 = 1 << 62;
 ///
 /// - the wheel has [`BUCKETS`] buckets of `2^shift` ns each and covers the
 ///   times `[start, start + BUCKETS << shift)`, `start` being the start of
-///   the current bucket; an event goes to the bucket of its time (a linked
-///   list through a pool of nodes, unsorted) or, beyond the wheel's end, to
-///   the overflow heap;
-/// - the current bucket is a vector sorted latest first, filled and sorted
-///   when the wheel reaches the bucket; an event scheduled into it is
-///   inserted in order; the earliest pending event is its last;
+///   the current bucket; an event goes to the bucket of its time or, beyond
+///   the wheel's end, to the overflow heap;
+/// - a bucket is a list through a pool of nodes, sorted earliest first,
+///   with its first and last node: an event later than the last (most are:
+///   events are mostly scheduled in time order) is appended, the others are
+///   inserted in order by a walk from the first; the earliest pending event
+///   is the current bucket's first, taken from the list as it is;
 /// - when the current bucket is empty the wheel advances one bucket, taking
 ///   the overflow's events that now fall inside it; an empty wheel jumps to
 ///   the overflow's earliest event;
@@ -178,30 +179,35 @@ const FAR: u64 = 1 << 62;
 /// keys (time, tie-break), whatever the bucket width, as from a binary heap:
 /// no two pending events share a key.
 struct Calendar {
-    /// First node of each bucket's list ([`NIL`]: empty).
-    heads: Vec<u32>,
+    /// Each bucket's list ([`NIL`]: empty); an array, so that the masked
+    /// indices need no bounds check.
+    buckets: Box<[Bucket; BUCKETS]>,
     /// The lists' nodes; free ones are chained from `free`.
     nodes: Vec<Node>,
     free: u32,
-    /// The current bucket's events, latest first.
-    current: Vec<Event>,
     shift: u32,
     /// Start of the current bucket, ns (a multiple of the width).
     start: u64,
-    /// End of the current bucket (`start + 2^shift`) and of the wheel
-    /// (`start + BUCKETS << shift`, at most [`FAR`]), kept with `start` so
-    /// that a push compares its time with two fields.
-    cur_end: u64,
+    /// End of the wheel (`start + BUCKETS << shift`, at most [`FAR`]).
     wheel_end: u64,
     /// Index of the current bucket.
     cur: usize,
-    /// Events in the wheel (lists and current bucket).
+    /// Events in the wheel.
     in_wheel: usize,
     overflow: BinaryHeap<Event>,
     /// Adaptation: pops and the first pop's time in this period.
     pops: u64,
     period_start: u64,
 }
+
+/// A bucket's list: its first and last node, [`NIL`] when empty.
+#[derive(Copy, Clone)]
+struct Bucket {
+    first: u32,
+    last: u32,
+}
+
+const EMPTY: Bucket = Bucket { first: NIL, last: NIL };
 
 /// A bucket list's node.
 #[derive(Copy, Clone)]
@@ -216,13 +222,14 @@ const NIL: u32 = u32::MAX;
 impl Default for Calendar {
     fn default() -> Self {
         Calendar {
-            heads: vec![NIL; BUCKETS],
+            buckets: vec![EMPTY; BUCKETS]
+                .into_boxed_slice()
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("BUCKETS buckets")),
             nodes: Vec::new(),
             free: NIL,
-            current: Vec::new(),
             shift: 16,
             start: 0,
-            cur_end: 1 << 16,
             wheel_end: ((BUCKETS as u64) << 16).min(FAR),
             cur: 0,
             in_wheel: 0,
@@ -238,7 +245,6 @@ impl Calendar {
     #[inline]
     fn set_start(&mut self, start: u64) {
         self.start = start;
-        self.cur_end = start + (1 << self.shift);
         self.wheel_end = start.saturating_add((BUCKETS as u64) << self.shift).min(FAR);
     }
 
@@ -247,63 +253,100 @@ impl Calendar {
         self.in_wheel + self.overflow.len()
     }
 
-    /// Schedule `e`: the common case (a later bucket of the wheel) inline,
-    /// the others out of line.
+    /// Schedule `e`: into the wheel inline, into the overflow out of line.
     #[inline(always)]
     fn push(&mut self, e: Event) {
         let t = e.time.0;
-        if t >= self.cur_end && t < self.wheel_end {
+        if t < self.wheel_end {
             self.in_wheel += 1;
-            let i = ((t >> self.shift) as usize) & (BUCKETS - 1);
+            // Times before the current bucket's start (none in practice:
+            // events are scheduled at the current time or later) are the
+            // earliest: the current bucket is theirs too.
+            let i = if t >= self.start {
+                t >> self.shift
+            } else {
+                self.cur as u64
+            };
+            let i = i as usize & (BUCKETS - 1);
             self.file(i, e);
         } else {
-            self.push_near_or_far(e);
+            self.push_far(e);
         }
     }
 
-    /// Schedule `e` into the current bucket or the overflow heap.
     #[inline(never)]
-    fn push_near_or_far(&mut self, e: Event) {
-        if e.time.0 >= self.wheel_end {
-            self.overflow.push(e);
-            return;
-        }
-        self.in_wheel += 1;
-        // Times before the current bucket's start (none in practice: events
-        // are scheduled at the current time or later) are the earliest: the
-        // current bucket is theirs too.
-        let k = e.key();
-        let at = self.current.partition_point(|x| x.key() > k);
-        self.current.insert(at, e);
+    fn push_far(&mut self, e: Event) {
+        self.overflow.push(e);
     }
 
-    /// Put `e` on bucket `i`'s list.
-    #[inline]
+    /// Put `ev` in order on bucket `i`'s list: appended when it is the
+    /// latest, as usual, or put first when it is the earliest, as most
+    /// others are; otherwise inserted by [`Calendar::insert`].
+    #[inline(always)]
     fn file(&mut self, i: usize, ev: Event) {
-        let next = self.heads[i];
         let n = if self.free != NIL {
             let n = self.free;
             self.free = self.nodes[n as usize].next;
-            self.nodes[n as usize] = Node { ev, next };
+            self.nodes[n as usize] = Node { ev, next: NIL };
             n
         } else {
-            self.nodes.push(Node { ev, next });
+            self.nodes.push(Node { ev, next: NIL });
             (self.nodes.len() - 1) as u32
         };
-        self.heads[i] = n;
+        let b = self.buckets[i];
+        let k = ev.key();
+        if b.last == NIL {
+            self.buckets[i] = Bucket { first: n, last: n };
+        } else if self.nodes[b.last as usize].ev.key() < k {
+            self.nodes[b.last as usize].next = n;
+            self.buckets[i].last = n;
+        } else if k < self.nodes[b.first as usize].ev.key() {
+            self.nodes[n as usize].next = b.first;
+            self.buckets[i].first = n;
+        } else {
+            self.insert(b.first, n, k);
+        }
+    }
+
+    /// Insert node `n` (key `k`) in order into the list whose first node,
+    /// `p`, is earlier and whose last is later.
+    #[inline(never)]
+    fn insert(&mut self, mut p: u32, n: u32, k: u128) {
+        loop {
+            let q = self.nodes[p as usize].next;
+            if k < self.nodes[q as usize].ev.key() {
+                self.nodes[n as usize].next = q;
+                self.nodes[p as usize].next = n;
+                return;
+            }
+            p = q;
+        }
     }
 
     /// The earliest event, removed.
     #[inline]
     fn pop(&mut self) -> Option<Event> {
         loop {
-            if let Some(e) = self.current.pop() {
+            let cur = self.cur & (BUCKETS - 1);
+            let b = self.buckets[cur];
+            if b.first != NIL {
+                let Node { ev, next } = self.nodes[b.first as usize];
+                self.buckets[cur] = if next == NIL {
+                    EMPTY
+                } else {
+                    Bucket {
+                        first: next,
+                        last: b.last,
+                    }
+                };
+                self.nodes[b.first as usize].next = self.free;
+                self.free = b.first;
                 self.in_wheel -= 1;
                 self.pops += 1;
                 if self.pops == ADAPT_EVERY {
-                    self.adapt(e.time.0);
+                    self.adapt(ev.time.0);
                 }
-                return Some(e);
+                return Some(ev);
             }
             if self.in_wheel == 0 {
                 let t = self.overflow.peek()?.time.0;
@@ -319,9 +362,9 @@ impl Calendar {
 
     /// The earliest event's time.
     fn peek_time(&self) -> Option<SimTime> {
-        let mut keys: Vec<u128> = self.current.iter().map(|e| e.key()).collect();
-        for &h in &self.heads {
-            let mut n = h;
+        let mut keys: Vec<u128> = Vec::new();
+        for b in self.buckets.iter() {
+            let mut n = b.first;
             while n != NIL {
                 keys.push(self.nodes[n as usize].ev.key());
                 n = self.nodes[n as usize].next;
@@ -333,11 +376,16 @@ impl Calendar {
 
     /// Move to the next bucket, taking the overflow's events that the
     /// wheel's new end reaches.
+    #[inline]
     fn advance(&mut self) {
-        self.set_start(self.start + (1 << self.shift));
+        let width = 1 << self.shift;
+        self.start += width;
+        // (The wheel's end is at most FAR, 2^62, and the width at most 2^40.)
+        self.wheel_end = (self.wheel_end + width).min(FAR);
         self.cur = (self.cur + 1) & (BUCKETS - 1);
-        self.take_overflow();
-        self.open_current();
+        if self.overflow.peek().is_some_and(|e| e.time.0 < self.wheel_end) {
+            self.take_overflow();
+        }
     }
 
     /// The wheel is empty: start it at the bucket of time `t`.
@@ -345,34 +393,14 @@ impl Calendar {
         self.set_start((t >> self.shift) << self.shift);
         self.cur = ((t >> self.shift) as usize) & (BUCKETS - 1);
         self.take_overflow();
-        self.open_current();
     }
 
-    /// The current bucket's list becomes the (empty) sorted current bucket.
-    fn open_current(&mut self) {
-        let mut n = std::mem::replace(&mut self.heads[self.cur], NIL);
-        while n != NIL {
-            let node = self.nodes[n as usize];
-            self.current.push(node.ev);
-            self.nodes[n as usize].next = self.free;
-            self.free = n;
-            n = node.next;
-        }
-        self.current.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
-    }
-
+    #[inline(never)]
     fn take_overflow(&mut self) {
         let end = self.wheel_end;
         while self.overflow.peek().is_some_and(|e| e.time.0 < end) {
             let e = self.overflow.pop().expect("peeked");
-            self.in_wheel += 1;
-            // (The current bucket is sorted by `open_current`, which follows.)
-            if e.time.0 < self.cur_end {
-                self.current.push(e);
-            } else {
-                let i = ((e.time.0 >> self.shift) as usize) & (BUCKETS - 1);
-                self.file(i, e);
-            }
+            self.push(e);
         }
     }
 
@@ -383,15 +411,14 @@ impl Calendar {
         self.pops = 0;
         self.period_start = now;
         // About four events per bucket: 2^shift close to 4 gap.
-        let want = (64 - (4 * gap).leading_zeros()).clamp(4, 40);
+        let want = (64 - (2 * gap).leading_zeros()).clamp(4, 40);
         if want.abs_diff(self.shift) < 2 {
             return;
         }
         // Re-file every event under the new width, all through the overflow.
         let mut all: Vec<Event> = std::mem::take(&mut self.overflow).into_vec();
-        all.append(&mut self.current);
-        for h in &mut self.heads {
-            let mut n = std::mem::replace(h, NIL);
+        for b in self.buckets.iter_mut() {
+            let mut n = std::mem::replace(b, EMPTY).first;
             while n != NIL {
                 all.push(self.nodes[n as usize].ev);
                 n = self.nodes[n as usize].next;

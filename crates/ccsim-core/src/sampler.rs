@@ -142,8 +142,10 @@ struct QueueSlot {
     probes: bool,
 }
 
-/// A sender probe's value by name (see [`Sampler::flow_probes`]).
+/// A sender probe's value by name (see [`Sampler::flow_probes`]), as the
+/// index of its value in [`ProbeField::values`].
 #[derive(Copy, Clone, Debug)]
+#[repr(u8)]
 enum ProbeField {
     Cwnd,
     Ssthresh,
@@ -164,15 +166,21 @@ impl ProbeField {
         }
     }
 
+    /// The probe's values, indexed by [`ProbeField`] (as `u8`).
     #[inline]
-    fn value(self, p: &SenderProbe) -> f64 {
-        match self {
-            ProbeField::Cwnd => p.cwnd_pkts,
-            ProbeField::Ssthresh => p.ssthresh_pkts,
-            ProbeField::Srtt => p.srtt_s,
-            ProbeField::Rate => p.rate_bps,
-            ProbeField::Unknown => f64::NAN,
-        }
+    fn values(p: &SenderProbe) -> [f64; 5] {
+        [p.cwnd_pkts, p.ssthresh_pkts, p.srtt_s, p.rate_bps, f64::NAN]
+    }
+}
+
+/// `x.map(u64_as_f64)`, with one test of the sign bits for the usual case
+/// (every value below 2^63, where the conversion is the signed one).
+#[inline(always)]
+fn u64s_as_f64<const N: usize>(x: [u64; N]) -> [f64; N] {
+    if x.iter().fold(0, |a, &v| a | v) >> 63 == 0 {
+        x.map(|v| v as i64 as f64)
+    } else {
+        x.map(u64_as_f64)
     }
 }
 
@@ -365,15 +373,12 @@ impl Sampler {
             let q = &*q;
             let (arrivals, drops) = (q.stats.arrivals - slot.arrivals, q.stats.drops - slot.drops);
             (slot.arrivals, slot.drops) = (q.stats.arrivals, q.stats.drops);
-            out.put(u64_as_f64(q.len_pkts() as u64));
-            out.put(u64_as_f64(q.len_bytes()));
-            out.put(u64_as_f64(arrivals));
-            out.put(u64_as_f64(drops));
-            out.put(if arrivals > 0 {
-                u64_as_f64(drops) / u64_as_f64(arrivals)
-            } else {
-                0.0
-            });
+            let [len_pkts, len_bytes, a, d] = u64s_as_f64([q.len_pkts() as u64, q.len_bytes(), arrivals, drops]);
+            out.put(len_pkts);
+            out.put(len_bytes);
+            out.put(a);
+            out.put(d);
+            out.put(if arrivals > 0 { d / a } else { 0.0 });
             if slot.probes {
                 self.scratch.clear();
                 q.disc().probe_values(&mut self.scratch);
@@ -388,11 +393,11 @@ impl Sampler {
             }
         }
         let dt = (now - self.last_t).secs_f64();
-        let per_s = |bytes: u64| if dt > 0.0 { u64_as_f64(bytes) * 8.0 / dt } else { 0.0 };
         for acc in self.group_acc.iter_mut() {
             *acc = GroupAcc::default();
         }
-        for (i, (f, last)) in flows.iter().zip(self.last.iter_mut()).enumerate() {
+        let mut probes = self.flow_probes.iter();
+        for (f, last) in flows.iter().zip(self.last.iter_mut()) {
             let c = &f.stats.counts;
             let d = c.delivered_bytes - last.delivered;
             let r = c.received_bytes - last.received;
@@ -406,7 +411,12 @@ impl Sampler {
                 delay: (c.delay_sum_ns, c.delay_n),
                 group: last.group,
             };
-            let (g, t, sb) = (per_s(d), per_s(r), per_s(snt));
+            let [g, t, sb, n] = u64s_as_f64([d, r, snt, delay_n]);
+            let [g, t, sb] = if dt > 0.0 {
+                [g * 8.0 / dt, t * 8.0 / dt, sb * 8.0 / dt]
+            } else {
+                [0.0; 3]
+            };
             let acc = &mut self.group_acc[last.group];
             acc.sums[0] += g;
             acc.sums[1] += t;
@@ -415,14 +425,18 @@ impl Sampler {
             acc.sums[3] += active as u8 as f64;
             acc.delay.0 += delay_sum;
             acc.delay.1 += delay_n;
-            if self.flows {
-                let probe = f.sender.probe();
+            if let Some(fields) = probes.next() {
+                let probe = ProbeField::values(&f.sender.probe());
                 out.put(g);
                 out.put(t);
                 out.put(sb);
-                out.put(mean_delay_s(delay_sum, delay_n));
-                for &field in &self.flow_probes[i] {
-                    out.put(field.value(&probe));
+                out.put(if delay_n > 0 {
+                    u128_as_f64(delay_sum) / n * 1e-9
+                } else {
+                    f64::NAN
+                });
+                for &field in fields {
+                    out.put(probe[field as usize]);
                 }
             }
         }
@@ -467,5 +481,25 @@ impl Sampler {
         }
         self.cols = Vec::new();
         (times, series)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_convert_as_u64_as_f64_on_both_sides_of_2_pow_63() {
+        // Below 2^63 the signed conversion; one value at or above it sends
+        // the whole group through `u64_as_f64` (the signed conversion of
+        // these would be negative).
+        let low = [0, 1, 3 << 52, (1 << 63) - 1];
+        let high = [7, (1 << 63) | 1, u64::MAX, (1 << 63) + (1 << 11) + 1];
+        for x in [low, high] {
+            let got = u64s_as_f64(x);
+            for (g, v) in got.iter().zip(x) {
+                assert_eq!(g.to_bits(), (v as f64).to_bits(), "{v}");
+            }
+        }
     }
 }
