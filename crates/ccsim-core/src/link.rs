@@ -151,6 +151,9 @@ pub struct Link {
 /// time.
 #[derive(Copy, Clone, Debug)]
 pub struct Derived {
+    /// The serialization of the last size the general path sent
+    /// ([`Link::tx_memo`]).
+    pub memo: TxMemo,
     /// Rate, bits per second, as f64 (ns-2's double clock,
     /// `LinkDelay::recv`: `txt = 8 size / bandwidth`).
     pub rate_bps: f64,
@@ -167,7 +170,13 @@ impl Derived {
     /// The derived values of a link of `rate_bps` and `delay`.
     pub fn of(rate_bps: u64, delay: SimTime) -> Self {
         const NS_BITS: u64 = 8_000_000_000;
-        Derived {
+        let mut d = Derived {
+            memo: TxMemo {
+                bytes: 0,
+                tx: SimTime::ZERO,
+                txt: 0.0,
+                txt_delay: 0.0,
+            },
             rate_bps: rate_bps as f64,
             delay_s: crate::event::ns_as_secs(delay),
             ns_per_byte: if rate_bps > 0 && NS_BITS % rate_bps == 0 {
@@ -175,6 +184,37 @@ impl Derived {
             } else {
                 0
             },
+        };
+        d.memo = d.memo_of(0, rate_bps);
+        d
+    }
+
+    /// The serialization of `bytes` at `rate_bps` (the rate these values
+    /// were derived from): the last size's, kept, or computed and kept (out
+    /// of line, so that the common case stays a comparison).
+    #[inline]
+    pub fn tx_memo(&mut self, bytes: u32, rate_bps: u64) -> TxMemo {
+        if self.memo.bytes != bytes {
+            self.remember(bytes, rate_bps);
+        }
+        self.memo
+    }
+
+    #[inline(never)]
+    fn remember(&mut self, bytes: u32, rate_bps: u64) {
+        self.memo = self.memo_of(bytes, rate_bps);
+    }
+
+    /// The serialization of `bytes` at `rate_bps`, computed.
+    fn memo_of(&self, bytes: u32, rate_bps: u64) -> TxMemo {
+        // ns-2's `LinkDelay::recv`: `txt = 8 * size / bandwidth`, the
+        // arrival at `clock + (txt + delay)`.
+        let txt = 8.0 * bytes as f64 / self.rate_bps;
+        TxMemo {
+            bytes,
+            tx: self.tx_time(bytes, rate_bps),
+            txt,
+            txt_delay: txt + self.delay_s,
         }
     }
 
@@ -190,11 +230,35 @@ impl Derived {
     }
 }
 
+/// The serialization of one packet size on a link: its time on the
+/// nanosecond clock and on ns-2's double clock. The general path keeps the
+/// last size's ([`Link::tx_memo`]): a link's packets repeat a few sizes (a
+/// direction carries data segments or acknowledgements), and a hit saves
+/// the 64-bit division of rates that do not divide 8 * 10^9 bits per second
+/// and the double division of ns-2's clock.
+#[derive(Copy, Clone, Debug)]
+pub struct TxMemo {
+    /// Bytes on the wire (the packet's size and the link's framing).
+    pub bytes: u32,
+    /// Serialization time ([`tx_time`]).
+    pub tx: SimTime,
+    /// ns-2's `txt = 8 * size / bandwidth`, seconds (`LinkDelay::recv`).
+    pub txt: f64,
+    /// ns-2's `txt + delay`, seconds (the arrival at `clock + (txt + delay)`).
+    pub txt_delay: f64,
+}
+
 impl Link {
     /// Time to serialize `bytes` on this link ([`Derived::tx_time`]).
     #[inline]
     pub fn tx_time(&self, bytes: u32) -> SimTime {
         self.derived.tx_time(bytes, self.rate_bps)
+    }
+
+    /// The serialization of `bytes` on this link ([`Derived::tx_memo`]).
+    #[inline]
+    pub fn tx_memo(&mut self, bytes: u32) -> TxMemo {
+        self.derived.tx_memo(bytes, self.rate_bps)
     }
 }
 
@@ -278,5 +342,26 @@ mod tests {
             }
         }
         assert_eq!(Derived::of(10_000_000, SimTime::ZERO).ns_per_byte, 800);
+    }
+
+    /// The kept serialization is the computed one whatever the sequence of
+    /// sizes (repeated, changing, back to an earlier one, zero first):
+    /// `tx_time`, and ns-2's `8 * size / bandwidth` and its sum with the
+    /// delay as doubles.
+    #[test]
+    fn tx_memo_is_computed_serialization() {
+        let delay = SimTime::from_millis(20);
+        for rate in [10_000_000, 1_000_000_000, 10_000_000_000, 1_500_000_000] {
+            let mut d = Derived::of(rate, delay);
+            for bytes in [0, 552, 552, 40, 552, 40, 40, 1500, 0, 552] {
+                let m = d.tx_memo(bytes, rate);
+                let txt = 8.0 * bytes as f64 / rate as f64;
+                assert_eq!(m.bytes, bytes);
+                assert_eq!(m.tx, tx_time(bytes, rate), "{bytes} bytes at {rate} bit/s");
+                assert_eq!(m.txt.to_bits(), txt.to_bits());
+                let txt_delay = txt + crate::event::ns_as_secs(delay);
+                assert_eq!(m.txt_delay.to_bits(), txt_delay.to_bits());
+            }
+        }
     }
 }

@@ -765,8 +765,8 @@ impl Simulation {
             (p.size, p.uid)
         };
         let l = &mut self.links[li];
-        let tx = l.tx_time(size + l.framing);
-        l.busy_until = now + tx;
+        let m = l.tx_memo(size + l.framing);
+        l.busy_until = now + m.tx;
         if now >= self.warmup {
             l.stats.tx_bytes += size as u64;
             l.stats.tx_packets += 1;
@@ -776,13 +776,12 @@ impl Simulation {
         // ns-2's `LinkDelay::recv`: the arrival at clock + (txt + delay),
         // the link's end of transmission at clock + txt, in doubles.
         let (arrive64, free64) = if self.events.is_fifo() {
-            let txt = 8.0 * (size + l.framing) as f64 / l.derived.rate_bps;
             let now64 = self.events.now64();
-            (now64 + (txt + l.derived.delay_s), now64 + txt)
+            (now64 + m.txt_delay, now64 + m.txt)
         } else {
             (0.0, 0.0)
         };
-        self.events.push_arrival(now + tx + l.delay, arrive64, link, p, uid);
+        self.events.push_arrival(l.busy_until + l.delay, arrive64, link, p, uid);
         let l = if l.device_cap > 0 {
             self.fill_device(link);
             &mut self.links[li]
