@@ -775,7 +775,8 @@ impl Simulation {
         self.perf.packets_forwarded += 1;
         // ns-2's `LinkDelay::recv`: the arrival at clock + (txt + delay),
         // the link's end of transmission at clock + txt, in doubles.
-        let (arrive64, free64) = if self.events.is_fifo() {
+        let fifo = self.events.is_fifo();
+        let (arrive64, free64) = if fifo {
             let now64 = self.events.now64();
             (now64 + m.txt_delay, now64 + m.txt)
         } else {
@@ -788,10 +789,12 @@ impl Simulation {
         } else {
             l
         };
-        if l.queue().is_some_and(|q| q.len_pkts() > 0) || !l.device.is_empty() {
+        // (Only wires transmit here: a medium's links are its own.)
+        let backlog = matches!(&l.egress, Egress::Wire(q) if q.len_pkts() > 0);
+        if backlog || !l.device.is_empty() {
             l.free_pending = true;
             self.events.push_at(l.busy_until, free64, EventKind::LinkFree { link });
-        } else if self.events.is_fifo() {
+        } else if fifo {
             l.free_seq = self.events.reserve();
             l.free_t64 = free64;
         }
