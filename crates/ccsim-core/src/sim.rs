@@ -515,17 +515,17 @@ impl Simulation {
 
     /// Inject the packets transports emitted at their source nodes.
     fn flush_outbox(&mut self) {
+        // The common case, a single packet, without moving the vector out and
+        // back: taken out, the outbox is empty, as after `take` below.
+        if self.outbox.len() == 1 {
+            let p = self.outbox[0];
+            self.outbox.clear();
+            self.inject(p);
+        }
         while !self.outbox.is_empty() {
             let batch = std::mem::take(&mut self.outbox);
             for &p in &batch {
-                let pk = self.arena.get_mut(p);
-                if pk.kind == PacketKind::Data {
-                    if let Some(m) = self.flows[pk.flow.0 as usize].meter.as_mut() {
-                        pk.class = m.classify(self.now, pk.size);
-                    }
-                }
-                let src = pk.src;
-                self.forward(src, p);
+                self.inject(p);
             }
             let mut batch = batch;
             batch.clear();
@@ -533,6 +533,20 @@ impl Simulation {
                 self.outbox = batch;
             }
         }
+    }
+
+    /// Forward packet `p`, emitted by a transport, from its source node (its
+    /// class stamped by its flow's meter, if any).
+    #[inline]
+    fn inject(&mut self, p: PacketRef) {
+        let pk = self.arena.get_mut(p);
+        if pk.kind == PacketKind::Data {
+            if let Some(m) = self.flows[pk.flow.0 as usize].meter.as_mut() {
+                pk.class = m.classify(self.now, pk.size);
+            }
+        }
+        let src = pk.src;
+        self.forward(src, p);
     }
 
     #[inline]
