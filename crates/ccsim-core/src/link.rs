@@ -147,34 +147,71 @@ pub struct Link {
 }
 
 /// What the kernel derives from a link's rate and delay at every
-/// transmission, computed once: the same values as computing them each
-/// time.
+/// transmission, computed once or kept: the same values as computing them
+/// each time. 32 bytes (a `Link` is read by every hop).
 #[derive(Copy, Clone, Debug)]
 pub struct Derived {
-    /// Rate, bits per second, as f64 (ns-2's double clock,
-    /// `LinkDelay::recv`: `txt = 8 size / bandwidth`).
-    pub rate_bps: f64,
-    /// Propagation delay, seconds ([`crate::event::ns_as_secs`]; ns-2's
-    /// arrival at `clock + (txt + delay)`).
-    pub delay_s: f64,
+    /// The bytes whose serialization `memo` is.
+    bytes: u32,
     /// Nanoseconds per byte when the rate divides 8 * 10^9 bits per
-    /// second (10 Mbps: 800), so that [`tx_time`]'s quotient is exact and
-    /// a multiplication gives it; 0 otherwise.
-    pub ns_per_byte: u64,
+    /// second (10 Mbps: 800) and the quotient fits in 32 bits, so that
+    /// [`tx_time`]'s quotient is exact and a multiplication, which cannot
+    /// overflow, gives it; 0 otherwise.
+    pub ns_per_byte: u32,
+    /// The serialization of the last size the general path sent
+    /// ([`Derived::tx_memo`]).
+    memo: TxMemo,
 }
 
 impl Derived {
     /// The derived values of a link of `rate_bps` and `delay`.
     pub fn of(rate_bps: u64, delay: SimTime) -> Self {
         const NS_BITS: u64 = 8_000_000_000;
-        Derived {
-            rate_bps: rate_bps as f64,
-            delay_s: crate::event::ns_as_secs(delay),
-            ns_per_byte: if rate_bps > 0 && NS_BITS % rate_bps == 0 {
-                NS_BITS / rate_bps
-            } else {
-                0
+        let ns_per_byte = if rate_bps > 0 && NS_BITS % rate_bps == 0 {
+            u32::try_from(NS_BITS / rate_bps).unwrap_or(0)
+        } else {
+            0
+        };
+        let mut d = Derived {
+            bytes: 0,
+            ns_per_byte,
+            memo: TxMemo {
+                tx: SimTime::ZERO,
+                txt: 0.0,
+                txt_delay: 0.0,
             },
+        };
+        d.memo = d.memo_of(0, rate_bps, delay);
+        d
+    }
+
+    /// The serialization of `bytes` on a link of `rate_bps` and `delay`
+    /// (those these values were derived from): the last size's, kept, or
+    /// computed and kept (out of line, so that the common case stays a
+    /// comparison).
+    #[inline]
+    pub fn tx_memo(&mut self, bytes: u32, rate_bps: u64, delay: SimTime) -> TxMemo {
+        if self.bytes != bytes {
+            self.remember(bytes, rate_bps, delay);
+        }
+        self.memo
+    }
+
+    #[inline(never)]
+    fn remember(&mut self, bytes: u32, rate_bps: u64, delay: SimTime) {
+        self.memo = self.memo_of(bytes, rate_bps, delay);
+        self.bytes = bytes;
+    }
+
+    /// The serialization of `bytes`, computed.
+    fn memo_of(&self, bytes: u32, rate_bps: u64, delay: SimTime) -> TxMemo {
+        // ns-2's `LinkDelay::recv`: `txt = 8 * size / bandwidth`, the
+        // arrival at `clock + (txt + delay)`, in doubles.
+        let txt = 8.0 * bytes as f64 / rate_bps as f64;
+        TxMemo {
+            tx: self.tx_time(bytes, rate_bps),
+            txt,
+            txt_delay: txt + crate::event::ns_as_secs(delay),
         }
     }
 
@@ -183,11 +220,28 @@ impl Derived {
     /// allows it (otherwise a 64-bit division per hop).
     #[inline]
     pub fn tx_time(&self, bytes: u32, rate_bps: u64) -> SimTime {
-        match (bytes as u64).checked_mul(self.ns_per_byte) {
-            Some(ns) if self.ns_per_byte != 0 => SimTime(ns),
-            _ => tx_time(bytes, rate_bps),
+        if self.ns_per_byte != 0 {
+            SimTime(bytes as u64 * self.ns_per_byte as u64)
+        } else {
+            tx_time(bytes, rate_bps)
         }
     }
+}
+
+/// The serialization of one packet size on a link: its time on the
+/// nanosecond clock and on ns-2's double clock. The general path keeps the
+/// last size's ([`Link::tx_memo`]): a link's packets repeat a few sizes (a
+/// direction carries data segments or acknowledgements), and a hit saves
+/// the 64-bit division of rates that do not divide 8 * 10^9 bits per second
+/// and the double division of ns-2's clock.
+#[derive(Copy, Clone, Debug)]
+pub struct TxMemo {
+    /// Serialization time ([`tx_time`]).
+    pub tx: SimTime,
+    /// ns-2's `txt = 8 * size / bandwidth`, seconds (`LinkDelay::recv`).
+    pub txt: f64,
+    /// ns-2's `txt + delay`, seconds (the arrival at `clock + (txt + delay)`).
+    pub txt_delay: f64,
 }
 
 impl Link {
@@ -195,6 +249,12 @@ impl Link {
     #[inline]
     pub fn tx_time(&self, bytes: u32) -> SimTime {
         self.derived.tx_time(bytes, self.rate_bps)
+    }
+
+    /// The serialization of `bytes` on this link ([`Derived::tx_memo`]).
+    #[inline]
+    pub fn tx_memo(&mut self, bytes: u32) -> TxMemo {
+        self.derived.tx_memo(bytes, self.rate_bps, self.delay)
     }
 }
 
@@ -251,8 +311,9 @@ mod tests {
     use super::*;
 
     /// The derived serialization time is `tx_time`'s, whether the rate
-    /// divides 8 * 10^9 (the product) or not (the division), up to sizes
-    /// whose product overflows 64 bits.
+    /// divides 8 * 10^9 (the product) or not (the division; also for 1 bit/s,
+    /// whose 8 * 10^9 ns per byte do not fit in 32 bits), up to sizes whose
+    /// product with 8 * 10^9 overflows 64 bits.
     #[test]
     fn derived_tx_time_is_tx_time() {
         for rate in [
@@ -268,7 +329,8 @@ mod tests {
             10_000_000_000,
         ] {
             let d = Derived::of(rate, SimTime::ZERO);
-            assert_eq!(d.ns_per_byte != 0, 8_000_000_000 % rate == 0, "rate {rate}");
+            let fits = 8_000_000_000 % rate == 0 && 8_000_000_000 / rate <= u32::MAX as u64;
+            assert_eq!(d.ns_per_byte != 0, fits, "rate {rate}");
             for bytes in [0, 1, 40, 512, 1500, 65_535, 3_000_000_000, u32::MAX] {
                 assert_eq!(
                     d.tx_time(bytes, rate),
@@ -278,5 +340,28 @@ mod tests {
             }
         }
         assert_eq!(Derived::of(10_000_000, SimTime::ZERO).ns_per_byte, 800);
+    }
+
+    /// The kept serialization is the computed one whatever the sequence of
+    /// sizes (repeated, changing, back to an earlier one, zero first):
+    /// `tx_time`, and ns-2's `8 * size / bandwidth` and its sum with the
+    /// delay as doubles.
+    #[test]
+    fn tx_memo_is_computed_serialization() {
+        let delay = SimTime::from_millis(20);
+        // The memo's key packed with the multiplier: what a hop reads of it
+        // stays 32 bytes.
+        assert_eq!(std::mem::size_of::<Derived>(), 32);
+        for rate in [10_000_000, 1_000_000_000, 10_000_000_000, 1_500_000_000] {
+            let mut d = Derived::of(rate, delay);
+            for bytes in [0, 552, 552, 40, 552, 40, 40, 1500, 0, 552] {
+                let m = d.tx_memo(bytes, rate, delay);
+                let txt = 8.0 * bytes as f64 / rate as f64;
+                assert_eq!(m.tx, tx_time(bytes, rate), "{bytes} bytes at {rate} bit/s");
+                assert_eq!(m.txt.to_bits(), txt.to_bits());
+                let txt_delay = txt + crate::event::ns_as_secs(delay);
+                assert_eq!(m.txt_delay.to_bits(), txt_delay.to_bits());
+            }
+        }
     }
 }

@@ -515,17 +515,17 @@ impl Simulation {
 
     /// Inject the packets transports emitted at their source nodes.
     fn flush_outbox(&mut self) {
+        // The common case, a single packet, without moving the vector out and
+        // back: taken out, the outbox is empty, as after `take` below.
+        if self.outbox.len() == 1 {
+            let p = self.outbox[0];
+            self.outbox.clear();
+            self.inject(p);
+        }
         while !self.outbox.is_empty() {
             let batch = std::mem::take(&mut self.outbox);
             for &p in &batch {
-                let pk = self.arena.get_mut(p);
-                if pk.kind == PacketKind::Data {
-                    if let Some(m) = self.flows[pk.flow.0 as usize].meter.as_mut() {
-                        pk.class = m.classify(self.now, pk.size);
-                    }
-                }
-                let src = pk.src;
-                self.forward(src, p);
+                self.inject(p);
             }
             let mut batch = batch;
             batch.clear();
@@ -533,6 +533,20 @@ impl Simulation {
                 self.outbox = batch;
             }
         }
+    }
+
+    /// Forward packet `p`, emitted by a transport, from its source node (its
+    /// class stamped by its flow's meter, if any).
+    #[inline]
+    fn inject(&mut self, p: PacketRef) {
+        let pk = self.arena.get_mut(p);
+        if pk.kind == PacketKind::Data {
+            if let Some(m) = self.flows[pk.flow.0 as usize].meter.as_mut() {
+                pk.class = m.classify(self.now, pk.size);
+            }
+        }
+        let src = pk.src;
+        self.forward(src, p);
     }
 
     #[inline]
@@ -765,8 +779,8 @@ impl Simulation {
             (p.size, p.uid)
         };
         let l = &mut self.links[li];
-        let tx = l.tx_time(size + l.framing);
-        l.busy_until = now + tx;
+        let m = l.tx_memo(size + l.framing);
+        l.busy_until = now + m.tx;
         if now >= self.warmup {
             l.stats.tx_bytes += size as u64;
             l.stats.tx_packets += 1;
@@ -775,24 +789,26 @@ impl Simulation {
         self.perf.packets_forwarded += 1;
         // ns-2's `LinkDelay::recv`: the arrival at clock + (txt + delay),
         // the link's end of transmission at clock + txt, in doubles.
-        let (arrive64, free64) = if self.events.is_fifo() {
-            let txt = 8.0 * (size + l.framing) as f64 / l.derived.rate_bps;
+        let fifo = self.events.is_fifo();
+        let (arrive64, free64) = if fifo {
             let now64 = self.events.now64();
-            (now64 + (txt + l.derived.delay_s), now64 + txt)
+            (now64 + m.txt_delay, now64 + m.txt)
         } else {
             (0.0, 0.0)
         };
-        self.events.push_arrival(now + tx + l.delay, arrive64, link, p, uid);
+        self.events.push_arrival(l.busy_until + l.delay, arrive64, link, p, uid);
         let l = if l.device_cap > 0 {
             self.fill_device(link);
             &mut self.links[li]
         } else {
             l
         };
-        if l.queue().is_some_and(|q| q.len_pkts() > 0) || !l.device.is_empty() {
+        // (Only wires transmit here: a medium's links are its own.)
+        let backlog = matches!(&l.egress, Egress::Wire(q) if q.len_pkts() > 0);
+        if backlog || !l.device.is_empty() {
             l.free_pending = true;
             self.events.push_at(l.busy_until, free64, EventKind::LinkFree { link });
-        } else if self.events.is_fifo() {
+        } else if fifo {
             l.free_seq = self.events.reserve();
             l.free_t64 = free64;
         }
