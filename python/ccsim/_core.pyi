@@ -43,6 +43,14 @@ class RunData:
     def summary_json(self) -> str:
         """The summary as compact JSON text."""
 
+    @property
+    def name(self) -> str:
+        """The summary's `name` (the scenario's)."""
+
+    @property
+    def seed(self) -> int:
+        """The summary's `seed` (the seed the run used)."""
+
     def write(self, out_dir: str | os.PathLike[str]) -> list[str]:
         """Write the run's files into `out_dir` (docs/results.md), the tables' columns from the summary's `schema`.
         Returns the paths written; OSError if a file cannot be written, ValueError for a value the files cannot

@@ -118,7 +118,7 @@ class Result:
     ) -> None:
         import numpy as np  # noqa: PLC0415 (a run's own results need no numpy until a series is asked for)
 
-        self._data = dict(data)
+        self._parsed: dict[str, Any] | None = dict(data)
         self._summary_json: str | None = None
         self._engine: _core.RunData | None = None
         self._parts: tuple[npt.NDArray[np.float64], list[Series], list[Delays]] | None = (
@@ -131,11 +131,18 @@ class Result:
     def from_engine(cls, summary_json: str, run: _core.RunData) -> Result:
         """Build from what `ccsim._core.run_scenario` returns: the summary JSON and the run's data, kept in Rust."""
         result = cls.__new__(cls)
-        result._data = json.loads(summary_json)
+        result._parsed = None  # parsed on first use: `ccsim run --quiet` writes the files without it
         result._summary_json = summary_json
         result._engine = run
         result._parts = None
         return result
+
+    @property
+    def _data(self) -> dict[str, Any]:
+        """The summary as Python objects, parsed from the engine's JSON when first asked for."""
+        if self._parsed is None:
+            self._parsed = json.loads(self._summary_json or "{}")
+        return self._parsed
 
     def __getstate__(self) -> dict[str, Any]:
         """What pickle keeps (a Result sent between processes): the summary and the series as numpy arrays."""
@@ -211,11 +218,15 @@ class Result:
     @property
     def name(self) -> str:
         """The scenario's name."""
+        if self._parsed is None and self._engine is not None:
+            return self._engine.name
         return str(self._data["name"])
 
     @property
     def seed(self) -> int:
         """The seed the run used."""
+        if self._parsed is None and self._engine is not None:
+            return self._engine.seed
         return int(self._data["seed"])
 
     @property

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import re
 import tomllib
 from pathlib import Path
@@ -194,3 +195,30 @@ def test_write_creates_every_file(small_scenario: Path, tmp_path: Path) -> None:
     assert tuple(ts.columns) == TIMESERIES_COLUMNS
     assert len(ts) == len(r.timeseries)
     np.testing.assert_array_equal(ts["value"].to_numpy(), r.timeseries["value"].to_numpy())
+
+
+def test_writing_a_run_needs_no_parse_of_its_summary(
+    small_scenario: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `ccsim run --quiet` writes the files and meta.json (name, seed) from the
+    # engine's results; the summary's Python objects are made only when asked for.
+    loads = json.loads
+
+    def loads_but_no_summary(text: str, **kwargs: object) -> object:
+        if '"schema"' in text and '"perf"' in text:  # the summary's keys (a scenario's JSON has neither)
+            raise AssertionError("the summary was parsed")
+        return loads(text, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(json, "loads", loads_but_no_summary)
+    r = ccsim.run(small_scenario)
+    r.write(tmp_path / "out")
+    name, seed = r.name, r.seed
+    monkeypatch.undo()
+    assert (name, seed) == (r.data["name"], r.data["seed"])
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["name"] == name
+
+
+def test_a_result_built_from_parts_knows_its_name_and_seed(small_scenario: Path) -> None:
+    r = pickle.loads(pickle.dumps(ccsim.run(small_scenario, seed=7)))
+    run_data = r._run_data()  # built from the parts, as for a Result read back
+    assert (run_data.name, run_data.seed) == (r.data["name"], 7)

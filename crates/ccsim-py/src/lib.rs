@@ -132,6 +132,10 @@ struct OwnedSeries {
 #[pyclass(frozen, module = "ccsim._core")]
 struct RunData {
     summary_json: String,
+    /// The summary's `name` and `seed`, so that a run that only writes its
+    /// files (`ccsim run --quiet`) never parses the summary in Python.
+    name: String,
+    seed: u64,
     time_s: Vec<f64>,
     series: Vec<OwnedSeries>,
     delays: Vec<ccsim_core::results::DelayHistogram>,
@@ -139,6 +143,7 @@ struct RunData {
 
 impl RunData {
     fn from_output(out: RunOutput) -> Result<Self, serde_json::Error> {
+        let (name, seed) = (out.result.name.clone(), out.result.seed);
         let mut summary_json = serde_json::to_string(&out.result)?;
         // The components and the tables' column schema go last, after the
         // result's keys (whose order summary.json keeps).
@@ -163,6 +168,8 @@ impl RunData {
             .collect();
         Ok(RunData {
             summary_json,
+            name,
+            seed,
             time_s: ts.time_s,
             series,
             delays: ts.delays,
@@ -246,8 +253,18 @@ impl RunData {
                 })
             })
             .collect::<PyResult<Vec<_>>>()?;
+        let head = serde_json::from_str::<serde_json::Value>(&summary_json)
+            .map_err(|e| PyValueError::new_err(format!("summary JSON: {e}")))?;
+        let name = head
+            .get("name")
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string();
+        let seed = head.get("seed").and_then(serde_json::Value::as_u64).unwrap_or_default();
         Ok(RunData {
             summary_json,
+            name,
+            seed,
             time_s: time_s.as_slice()?.to_vec(),
             series,
             delays,
@@ -257,6 +274,18 @@ impl RunData {
     /// The summary as compact JSON text.
     fn summary_json(&self) -> &str {
         &self.summary_json
+    }
+
+    /// The summary's `name` (the scenario's).
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The summary's `seed` (the seed the run used).
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
     }
 
     /// Write summary.json, the tables (CSV, Parquet), timeseries.parquet and
