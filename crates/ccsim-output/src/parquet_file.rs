@@ -663,7 +663,11 @@ fn long_table_on<W: Write + Send>(
     for range in &groups {
         for (index, descr) in columns.iter().enumerate().filter(|(i, _)| !is_label(*i)) {
             let (range, props, ones) = (range.clone(), &props, &ones);
-            if let (true, false, Some(dictionary)) = (index < n_before, range.is_empty(), &time_dictionary) {
+            // (An empty table's time chunk is the crate's, as its label chunks are.)
+            let time_chunk = time_dictionary
+                .as_ref()
+                .filter(|_| index < n_before && !range.is_empty());
+            if let Some(dictionary) = time_chunk {
                 jobs.push(Box::new(move || {
                     dictionary_chunk(descr, dictionary.pages(blocks, range)?)
                 }));

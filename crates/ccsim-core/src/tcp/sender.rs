@@ -1452,7 +1452,7 @@ mod controller_tests {
         assert!(!sender("sack", Profile::Ccsim, |_| {}).plain);
         assert!(!sender("cubic", Profile::Ccsim, |_| {}).plain);
     }
-    use crate::cc::testutil::{ack, init};
+    use crate::cc::testutil::{ack, init, loss};
     use crate::rng::stream;
 
     #[test]
@@ -1468,15 +1468,7 @@ mod controller_tests {
                 boxed.on_ack(&ack(i, 100), &mut r2);
                 assert_eq!(held.cwnd().to_bits(), boxed.cwnd().to_bits(), "{name}");
             }
-            let ev = CongestionEvent {
-                now: SimTime::from_secs(1),
-                flight: 10.0,
-                window: 10.0,
-                collapse: false,
-                repeated: false,
-                srtt: None,
-                int_ssthresh: false,
-            };
+            let ev = loss(1000, 10.0);
             held.on_congestion_event(&ev);
             boxed.on_congestion_event(&ev);
             assert_eq!(held.ssthresh().to_bits(), boxed.ssthresh().to_bits(), "{name}");
